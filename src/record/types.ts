@@ -1,0 +1,84 @@
+// The stored record: one history that every surface reads (SPEC §1).
+// Adding a Block kind must break compilation wherever blocks are projected:
+// every switch over Block ends in assertNever.
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export interface ToolResultBlock {
+  type: "tool_result";
+  toolUseId: string;
+  name: string;
+  output: string;
+  isError: boolean;
+}
+
+/** An opaque provider body: a thinking signature, redacted thinking, encrypted reasoning. */
+export interface OpaqueBody {
+  kind: string;
+  body: string;
+}
+
+export interface ReasoningBlock {
+  type: "reasoning";
+  text: string;
+  opaque?: OpaqueBody;
+}
+
+export interface ImageBlock {
+  type: "image";
+  mediaType: string;
+  /** base64, no data: prefix */
+  data: string;
+  /** decoded size in bytes */
+  bytes: number;
+  width?: number;
+  height?: number;
+}
+
+export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock | ImageBlock;
+export type BlockType = Block["type"];
+
+export type Role = "user" | "assistant";
+export type MessageStatus = "complete" | "interrupted";
+
+export interface StoredMessage {
+  id: number;
+  sessionId: string;
+  seq: number;
+  role: Role;
+  blocks: Block[];
+  status: MessageStatus;
+  /** the model that wrote it (assistant messages) */
+  model?: string;
+  createdAt: string;
+}
+
+/** What a caller hands the store to append; id, seq and time are the store's. */
+export interface NewMessage {
+  role: Role;
+  blocks: Block[];
+  status: MessageStatus;
+  model?: string;
+}
+
+export interface Session {
+  id: string;
+  title: string;
+  workspace: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function assertNever(x: never, what = "value"): never {
+  throw new Error(`unexpected ${what}: ${JSON.stringify(x)}`);
+}

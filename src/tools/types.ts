@@ -1,0 +1,44 @@
+// What a tool is, what it returns, and how permission is asked.
+import type { z } from "zod";
+
+export type PermissionPolicy = "ask" | "auto" | "read-only";
+
+/** read: looks only; write: changes files; exec: runs commands. */
+export type ToolKind = "read" | "write" | "exec";
+
+export interface PermissionRequest {
+  tool: string;
+  kind: ToolKind;
+  input: unknown;
+  /** a one-line description for a prompt ("bash: npm test") */
+  summary: string;
+  /** unified diff for edit/write when it can be computed before running */
+  diff?: string;
+  /** set when the request is because a path leaves the workspace */
+  outsideWorkspace?: string;
+}
+
+export type PermissionAnswer = "once" | "session" | "deny";
+
+export interface ToolContext {
+  workspace: string;
+  signal: AbortSignal;
+  policy: PermissionPolicy;
+  /** asked when policy and tool need a person's answer; headless answers "deny" */
+  askPermission: (req: PermissionRequest) => Promise<PermissionAnswer>;
+}
+
+export interface ToolOutput {
+  output: string;
+  isError: boolean;
+  /** unified diff of a write/edit, for the screen (not sent to the model separately) */
+  diff?: string;
+}
+
+export interface ToolDef<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  kind: ToolKind;
+  input: S;
+  run(input: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+}
