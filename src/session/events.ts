@@ -22,6 +22,11 @@ export interface SessionEvents {
   /** something the person should read: failures, with what to do */
   notice: [n: { level: "error" | "warning" | "info"; text: string }];
   turn_end: [r: { ok: boolean; error?: string; interrupted?: boolean }];
+  /** the current session changed (/new, /sessions); the screen redraws from history() */
+  session: [];
+  /** model, provider, key, or context status changed */
+  info: [];
 }
 
 export class SessionEmitter extends EventEmitter<SessionEvents> {}
+

@@ -1,0 +1,62 @@
+// What the inspector records of the last request and shows page by page (SPEC §6).
+import type { ProviderName, Usage } from "../provider/types.js";
+
+export const PAGE_CHARS = 8000;
+
+export type SectionKind = "system" | "context" | "history" | "tools";
+
+export interface TokenEstimate {
+  tokens: number;
+  /** e.g. "o200k tokenizer" or "chars/4" */
+  method: string;
+}
+
+export interface SectionSummary {
+  index: number;
+  kind: SectionKind;
+  /** "system", "AGENTS.md", "workspace facts", "history", "tools" */
+  source: string;
+  items: number;
+  /** exact UTF-8 bytes of the request content, bodies included */
+  bytes: number;
+  estimate: TokenEstimate;
+  /** bounded preview of the inspectable text */
+  preview: string;
+  /** length of the inspectable text in UTF-16 code units, and its number of pages */
+  chars: number;
+  pages: number;
+  /** bytes - the same section's bytes in the previous capture; null when there was none */
+  deltaBytes: number | null;
+}
+
+export interface CaptureMeta {
+  provider: ProviderName;
+  model: string;
+  capturedAt: string;
+  /** 1-based iteration of the model/tool loop within its turn */
+  iteration: number;
+  contextWindow?: number;
+  totalBytes: number;
+  /** usage the provider reported for the previous response, when there was one */
+  providerUsage?: Usage;
+  /** what compaction left out of this request, in words, when it did anything */
+  compaction?: string;
+}
+
+export interface Capture {
+  meta: CaptureMeta;
+  sections: SectionSummary[];
+  /** pages[i] are the 8,000-character pages of section i's inspectable text */
+  pages: string[][];
+}
+
+export type InspectorView =
+  | { state: "pending"; reason: string; since: string }
+  | { state: "current"; meta: CaptureMeta; sections: SectionSummary[] };
+
+export interface Page {
+  section: number;
+  page: number;
+  pages: number;
+  text: string;
+}

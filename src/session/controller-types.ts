@@ -1,0 +1,65 @@
+// What the screen (and any other front end) may ask of the running app.
+// The screen sends intents down through this and renders the events that come up.
+import type { ImageBlock, Session, StoredMessage } from "../record/types.js";
+import type { ProviderName, ReasoningLevel } from "../provider/types.js";
+import type { PermissionPolicy } from "../tools/types.js";
+import type { InspectorView, Page } from "../context/types.js";
+import type { SessionEmitter } from "./events.js";
+
+export type CompactionStrategy = "none" | "microcompact" | "summary" | "microcompact+summary";
+
+export interface AppInfo {
+  provider: ProviderName;
+  model: string;
+  baseUrl: string;
+  /** context window when the catalog knows it */
+  contextWindow?: number;
+  vision: boolean;
+  permission: PermissionPolicy;
+  compaction: CompactionStrategy;
+  reasoning: ReasoningLevel;
+  workspace: string;
+  dbPath: string;
+  /** set when the provider needs a key and none is configured: says what to set */
+  keyProblem?: string;
+  /** where the local API listens and where its token is, when --api is on */
+  api?: { url: string; tokenFile: string };
+}
+
+export interface ContextStatus {
+  /** e.g. "≈ 41,200 tokens (chars/4)" */
+  estimate: string;
+  tokens: number;
+  window?: number;
+  /** "microcompact: 14 outputs, 412 kB" or "auto-compaction off: window unknown" */
+  compaction: string;
+}
+
+export interface Controller {
+  readonly events: SessionEmitter;
+  info(): AppInfo;
+  session(): Session;
+  /** the current session's record as loaded (the store is the truth; this is its read) */
+  history(): readonly StoredMessage[];
+  busy(): boolean;
+  /** runs one user turn to the end; failures arrive as notice events, never as throws */
+  submit(text: string, images?: ImageBlock[]): Promise<void>;
+  /** stops the stream or the running tool; what arrived is kept */
+  interrupt(): void;
+  newSession(): Promise<void>;
+  listSessions(): Promise<Session[]>;
+  switchSession(id: string): Promise<void>;
+  /** "/model NAME" or "/model provider:NAME"; returns a line for the transcript */
+  setModel(spec: string): Promise<string>;
+  /** re-reads AGENTS.md and config; returns a line for the transcript */
+  reload(): Promise<string>;
+  compact(): Promise<string>;
+  /** writes an export file, returns its path */
+  exportSession(format: "md" | "json"): Promise<string>;
+  /** reads an image file into a block, or throws an Error naming the problem */
+  loadImage(path: string): Promise<ImageBlock>;
+  contextStatus(): ContextStatus;
+  inspectorView(): Promise<InspectorView>;
+  inspectorPage(section: number, page: number): Promise<Page | undefined>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,61 @@
+// The store's contract. The SQLite implementation is in store.ts; everything above the
+// store codes against this interface.
+import type { Block, MessageStatus, NewMessage, Session, StoredMessage } from "../record/types.js";
+import type { Capture, InspectorView, Page } from "../context/types.js";
+
+/** A stored message whose blocks failed validation on read: the rest of the session loads. */
+export interface BadMessage {
+  id: number;
+  seq: number;
+  role: string;
+  error: string;
+}
+
+export interface LoadedHistory {
+  messages: StoredMessage[];
+  bad: BadMessage[];
+}
+
+export interface StoredSummary {
+  id: number;
+  sessionId: string;
+  /** the summary covers stored messages with fromSeq <= seq <= toSeq */
+  fromSeq: number;
+  toSeq: number;
+  text: string;
+  model: string;
+  createdAt: string;
+}
+
+export interface HistoryStore {
+  readonly path: string;
+  createSession(opts: { workspace: string; title?: string }): Promise<Session>;
+  getSession(id: string): Promise<Session | undefined>;
+  /** newest (by updatedAt) first */
+  listSessions(opts?: { workspace?: string; limit?: number }): Promise<Session[]>;
+  latestSession(workspace: string): Promise<Session | undefined>;
+  setTitle(sessionId: string, title: string): Promise<void>;
+
+  /** one transaction; returns the stored message with its id and seq */
+  appendMessage(sessionId: string, msg: NewMessage): Promise<StoredMessage>;
+  /** replace blocks/status of a stored message in place (streaming checkpoints, completion) */
+  updateMessage(id: number, blocks: Block[], status: MessageStatus): Promise<void>;
+  loadHistory(sessionId: string): Promise<LoadedHistory>;
+
+  /** replaces the session's previous capture (and clears pending) */
+  saveCapture(sessionId: string, capture: Capture): Promise<void>;
+  /** marks the inspector pending with a reason until the next capture */
+  setPending(sessionId: string, reason: string): Promise<void>;
+  /** pending (with reason) when there is no capture or it was marked pending */
+  inspectorView(sessionId: string): Promise<InspectorView>;
+  /** one page; undefined when section or page does not exist or the view is pending */
+  capturePage(sessionId: string, section: number, page: number): Promise<Page | undefined>;
+  /** the sections' bytes of the current capture, for "change since last" */
+  lastSectionBytes(sessionId: string): Promise<Map<string, number> | undefined>;
+
+  saveSummary(s: Omit<StoredSummary, "id" | "createdAt">): Promise<StoredSummary>;
+  /** newest first */
+  loadSummaries(sessionId: string): Promise<StoredSummary[]>;
+
+  close(): Promise<void>;
+}
