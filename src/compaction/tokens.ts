@@ -1,0 +1,73 @@
+// Token estimates that always name their method. A real tokenizer where one fits the model
+// family (o200k/cl100k for OpenAI models); chars/4 otherwise (Claude has no public tokenizer,
+// and local models vary), and the method label says so.
+import { createRequire } from "node:module";
+import type { ProviderName } from "../provider/types.js";
+
+export type TokenMethod = "o200k tokenizer" | "cl100k tokenizer" | "chars/4";
+
+export interface Estimate {
+  tokens: number;
+  method: TokenMethod;
+}
+
+type Counter = (text: string) => number;
+const require = createRequire(import.meta.url);
+const counters = new Map<TokenMethod, Counter>();
+
+// Loaded on first use: the encodings are megabytes of data, and start-up should not pay for them.
+function counter(method: TokenMethod): Counter {
+  const have = counters.get(method);
+  if (have) return have;
+  let c: Counter;
+  switch (method) {
+    case "o200k tokenizer": {
+      const m = require("gpt-tokenizer/cjs/encoding/o200k_base") as { countTokens: (t: string, o?: unknown) => number };
+      c = (t) => m.countTokens(t, { disallowedSpecial: new Set() });
+      break;
+    }
+    case "cl100k tokenizer": {
+      const m = require("gpt-tokenizer/cjs/encoding/cl100k_base") as { countTokens: (t: string, o?: unknown) => number };
+      c = (t) => m.countTokens(t, { disallowedSpecial: new Set() });
+      break;
+    }
+    case "chars/4":
+      c = (t) => Math.ceil(t.length / 4);
+      break;
+    default: {
+      const never: never = method;
+      throw new Error(`unknown token method ${String(never)}`);
+    }
+  }
+  counters.set(method, c);
+  return c;
+}
+
+/** Which method fits a model. Only OpenAI's own model names get a tokenizer: a local model
+ * behind an OpenAI-compatible server has its own vocabulary. */
+export function methodFor(provider: ProviderName, model: string): TokenMethod {
+  if (provider !== "openai") return "chars/4";
+  const m = model.toLowerCase();
+  if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4|chatgpt-4o)/.test(m)) return "o200k tokenizer";
+  if (/^(gpt-4|gpt-3\.5)/.test(m)) return "cl100k tokenizer";
+  return "chars/4";
+}
+
+export function countTokens(text: string, method: TokenMethod): number {
+  if (text.length === 0) return 0;
+  try {
+    return counter(method)(text);
+  } catch {
+    // a tokenizer failure must not break a turn; fall back to the rough count
+    return Math.ceil(text.length / 4);
+  }
+}
+
+export function estimateText(text: string, method: TokenMethod): Estimate {
+  return { tokens: countTokens(text, method), method };
+}
+
+/** "≈ 41,200 tokens (o200k tokenizer)" */
+export function formatEstimate(e: Estimate): string {
+  return `≈ ${e.tokens.toLocaleString("en-US")} tokens (${e.method})`;
+}
