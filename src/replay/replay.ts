@@ -65,8 +65,9 @@ export function blockToPart(block: Block, opts: ReplayOptions): WirePart {
 /** Replays one stored message's blocks as the content of one wire message. */
 export function replayMessage(msg: { role: StoredMessage["role"]; blocks: Block[] }, opts: ReplayOptions): WireMessage {
   const content = msg.blocks.map((b) => blockToPart(b, opts));
-  // providers reject empty content, and empty text parts too
-  const nonEmpty = content.filter((p) => p.type !== "text" || p.text.length > 0);
+  // providers reject empty content, and empty or whitespace-only text parts too
+  // (Anthropic: "text content blocks must contain non-whitespace text")
+  const nonEmpty = content.filter((p) => p.type !== "text" || p.text.trim().length > 0);
   return { role: msg.role, content: nonEmpty.length > 0 ? nonEmpty : [{ type: "text", text: EMPTY_MESSAGE_MARKER }] };
 }
 
