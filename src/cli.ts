@@ -1,0 +1,223 @@
+#!/usr/bin/env node
+// The command line: TUI by default, -p for headless, subcommands that read the record.
+import { Command, Option } from "commander";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadConfig, ConfigError, type Config } from "./config/config.js";
+import { defaultConfigPath, defaultDbPath, stateDir } from "./config/paths.js";
+import { resolveSettings, UsageError, type Flags } from "./config/resolve.js";
+import type { HistoryStore } from "./session/store-types.js";
+
+const pkgDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const version = (JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")) as { version: string }).version;
+
+class CliError extends Error {
+  constructor(message: string, readonly code = 1) {
+    super(message);
+  }
+}
+
+async function openDb(file: string | undefined): Promise<HistoryStore> {
+  const { openStore } = await import("./session/store.js");
+  return openStore(path.resolve(file ?? defaultDbPath()));
+}
+
+function readConfig(file: string | undefined): Config {
+  return loadConfig(file ?? defaultConfigPath()).config;
+}
+
+interface MainOptions extends Flags {
+  config?: string;
+  print?: string;
+  image?: string[];
+  api?: boolean;
+  apiPort?: string;
+}
+
+async function main(opts: MainOptions): Promise<number> {
+  const config = readConfig(opts.config);
+  const settings = resolveSettings(opts, config);
+  if (opts.continue && opts.resume) throw new UsageError("use --continue or --resume ID, not both");
+  if (!fs.existsSync(settings.workspace) || !fs.statSync(settings.workspace).isDirectory()) {
+    throw new UsageError(`--workspace is not a folder: ${settings.workspace}`);
+  }
+  const headless = opts.print !== undefined;
+  if (!headless && opts.image?.length) throw new UsageError("--image goes with -p; in the screen, attach with /image PATH");
+  const store = await openDb(opts.db);
+  const { App, UnknownSessionError } = await import("./session/app.js");
+  let app;
+  try {
+    app = await App.create({
+      store,
+      provider: settings.provider,
+      ...(settings.model ? { model: settings.model } : {}),
+      ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+      credentials: settings.credentials,
+      workspace: settings.workspace,
+      permission: settings.permission,
+      compaction: settings.compaction,
+      compactionThreshold: settings.compactionThreshold,
+      keepToolRounds: settings.keepToolRounds,
+      reasoning: settings.reasoning,
+      ...(settings.maxOutputTokens ? { maxOutputTokens: settings.maxOutputTokens } : {}),
+      ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
+      open: opts.resume ? { resume: opts.resume } : opts.continue ? { continue: true } : { fresh: true },
+      headless,
+      reloadConfig: async () => {
+        const fresh = resolveSettings(opts, readConfig(opts.config));
+        return { permission: fresh.permission, compaction: fresh.compaction, reasoning: fresh.reasoning, credentials: fresh.credentials };
+      },
+    });
+  } catch (e) {
+    await store.close();
+    if (e instanceof UnknownSessionError) throw new CliError(e.message);
+    throw e;
+  }
+
+  let api: { close(): Promise<void> } | undefined;
+  if (opts.api) {
+    const port = opts.apiPort === undefined ? 0 : Number(opts.apiPort);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--api-port must be a port number (got "${opts.apiPort}")`);
+    const { startApiServer } = await import("./context/api.js");
+    const server = await startApiServer({ store, port, tokenFile: path.join(stateDir(), "api-token") });
+    app.setApi({ url: server.url, tokenFile: server.tokenFile });
+    process.stderr.write(`albedo-tui: local API on ${server.url} (token in ${server.tokenFile})\n`);
+    api = server;
+  }
+
+  try {
+    if (headless) {
+      const prompt = opts.print ?? "";
+      if (!prompt.trim() && !(opts.image && opts.image.length)) throw new UsageError("-p needs a prompt");
+      const images = [];
+      for (const f of opts.image ?? []) images.push(await app.loadImage(f));
+      return await (await import("./session/headless.js")).runHeadless(app, prompt, images);
+    }
+    const { runTui } = await import("./ui/app.js");
+    const { loadKeymap } = await import("./ui/keymap.js");
+    const { keymap, warnings } = loadKeymap(settings.keymap, settings.keys);
+    return await runTui(app, { keymap, keymapWarnings: warnings, noColor: Boolean(process.env.NO_COLOR) });
+  } finally {
+    await api?.close();
+    await app.close();
+  }
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name("albedo-tui")
+    .description("A terminal coding agent that shows exactly what it sends the model.")
+    .version(version, "-V, --version")
+    .addOption(new Option("--provider <name>", "model provider").choices(["anthropic", "openai"]))
+    .option("--model <name>", "model name (default: the provider's default)")
+    .option("--base-url <url>", "provider base URL (OpenAI-compatible servers: Ollama, llama.cpp, vLLM, LM Studio)")
+    .option("--db <path>", `history database (default: ${defaultDbPath()})`)
+    .option("--config <path>", `config file (default: ${defaultConfigPath()})`)
+    .option("--workspace <dir>", "project folder the tools work in (default: the current folder)")
+    .option("-c, --continue", "continue the latest session of this workspace")
+    .option("-r, --resume <id>", "resume the session with this id")
+    .addOption(new Option("--permission <policy>", "what tools may do without asking").choices(["ask", "auto", "read-only"]))
+    .addOption(new Option("--compaction <strategy>", "how long histories are shortened for the model").choices(["none", "microcompact", "summary", "microcompact+summary"]))
+    .option("--keymap <name>", "key bindings: default, vim, emacs, or a path to a JSON file")
+    .option("--api", "serve the read-only local API on 127.0.0.1")
+    .option("--api-port <n>", "port for --api (default: any free port)")
+    .option("-p, --print <prompt>", "headless: run one turn, print the answer, exit 0 (or 1 on failure)")
+    .option("--image <file>", "attach an image to the prompt (repeatable)", collect)
+    .addOption(new Option("--reasoning <level>", "model reasoning effort").choices(["off", "low", "medium", "high"]))
+    .action(async (opts: MainOptions) => {
+      process.exitCode = await main(opts);
+    });
+
+  program
+    .command("sessions")
+    .description("list sessions, newest first")
+    .option("--json", "print JSON")
+    .option("--db <path>", "history database")
+    .action(async (o: { json?: boolean; db?: string }) => {
+      const store = await openDb(o.db ?? program.opts<{ db?: string }>().db);
+      try {
+        const list = await store.listSessions();
+        if (o.json) {
+          process.stdout.write(JSON.stringify(list, null, 2) + "\n");
+        } else if (list.length === 0) {
+          process.stdout.write("No sessions yet.\n");
+        } else {
+          for (const s of list) process.stdout.write(`${s.id}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${s.workspace}  ${s.title || "(untitled)"}\n`);
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
+  program
+    .command("export <id>")
+    .description("print a session as Markdown or JSON")
+    .addOption(new Option("--format <format>", "output format").choices(["md", "json"]).default("md"))
+    .option("--db <path>", "history database")
+    .action(async (id: string, o: { format: "md" | "json"; db?: string }) => {
+      const store = await openDb(o.db ?? program.opts<{ db?: string }>().db);
+      try {
+        const s = await store.getSession(id);
+        if (!s) throw new CliError(`no session with id "${id}" in ${store.path}; list them with: albedo-tui sessions`);
+        const { messages, bad } = await store.loadHistory(id);
+        for (const b of bad) process.stderr.write(`warning: message #${b.seq} could not be read: ${b.error}\n`);
+        const { exportJson, exportMarkdown } = await import("./session/export.js");
+        process.stdout.write(o.format === "json" ? exportJson(s, messages) : exportMarkdown(s, messages));
+      } finally {
+        await store.close();
+      }
+    });
+
+  program
+    .command("context <id>")
+    .description("show what was last sent to the model in a session (read-only)")
+    .option("--section <n>", "section number (from the summary)")
+    .option("--page <k>", "page number, from 0", "0")
+    .option("--json", "print JSON")
+    .option("--db <path>", "history database")
+    .action(async (id: string, o: { section?: string; page: string; json?: boolean; db?: string }) => {
+      const store = await openDb(o.db ?? program.opts<{ db?: string }>().db);
+      try {
+        if (!(await store.getSession(id))) throw new CliError(`no session with id "${id}" in ${store.path}`);
+        const { formatView, formatPage } = await import("./context/format.js");
+        const view = await store.inspectorView(id);
+        if (o.section === undefined) {
+          process.stdout.write(o.json ? JSON.stringify(view, null, 2) + "\n" : formatView(view) + "\n");
+          return;
+        }
+        const section = Number(o.section);
+        const page = Number(o.page);
+        if (!/^\d+$/.test(o.section) || !Number.isSafeInteger(section)) throw new CliError(`--section must be a section number from 0 (got "${o.section}")`);
+        if (!/^\d+$/.test(o.page) || !Number.isSafeInteger(page)) throw new CliError(`--page must be a page number from 0 (got "${o.page}")`);
+        if (view.state === "pending") throw new CliError(`the inspector is pending: ${view.reason}`);
+        const p = await store.capturePage(id, section, page);
+        if (!p) {
+          const s = view.sections[section];
+          throw new CliError(s ? `section ${section} has pages 0–${s.pages - 1}; there is no page ${page}` : `there is no section ${section}; sections are 0–${view.sections.length - 1}`);
+        }
+        process.stdout.write(o.json ? JSON.stringify(p, null, 2) + "\n" : formatPage(p, view.sections[section]) + "\n");
+      } finally {
+        await store.close();
+      }
+    });
+  return program;
+}
+
+export async function run(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (e) {
+    const code = e instanceof UsageError ? 2 : e instanceof CliError ? e.code : 1;
+    const msg = e instanceof ConfigError || e instanceof UsageError || e instanceof CliError ? e.message : e instanceof Error ? e.message : String(e);
+    process.stderr.write(`albedo-tui: ${msg}\n`);
+    process.exitCode = code;
+  }
+}
+
+await run(process.argv);

@@ -1,0 +1,74 @@
+// The config file ($XDG_CONFIG_HOME/albedo/config.json), validated with zod so a bad
+// field is named. Keys may live here or in the environment; either way only in memory.
+import fs from "node:fs";
+import { z } from "zod";
+import { defaultConfigPath } from "./paths.js";
+
+const keyBinding = z.union([z.string(), z.array(z.string())]);
+
+export const configSchema = z
+  .object({
+    provider: z.enum(["anthropic", "openai"]).optional(),
+    model: z.string().min(1).optional(),
+    baseUrl: z.string().url().optional(),
+    anthropicApiKey: z.string().min(1).optional(),
+    openaiApiKey: z.string().min(1).optional(),
+    anthropicBaseUrl: z.string().url().optional(),
+    openaiBaseUrl: z.string().url().optional(),
+    permission: z.enum(["ask", "auto", "read-only"]).optional(),
+    compaction: z.enum(["none", "microcompact", "summary", "microcompact+summary"]).optional(),
+    compactionThreshold: z.number().gt(0).lte(1).optional(),
+    keepToolRounds: z.number().int().min(0).optional(),
+    reasoning: z.enum(["off", "low", "medium", "high"]).optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    keymap: z.string().min(1).optional(),
+    keys: z.record(z.string(), keyBinding).optional(),
+    /** seconds without a byte from the provider before a stream is given up */
+    idleTimeoutSeconds: z.number().positive().optional(),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const field = issue.path.length > 0 ? issue.path.join(".") : undefined;
+  if (issue.code === "unrecognized_keys") {
+    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+  }
+  return field ? `field "${field}": ${issue.message}` : issue.message;
+}
+
+/** Parses config text; throws ConfigError naming the file and the bad field. */
+export function parseConfig(text: string, file: string): Config {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  const r = configSchema.safeParse(raw);
+  if (!r.success) {
+    const lines = r.error.issues.map(describeIssue);
+    throw new ConfigError(`${file}: ${lines.join("; ")}`);
+  }
+  return r.data;
+}
+
+/** Reads the config file; a missing file is an empty config. */
+export function loadConfig(file = defaultConfigPath()): { config: Config; file: string; exists: boolean } {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { config: {}, file, exists: false };
+    throw new ConfigError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  return { config: parseConfig(text, file), file, exists: true };
+}

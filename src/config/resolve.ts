@@ -1,0 +1,88 @@
+// Settles every setting from flags, then the environment, then the config file, then defaults.
+import path from "node:path";
+import type { Config } from "./config.js";
+import type { ProviderName, ReasoningLevel } from "../provider/types.js";
+import type { PermissionPolicy } from "../tools/types.js";
+import type { CompactionStrategy } from "../session/controller-types.js";
+
+export interface Flags {
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  db?: string;
+  workspace?: string;
+  continue?: boolean;
+  resume?: string;
+  permission?: string;
+  compaction?: string;
+  keymap?: string;
+  reasoning?: string;
+}
+
+export interface Settings {
+  provider: ProviderName;
+  model?: string;
+  baseUrl?: string;
+  workspace: string;
+  permission: PermissionPolicy;
+  compaction: CompactionStrategy;
+  compactionThreshold: number;
+  keepToolRounds: number;
+  reasoning: ReasoningLevel;
+  maxOutputTokens?: number;
+  keymap: string;
+  keys: Record<string, string | string[]>;
+  idleTimeoutMs?: number;
+  credentials: { keys: Partial<Record<ProviderName, string>>; baseUrls: Partial<Record<ProviderName, string>> };
+}
+
+export class UsageError extends Error {}
+
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`--${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
+}
+
+export function resolveSettings(flags: Flags, config: Config, env: NodeJS.ProcessEnv = process.env): Settings {
+  const provider = oneOf("provider", flags.provider, ["anthropic", "openai"] as const) ?? config.provider ?? "anthropic";
+  const keys: Settings["credentials"]["keys"] = {};
+  const anthropicKey = env.ANTHROPIC_API_KEY || config.anthropicApiKey;
+  const openaiKey = env.OPENAI_API_KEY || config.openaiApiKey;
+  if (anthropicKey) keys.anthropic = anthropicKey;
+  if (openaiKey) keys.openai = openaiKey;
+  const baseUrls: Settings["credentials"]["baseUrls"] = {};
+  const ab = env.ANTHROPIC_BASE_URL || config.anthropicBaseUrl;
+  const ob = env.OPENAI_BASE_URL || config.openaiBaseUrl;
+  if (ab) baseUrls.anthropic = ab;
+  if (ob) baseUrls.openai = ob;
+  const baseUrl = flags.baseUrl ?? (config.provider === provider ? config.baseUrl : undefined);
+  if (baseUrl !== undefined) {
+    try {
+      new URL(baseUrl);
+    } catch {
+      throw new UsageError(`--base-url is not a URL: "${baseUrl}"`);
+    }
+  }
+  const model = flags.model ?? (config.provider === undefined || config.provider === provider ? config.model : undefined);
+  const s: Settings = {
+    provider,
+    workspace: path.resolve(flags.workspace ?? process.cwd()),
+    permission: oneOf("permission", flags.permission, ["ask", "auto", "read-only"] as const) ?? config.permission ?? "ask",
+    compaction:
+      oneOf("compaction", flags.compaction, ["none", "microcompact", "summary", "microcompact+summary"] as const) ??
+      config.compaction ??
+      "microcompact+summary",
+    compactionThreshold: config.compactionThreshold ?? 0.8,
+    keepToolRounds: config.keepToolRounds ?? 3,
+    reasoning: oneOf("reasoning", flags.reasoning, ["off", "low", "medium", "high"] as const) ?? config.reasoning ?? "off",
+    keymap: flags.keymap ?? config.keymap ?? "default",
+    keys: config.keys ?? {},
+    credentials: { keys, baseUrls },
+  };
+  if (model) s.model = model;
+  if (baseUrl) s.baseUrl = baseUrl;
+  if (config.maxOutputTokens) s.maxOutputTokens = config.maxOutputTokens;
+  if (config.idleTimeoutSeconds) s.idleTimeoutMs = config.idleTimeoutSeconds * 1000;
+  return s;
+}

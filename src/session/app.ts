@@ -1,0 +1,377 @@
+// The running app: one session at a time over one store, a provider, tools and the turn loop.
+// Both front ends (the screen and headless -p) drive it through the Controller interface.
+import path from "node:path";
+import fs from "node:fs/promises";
+import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.js";
+import type { ContextItem, Provider, ProviderName, ReasoningLevel } from "../provider/types.js";
+import { createProvider, defaultModel, lookupModel, missingKeyMessage } from "../provider/index.js";
+import type { HistoryStore } from "./store-types.js";
+import { SessionEmitter } from "./events.js";
+import type { AppInfo, CompactionStrategy, ContextStatus, Controller } from "./controller-types.js";
+import type { PermissionAnswer, PermissionPolicy, PermissionRequest } from "../tools/types.js";
+import { builtinTools, PermissionMemory } from "../tools/run.js";
+import { loadProjectContext, SYSTEM_PROMPT } from "./project-context.js";
+import { runTurn, summarize, type TurnEnv, type TurnOutcome } from "./turn.js";
+import { loadImage } from "./images.js";
+import { exportJson, exportMarkdown } from "./export.js";
+import { estimateMessages } from "../compaction/estimate.js";
+import { autoCompactionOff } from "../compaction/prepare.js";
+import { formatEstimate, methodFor } from "../compaction/tokens.js";
+import type { InspectorView, Page } from "../context/types.js";
+
+export const DEFAULT_BASE_URL: Record<ProviderName, string> = {
+  anthropic: "https://api.anthropic.com",
+  openai: "https://api.openai.com/v1",
+};
+
+export interface Credentials {
+  /** keys by provider, in memory only */
+  keys: Partial<Record<ProviderName, string>>;
+  /** base URLs by provider from the environment or config */
+  baseUrls: Partial<Record<ProviderName, string>>;
+}
+
+export interface AppOptions {
+  store: HistoryStore;
+  provider: ProviderName;
+  model?: string;
+  /** --base-url: applies to the provider chosen at start */
+  baseUrl?: string;
+  credentials: Credentials;
+  workspace: string;
+  permission: PermissionPolicy;
+  compaction: CompactionStrategy;
+  compactionThreshold: number;
+  keepToolRounds: number;
+  reasoning: ReasoningLevel;
+  maxOutputTokens?: number;
+  idleTimeoutMs?: number;
+  /** the session to open: an id, "latest" of the workspace, or a new one */
+  open: { resume: string } | { continue: true } | { fresh: true };
+  /** how permission questions are answered when no screen asks a person */
+  headless: boolean;
+  /** re-reads config-derived settings on /reload */
+  reloadConfig?: () => Promise<Partial<Pick<AppOptions, "permission" | "compaction" | "reasoning">> & { credentials?: Credentials }>;
+}
+
+export class UnknownSessionError extends Error {}
+
+export class App implements Controller {
+  readonly events = new SessionEmitter();
+  private current!: Session;
+  private messages: StoredMessage[] = [];
+  private providerName: ProviderName;
+  private model: string;
+  private provider!: Provider;
+  private context: ContextItem[] = [];
+  private memory = new PermissionMemory();
+  private abort: AbortController | undefined;
+  private running: Promise<TurnOutcome> | undefined;
+  private lastEnv: TurnEnv | undefined;
+  private apiInfo: AppInfo["api"];
+  private bad: string[] = [];
+  private readonly tools = builtinTools();
+
+  private constructor(private readonly opts: AppOptions) {
+    this.providerName = opts.provider;
+    this.model = opts.model ?? defaultModel(opts.provider);
+  }
+
+  static async create(opts: AppOptions): Promise<App> {
+    const app = new App(opts);
+    app.buildProvider();
+    app.context = await loadProjectContext(opts.workspace);
+    const o = opts.open;
+    if ("resume" in o) {
+      const s = await opts.store.getSession(o.resume);
+      if (!s) throw new UnknownSessionError(`no session with id "${o.resume}" in ${opts.store.path}; list them with: albedo-tui sessions`);
+      await app.load(s);
+    } else if ("continue" in o) {
+      const s = await opts.store.latestSession(opts.workspace);
+      if (s) await app.load(s);
+      else await app.load(await opts.store.createSession({ workspace: opts.workspace }));
+    } else {
+      await app.load(await opts.store.createSession({ workspace: opts.workspace }));
+    }
+    return app;
+  }
+
+  private baseUrlFor(p: ProviderName): string {
+    if (p === this.opts.provider && this.opts.baseUrl) return this.opts.baseUrl;
+    return this.opts.credentials.baseUrls[p] ?? DEFAULT_BASE_URL[p];
+  }
+
+  /** a key is needed for Anthropic, and for OpenAI's own endpoint; local servers need none */
+  private keyProblem(): string | undefined {
+    const key = this.opts.credentials.keys[this.providerName];
+    if (key) return undefined;
+    if (this.providerName === "openai" && !this.baseUrlFor("openai").includes("api.openai.com")) return undefined;
+    return missingKeyMessage(this.providerName);
+  }
+
+  private buildProvider(): void {
+    const info = lookupModel(this.providerName, this.model);
+    const apiKey = this.opts.credentials.keys[this.providerName];
+    this.provider = createProvider({
+      provider: this.providerName,
+      baseUrl: this.baseUrlFor(this.providerName),
+      ...(apiKey ? { apiKey } : {}),
+      ...(info.contextWindow ? { contextWindow: info.contextWindow } : {}),
+      ...(this.opts.idleTimeoutMs ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),
+    });
+  }
+
+  private async load(s: Session): Promise<void> {
+    this.current = s;
+    const loaded = await this.opts.store.loadHistory(s.id);
+    this.messages = loaded.messages;
+    this.bad = loaded.bad.map((b) => `message #${b.seq} (${b.role}, id ${b.id}) could not be read: ${b.error}`);
+    this.lastEnv = undefined;
+    for (const line of this.bad) this.events.emit("notice", { level: "warning", text: line });
+  }
+
+  /** problems found while loading the session (bad rows), for headless mode to print */
+  loadProblems(): readonly string[] {
+    return this.bad;
+  }
+
+  setApi(api: AppInfo["api"]): void {
+    this.apiInfo = api;
+    this.events.emit("info");
+  }
+
+  info(): AppInfo {
+    const m = lookupModel(this.providerName, this.model);
+    const keyProblem = this.keyProblem();
+    return {
+      provider: this.providerName,
+      model: this.model,
+      baseUrl: this.baseUrlFor(this.providerName),
+      ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}),
+      vision: m.vision,
+      permission: this.opts.permission,
+      compaction: this.opts.compaction,
+      reasoning: this.opts.reasoning,
+      workspace: this.opts.workspace,
+      dbPath: this.opts.store.path,
+      ...(keyProblem ? { keyProblem } : {}),
+      ...(this.apiInfo ? { api: this.apiInfo } : {}),
+    };
+  }
+
+  session(): Session {
+    return this.current;
+  }
+
+  history(): readonly StoredMessage[] {
+    return this.messages;
+  }
+
+  busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  private askPermission = (req: PermissionRequest): Promise<PermissionAnswer> => {
+    if (this.opts.headless || this.events.listenerCount("permission") === 0) return Promise.resolve("deny");
+    return new Promise((resolve) => {
+      this.events.emit("state", "permission", req.tool);
+      this.events.emit("permission", req, (a) => {
+        this.events.emit("state", "tool", req.tool);
+        resolve(a);
+      });
+    });
+  };
+
+  private env(): TurnEnv {
+    const m = lookupModel(this.providerName, this.model);
+    const env: TurnEnv = {
+      store: this.opts.store,
+      sessionId: this.current.id,
+      history: this.messages,
+      provider: this.provider,
+      providerName: this.providerName,
+      model: this.model,
+      vision: m.vision,
+      ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}),
+      maxOutputTokens: this.opts.maxOutputTokens ?? m.maxOutput ?? 8192,
+      reasoning: this.opts.reasoning,
+      system: SYSTEM_PROMPT,
+      context: this.context,
+      tools: this.tools,
+      toolCtx: { workspace: this.opts.workspace, policy: this.opts.permission, askPermission: this.askPermission },
+      memory: this.memory,
+      compaction: { strategy: this.opts.compaction, threshold: this.opts.compactionThreshold, keepRounds: this.opts.keepToolRounds },
+      tokenMethod: methodFor(this.providerName, this.model),
+      events: this.events,
+      ...(this.lastEnv?.lastUsage ? { lastUsage: this.lastEnv.lastUsage } : {}),
+    };
+    this.lastEnv = env;
+    return env;
+  }
+
+  async submit(text: string, images: ImageBlock[] = []): Promise<void> {
+    await this.runPrompt(text, images);
+  }
+
+  /** runs one turn and reports how it ended (headless mode needs the outcome) */
+  async runPrompt(text: string, images: ImageBlock[] = []): Promise<TurnOutcome> {
+    if (this.running) {
+      const msg = "A turn is already running; press Esc to interrupt it first.";
+      this.events.emit("notice", { level: "warning", text: msg });
+      return { ok: false, error: msg, finalText: "" };
+    }
+    const problem = this.keyProblem();
+    if (problem) {
+      this.events.emit("notice", { level: "error", text: problem });
+      return { ok: false, error: problem, finalText: "" };
+    }
+    const blocks: Block[] = [...images];
+    if (text) blocks.push({ type: "text", text });
+    if (blocks.length === 0) return { ok: true, finalText: "" };
+    if (!this.current.title && text) {
+      const title = text.replace(/\s+/g, " ").trim().slice(0, 60);
+      await this.opts.store.setTitle(this.current.id, title);
+      this.current.title = title;
+    }
+    this.abort = new AbortController();
+    const env = this.env();
+    const run = runTurn(env, blocks, this.abort.signal).catch((e: unknown): TurnOutcome => {
+      const msg = `Internal error: ${e instanceof Error ? e.message : String(e)}`;
+      this.events.emit("notice", { level: "error", text: msg });
+      return { ok: false, error: msg, finalText: "" };
+    });
+    this.running = run;
+    const outcome = await run;
+    this.running = undefined;
+    this.abort = undefined;
+    this.events.emit("state", "idle");
+    this.events.emit("turn_end", { ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
+    this.events.emit("info");
+    return outcome;
+  }
+
+  interrupt(): void {
+    this.abort?.abort();
+  }
+
+  private async markPending(reason: string): Promise<void> {
+    await this.opts.store.setPending(this.current.id, reason);
+    this.events.emit("capture");
+  }
+
+  async newSession(): Promise<void> {
+    if (this.running) throw new Error("a turn is running; press Esc first");
+    await this.load(await this.opts.store.createSession({ workspace: this.opts.workspace }));
+    this.memory = new PermissionMemory();
+    this.events.emit("session");
+    this.events.emit("info");
+  }
+
+  listSessions(): Promise<Session[]> {
+    return this.opts.store.listSessions({ limit: 200 });
+  }
+
+  async switchSession(id: string): Promise<void> {
+    if (this.running) throw new Error("a turn is running; press Esc first");
+    const s = await this.opts.store.getSession(id);
+    if (!s) throw new UnknownSessionError(`no session with id "${id}"`);
+    await this.load(s);
+    this.events.emit("session");
+    this.events.emit("info");
+  }
+
+  async setModel(spec: string): Promise<string> {
+    const trimmed = spec.trim();
+    if (!trimmed) return `Model: ${this.providerName}:${this.model}. Use /model NAME or /model anthropic:NAME / openai:NAME.`;
+    let provider = this.providerName;
+    let model = trimmed;
+    const m = /^(anthropic|openai):(.*)$/.exec(trimmed);
+    if (m) {
+      provider = m[1] as ProviderName;
+      model = m[2]!.trim() || defaultModel(provider);
+    }
+    this.providerName = provider;
+    this.model = model;
+    this.buildProvider();
+    this.lastEnv = undefined;
+    await this.markPending(`model switched to ${provider}:${model}`);
+    this.events.emit("info");
+    const info = lookupModel(provider, model);
+    const window = info.contextWindow ? `${info.contextWindow.toLocaleString("en-US")} tokens` : "unknown";
+    const key = this.keyProblem();
+    return `Model: ${provider}:${model} (context window ${window}${info.known ? "" : ", not in the catalog"}).${key ? " " + key : ""}`;
+  }
+
+  async reload(): Promise<string> {
+    this.context = await loadProjectContext(this.opts.workspace);
+    if (this.opts.reloadConfig) {
+      const fresh = await this.opts.reloadConfig();
+      if (fresh.permission) this.opts.permission = fresh.permission;
+      if (fresh.compaction) this.opts.compaction = fresh.compaction;
+      if (fresh.reasoning) this.opts.reasoning = fresh.reasoning;
+      if (fresh.credentials) this.opts.credentials = fresh.credentials;
+      this.buildProvider();
+    }
+    await this.markPending("project context reloaded (/reload)");
+    this.events.emit("info");
+    return `Reloaded: ${this.context.map((c) => c.source).join(", ")}.`;
+  }
+
+  async compact(): Promise<string> {
+    if (this.running) return "A turn is running; compact after it ends.";
+    const problem = this.keyProblem();
+    if (problem) return problem;
+    this.abort = new AbortController();
+    try {
+      const said = await summarize(this.env(), this.messages.length, this.abort.signal);
+      return said ? `Compaction: ${said}.` : "Nothing to compact yet: the history is short.";
+    } catch (e) {
+      return `Compaction failed: ${e instanceof Error ? e.message : String(e)}`;
+    } finally {
+      this.abort = undefined;
+      this.events.emit("state", "idle");
+      this.events.emit("info");
+    }
+  }
+
+  async exportSession(format: "md" | "json"): Promise<string> {
+    const file = path.join(this.opts.workspace, `albedo-${this.current.id}.${format === "md" ? "md" : "json"}`);
+    const text = format === "md" ? exportMarkdown(this.current, this.messages) : exportJson(this.current, this.messages);
+    await fs.writeFile(file, text);
+    return file;
+  }
+
+  loadImage(file: string): Promise<ImageBlock> {
+    return loadImage(path.resolve(this.opts.workspace, file), this.providerName);
+  }
+
+  contextStatus(): ContextStatus {
+    const m = lookupModel(this.providerName, this.model);
+    const method = methodFor(this.providerName, this.model);
+    const est = estimateMessages(this.messages, method);
+    const off = autoCompactionOff(m.contextWindow);
+    const prep = this.lastEnv?.lastPrepare;
+    const did = prep && prep.note !== "none" ? prep.note : undefined;
+    const compaction = [`${this.opts.compaction}`, did, off].filter(Boolean).join(" · ");
+    return {
+      estimate: formatEstimate(est),
+      tokens: est.tokens,
+      ...(m.contextWindow ? { window: m.contextWindow } : {}),
+      compaction,
+    };
+  }
+
+  inspectorView(): Promise<InspectorView> {
+    return this.opts.store.inspectorView(this.current.id);
+  }
+
+  inspectorPage(section: number, page: number): Promise<Page | undefined> {
+    return this.opts.store.capturePage(this.current.id, section, page);
+  }
+
+  async close(): Promise<void> {
+    this.abort?.abort();
+    if (this.running) await this.running.catch(() => undefined);
+    await this.opts.store.close();
+  }
+}

@@ -1,0 +1,382 @@
+// One user turn (SPEC §4): store the prompt, then repeat { prepare → capture → call the
+// provider → store the answer → run its tools → store their results } until the model stops.
+// Stored history crosses as prose (replay); the rounds of THIS turn cross natively with
+// their call ids, so the provider's pairing rules hold inside the turn and never across it.
+import type { Block, StoredMessage, ToolUseBlock, ToolResultBlock, MessageStatus } from "../record/types.js";
+import type { ContextItem, Provider, ProviderName, ReasoningLevel, Request, Usage, WireMessage, WirePart } from "../provider/types.js";
+import { ProviderError } from "../provider/types.js";
+import { replayMessage, replayMessages } from "../replay/replay.js";
+import type { HistoryStore } from "./store-types.js";
+import type { SessionEmitter } from "./events.js";
+import type { ToolContext, ToolDef } from "../tools/types.js";
+import { runTool, toolSchemas, type PermissionMemory } from "../tools/run.js";
+import { captureRequest } from "../context/capture.js";
+import { prepareHistory, type PrepareResult } from "../compaction/prepare.js";
+import { planSummary, summaryRequestParts } from "../compaction/summary.js";
+import type { TokenMethod } from "../compaction/tokens.js";
+import type { CompactionStrategy } from "./controller-types.js";
+
+export interface TurnEnv {
+  store: HistoryStore;
+  sessionId: string;
+  /** the loaded record of the session; the turn appends what it stores */
+  history: StoredMessage[];
+  provider: Provider;
+  providerName: ProviderName;
+  model: string;
+  vision: boolean;
+  contextWindow?: number;
+  maxOutputTokens: number;
+  reasoning: ReasoningLevel;
+  system: string;
+  context: ContextItem[];
+  tools: ToolDef[];
+  toolCtx: Omit<ToolContext, "signal">;
+  memory: PermissionMemory;
+  compaction: { strategy: CompactionStrategy; threshold: number; keepRounds: number };
+  tokenMethod: TokenMethod;
+  events: SessionEmitter;
+  /** usage the provider reported for the previous response (shown as provider usage) */
+  lastUsage?: Usage;
+  /** what compaction did for the last request, for the status line */
+  lastPrepare?: PrepareResult;
+  /** checkpoint interval for streamed text */
+  checkpointMs?: number;
+  maxIterations?: number;
+}
+
+export interface TurnOutcome {
+  ok: boolean;
+  interrupted?: boolean;
+  error?: string;
+  /** the assistant's last text, for headless mode */
+  finalText: string;
+}
+
+const DEFAULT_CHECKPOINT_MS = 1000;
+
+async function append(env: TurnEnv, role: "user" | "assistant", blocks: Block[], status: MessageStatus): Promise<StoredMessage> {
+  const msg = await env.store.appendMessage(env.sessionId, {
+    role,
+    blocks,
+    status,
+    ...(role === "assistant" ? { model: env.model } : {}),
+  });
+  env.history.push(msg);
+  env.events.emit("message", msg);
+  return msg;
+}
+
+async function update(env: TurnEnv, msg: StoredMessage, blocks: Block[], status: MessageStatus): Promise<void> {
+  await env.store.updateMessage(msg.id, blocks, status);
+  msg.blocks = blocks;
+  msg.status = status;
+  env.events.emit("message", msg);
+}
+
+/** The native wire form of this turn's own messages (call ids kept, signed reasoning kept). */
+function nativeMessage(m: StoredMessage): WireMessage {
+  const content: WirePart[] = [];
+  for (const b of m.blocks) {
+    switch (b.type) {
+      case "text":
+        if (b.text) content.push({ type: "text", text: b.text });
+        break;
+      case "tool_use":
+        content.push({ type: "tool_call", id: b.id, name: b.name, input: b.input });
+        break;
+      case "tool_result":
+        content.push({ type: "tool_result", callId: b.toolUseId, name: b.name, output: b.output, isError: b.isError });
+        break;
+      case "reasoning":
+        content.push(b.opaque ? { type: "reasoning", text: b.text, opaque: b.opaque } : { type: "reasoning", text: b.text });
+        break;
+      case "image":
+        content.push({ type: "image", mediaType: b.mediaType, data: b.data, bytes: b.bytes, ...(b.width ? { width: b.width } : {}), ...(b.height ? { height: b.height } : {}) });
+        break;
+      default: {
+        const never: never = b;
+        throw new Error(`unknown block ${JSON.stringify(never)}`);
+      }
+    }
+  }
+  return { role: m.role, content };
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof ProviderError) return e.message;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Builds the request for one iteration: prepared prior history as prose + this turn natively. */
+function buildRequest(env: TurnEnv, prepared: PrepareResult, turnStart: number): Request {
+  const live = env.history.slice(turnStart);
+  const history: WireMessage[] = replayMessages(prepared.messages, { vision: env.vision });
+  const [prompt, ...rounds] = live;
+  if (prompt) history.push(replayMessage(prompt, { vision: env.vision }));
+  for (const m of rounds) history.push(m.status === "complete" ? nativeMessage(m) : replayMessage(m, { vision: env.vision }));
+  return {
+    provider: env.providerName,
+    model: env.model,
+    system: env.system,
+    context: env.context,
+    history,
+    tools: toolSchemas(env.tools),
+    maxOutputTokens: env.maxOutputTokens,
+    reasoning: env.reasoning,
+  };
+}
+
+async function prepare(env: TurnEnv, turnStart: number): Promise<PrepareResult> {
+  const summaries = await env.store.loadSummaries(env.sessionId);
+  const prior = env.history.slice(0, turnStart);
+  const opts = {
+    strategy: env.compaction.strategy,
+    summaries,
+    keepRounds: env.compaction.keepRounds,
+    threshold: env.compaction.threshold,
+    method: env.tokenMethod,
+    ...(env.contextWindow !== undefined ? { contextWindow: env.contextWindow } : {}),
+  };
+  return prepareHistory(prior, opts);
+}
+
+/** Stores the request the provider is about to get, for the inspector. */
+async function record(env: TurnEnv, req: Request, iteration: number, note?: string): Promise<void> {
+  const previousBytes = await env.store.lastSectionBytes(env.sessionId);
+  const capture = captureRequest(req, {
+    iteration,
+    capturedAt: new Date().toISOString(),
+    ...(env.contextWindow !== undefined ? { contextWindow: env.contextWindow } : {}),
+    ...(env.lastUsage ? { providerUsage: env.lastUsage } : {}),
+    ...(previousBytes ? { previousBytes } : {}),
+    ...(note && note !== "none" ? { compaction: note } : {}),
+  });
+  await env.store.saveCapture(env.sessionId, capture);
+  env.events.emit("capture");
+}
+
+/**
+ * Summarises an older prefix of the stored history with the model and stores the summary.
+ * Returns a line for the person, or undefined when there was nothing to summarise.
+ */
+export async function summarize(env: TurnEnv, uptoIndex: number, signal: AbortSignal, iteration = 0): Promise<string | undefined> {
+  const prior = env.history.slice(0, uptoIndex);
+  const keepRecentTokens = env.contextWindow ? Math.floor(env.contextWindow * 0.25) : 20_000;
+  const plan = planSummary(prior, { keepRecentTokens, method: env.tokenMethod });
+  if (!plan) return undefined;
+  const prefix = prior.filter((m) => m.seq <= plan.upToSeq);
+  const summaries = await env.store.loadSummaries(env.sessionId);
+  const covering = summaries.find((s) => s.toSeq <= plan.upToSeq);
+  const rest = covering ? prefix.filter((m) => m.seq > covering.toSeq) : prefix;
+  const parts = summaryRequestParts(rest, covering?.text);
+  const history = replayMessages(rest, { vision: false });
+  history.push({ role: "user", content: [{ type: "text", text: parts.prompt }] });
+  if (history[0]?.role !== "user") history.unshift({ role: "user", content: [{ type: "text", text: "(conversation so far)" }] });
+  const req: Request = {
+    provider: env.providerName,
+    model: env.model,
+    system: parts.system,
+    context: [],
+    history,
+    tools: [],
+    maxOutputTokens: Math.min(env.maxOutputTokens, 8192),
+    reasoning: "off",
+  };
+  env.events.emit("state", "compacting");
+  await record(env, req, iteration, "summary request");
+  const result = await env.provider.stream(req, { signal });
+  if (result.usage) env.lastUsage = result.usage;
+  const text = result.blocks
+    .filter((b): b is Extract<Block, { type: "text" }> => b.type === "text")
+    .map((b) => b.text)
+    .join("\n")
+    .trim();
+  if (!text) throw new Error("the model returned an empty summary");
+  const first = prefix[0];
+  await env.store.saveSummary({
+    sessionId: env.sessionId,
+    fromSeq: first ? first.seq : 1,
+    toSeq: plan.upToSeq,
+    text: covering ? `${covering.text}\n\n${text}` : text,
+    model: env.model,
+  });
+  return `summarised ${prefix.length} earlier messages (up to #${plan.upToSeq})`;
+}
+
+export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSignal): Promise<TurnOutcome> {
+  const turnStart = env.history.length;
+  await append(env, "user", userBlocks, "complete");
+  let finalText = "";
+  let contextRetryUsed = false;
+  const maxIterations = env.maxIterations ?? 100;
+
+  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+    if (signal.aborted) return { ok: false, interrupted: true, finalText };
+    let prepared = await prepare(env, turnStart);
+    if (prepared.needsSummary) {
+      try {
+        const said = await summarize(env, turnStart, signal, iteration);
+        if (said) {
+          env.events.emit("notice", { level: "info", text: `Compaction: ${said}.` });
+          prepared = await prepare(env, turnStart);
+        }
+      } catch (e) {
+        if (signal.aborted) return { ok: false, interrupted: true, finalText };
+        env.events.emit("notice", { level: "warning", text: `Automatic summary failed (${errorText(e)}); sending the history as it is.` });
+      }
+    }
+    env.lastPrepare = prepared;
+    const req = buildRequest(env, prepared, turnStart);
+    await record(env, req, iteration, prepared.note);
+
+    // stream, checkpointing what arrives so a kill loses at most about a second of it
+    env.events.emit("state", "streaming");
+    let text = "";
+    let reasoning = "";
+    let checkpoint: StoredMessage | undefined;
+    let writes: Promise<void> = Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    let lastWrite = 0;
+    const checkpointMs = env.checkpointMs ?? DEFAULT_CHECKPOINT_MS;
+    const partialBlocks = (): Block[] => {
+      const blocks: Block[] = [];
+      if (reasoning) blocks.push({ type: "reasoning", text: reasoning });
+      if (text) blocks.push({ type: "text", text });
+      return blocks;
+    };
+    const writeCheckpoint = (): void => {
+      timer = undefined;
+      lastWrite = Date.now();
+      const blocks = partialBlocks();
+      writes = writes.then(async () => {
+        if (!checkpoint) checkpoint = await append(env, "assistant", blocks, "interrupted");
+        else await env.store.updateMessage(checkpoint.id, blocks, "interrupted");
+      });
+    };
+    const onDelta = (): void => {
+      if (timer) return;
+      const wait = Math.max(0, lastWrite + checkpointMs - Date.now());
+      if (lastWrite === 0) writeCheckpoint();
+      else timer = setTimeout(writeCheckpoint, wait);
+    };
+
+    let result;
+    try {
+      result = await env.provider.stream(req, {
+        signal,
+        onEvent: (e) => {
+          switch (e.type) {
+            case "text_delta":
+              text += e.text;
+              env.events.emit("text_delta", e.text);
+              onDelta();
+              break;
+            case "reasoning_delta":
+              reasoning += e.text;
+              env.events.emit("reasoning_delta", e.text);
+              onDelta();
+              break;
+            case "retry":
+              env.events.emit("retry", { attempt: e.attempt, delayMs: e.delayMs, reason: e.reason });
+              env.events.emit("notice", { level: "warning", text: `${e.reason}; retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt})` });
+              break;
+            case "usage":
+              env.events.emit("usage", e.usage);
+              break;
+            case "warning":
+              env.events.emit("notice", { level: "warning", text: e.message });
+              break;
+            case "tool_call_start":
+            case "tool_call_delta":
+              break;
+            default: {
+              const never: never = e;
+              throw new Error(`unknown stream event ${JSON.stringify(never)}`);
+            }
+          }
+        },
+      });
+    } catch (e) {
+      if (timer) clearTimeout(timer);
+      await writes.catch(() => undefined);
+      const partial = e instanceof ProviderError && e.partial.length > 0 ? e.partial : partialBlocks();
+      if (partial.length > 0 || checkpoint) {
+        // keep what arrived, marked interrupted
+        if (checkpoint) await update(env, checkpoint, partial, "interrupted");
+        else await append(env, "assistant", partial, "interrupted");
+      }
+      if (signal.aborted || (e instanceof ProviderError && e.kind === "aborted")) {
+        env.events.emit("notice", { level: "info", text: "Interrupted; what arrived is kept." });
+        return { ok: false, interrupted: true, finalText: text };
+      }
+      if (e instanceof ProviderError && e.kind === "context_length" && !contextRetryUsed && partial.length === 0) {
+        contextRetryUsed = true;
+        try {
+          const said = await summarize(env, turnStart, signal, iteration);
+          if (said) {
+            env.events.emit("notice", { level: "warning", text: `The provider said the context is too long; ${said}. Retrying once.` });
+            iteration--;
+            continue;
+          }
+        } catch (se) {
+          env.events.emit("notice", { level: "error", text: `${errorText(e)} (a summary to make room failed too: ${errorText(se)})` });
+          return { ok: false, error: errorText(e), finalText };
+        }
+      }
+      const msg = errorText(e);
+      env.events.emit("notice", { level: "error", text: msg });
+      return { ok: false, error: msg, finalText };
+    }
+    if (timer) clearTimeout(timer);
+    await writes;
+    if (result.usage) {
+      env.lastUsage = result.usage;
+    }
+
+    // the complete answer replaces the checkpoint in place
+    const blocks = result.blocks;
+    let answer: StoredMessage;
+    if (checkpoint) {
+      await update(env, checkpoint, blocks, "complete");
+      answer = checkpoint;
+    } else {
+      answer = await append(env, "assistant", blocks, "complete");
+    }
+    const answerText = blocks.filter((b) => b.type === "text").map((b) => (b as { text: string }).text).join("");
+    if (answerText) finalText = answerText;
+
+    const calls = blocks.filter((b): b is ToolUseBlock => b.type === "tool_use");
+    if (calls.length === 0) {
+      if (result.stopReason === "max_tokens") {
+        env.events.emit("notice", { level: "warning", text: "The answer stopped at the output token limit." });
+      }
+      return { ok: true, finalText };
+    }
+    void answer;
+
+    // run the tools, store all their results as ONE user message
+    const results: ToolResultBlock[] = [];
+    for (const call of calls) {
+      if (signal.aborted) {
+        results.push({ type: "tool_result", toolUseId: call.id, name: call.name, output: "interrupted before it ran", isError: true });
+        continue;
+      }
+      env.events.emit("state", "tool", call.name);
+      env.events.emit("tool_start", { id: call.id, name: call.name, input: call.input });
+      const t0 = Date.now();
+      const out = await runTool(env.tools, call.name, call.input, { ...env.toolCtx, signal }, env.memory);
+      const ms = Date.now() - t0;
+      env.events.emit("tool_end", { id: call.id, name: call.name, output: out.output, isError: out.isError, ms, ...(out.diff ? { diff: out.diff } : {}) });
+      results.push({ type: "tool_result", toolUseId: call.id, name: call.name, output: out.output, isError: out.isError });
+    }
+    await append(env, "user", results, "complete");
+    if (signal.aborted) {
+      env.events.emit("notice", { level: "info", text: "Interrupted; tool results so far are kept." });
+      return { ok: false, interrupted: true, finalText };
+    }
+  }
+  const msg = `Stopped after ${maxIterations} model calls in one turn; send another message to continue.`;
+  env.events.emit("notice", { level: "warning", text: msg });
+  return { ok: false, error: msg, finalText };
+}
