@@ -1,0 +1,279 @@
+// The local API (SPEC §7): read-only GETs over the store's inspector record, on loopback,
+// behind a bearer token kept in a 0600 file. Nothing here writes to the store.
+//
+// Status codes, in the order they are decided:
+//   401 unauthorized        missing or wrong `Authorization: Bearer` (checked first, so an
+//                           unauthenticated caller learns nothing about routes or methods)
+//   405 method_not_allowed  anything but GET (with `Allow: GET`)
+//   404 not_found           unknown route, or a path holding "..", "." or an encoded slash
+//   400 bad_session_id      session id not matching ^[A-Za-z0-9_-]{1,64}$
+//   400 bad_section/bad_page not a plain non-negative integer ("-1", "1.5", "1e3", "01", "abc")
+//   404 no_such_session     no such session
+//   409 pending             the inspector is pending (body carries reason and since)
+//   404 no_such_section / no_such_page
+//   500 internal            the store failed (no details leave the process)
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import { z } from "zod";
+import type { HistoryStore } from "../session/store-types.js";
+
+export const API_CAPABILITIES = ["session_context"] as const;
+
+export interface ApiServerOptions {
+  store: HistoryStore;
+  /** 0 (the default) lets the system pick a free port */
+  port?: number;
+  /** where the token is written, mode 0600 */
+  tokenFile: string;
+  /** reported by /health; defaults to package.json's version */
+  version?: string;
+}
+
+export interface ApiServer {
+  url: string;
+  port: number;
+  tokenFile: string;
+  close(): Promise<void>;
+}
+
+const sessionIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+// canonical decimal only: no sign, no leading zero, no exponent, no fraction; 15 digits
+// stay inside Number's exact integers
+const indexSchema = z
+  .string()
+  .regex(/^(?:0|[1-9][0-9]{0,14})$/)
+  .transform((s) => Number(s));
+
+class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+function packageVersion(): string {
+  try {
+    // src/context/ and dist/context/ both sit two levels below the package root
+    const pkg = createRequire(import.meta.url)("../../package.json") as { version?: unknown };
+    return typeof pkg.version === "string" ? pkg.version : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+function digest(s: string): Buffer {
+  return createHash("sha256").update(s, "utf8").digest();
+}
+
+// Comparing digests keeps the comparison constant-time whatever length the caller sent.
+function tokenMatches(header: string | undefined, expected: Buffer): boolean {
+  if (typeof header !== "string") return false;
+  const m = /^Bearer ([^\s]+)\s*$/i.exec(header);
+  if (!m || m[1] === undefined) return false;
+  return timingSafeEqual(digest(m[1]), expected);
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": String(Buffer.byteLength(json)),
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    ...headers,
+  });
+  res.end(json);
+}
+
+function sendError(res: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void {
+  send(res, e.status, { error: e.code, message: e.message, ...e.extra }, headers);
+}
+
+const notFound = (): ApiError => new ApiError(404, "not_found", "no such route");
+
+/** Splits the path into decoded segments, refusing anything that smells of traversal. */
+function segments(rawUrl: string): string[] {
+  const q = rawUrl.indexOf("?");
+  const rawPath = q === -1 ? rawUrl : rawUrl.slice(0, q);
+  if (!rawPath.startsWith("/")) throw notFound();
+  // "..", ".%2e", "%2e%2e" in any case: refused before any decoding can hide them
+  if (/(?:\.|%2e)(?:\.|%2e)/i.test(rawPath)) throw notFound();
+  const parts = rawPath.slice(1).split("/");
+  return parts.map((p) => {
+    let d: string;
+    try {
+      d = decodeURIComponent(p);
+    } catch {
+      throw notFound();
+    }
+    // an empty segment ("//"), a dot segment or an encoded slash never names a resource
+    if (d === "" || d === "." || d === ".." || d.includes("/") || d.includes("\\")) throw notFound();
+    return d;
+  });
+}
+
+function parseSessionId(s: string): string {
+  const r = sessionIdSchema.safeParse(s);
+  if (!r.success) throw new ApiError(400, "bad_session_id", "session id must be 1-64 of A-Z a-z 0-9 _ -");
+  return r.data;
+}
+
+function parseIndex(s: string, code: "bad_section" | "bad_page"): number {
+  const r = indexSchema.safeParse(s);
+  if (!r.success) {
+    const what = code === "bad_section" ? "section" : "page";
+    throw new ApiError(400, code, `${what} must be a non-negative integer written plainly (0, 1, 2, …)`);
+  }
+  return r.data;
+}
+
+async function requireSession(store: HistoryStore, id: string): Promise<void> {
+  const s = await store.getSession(id);
+  if (!s) throw new ApiError(404, "no_such_session", "no such session");
+}
+
+async function route(store: HistoryStore, version: string, segs: string[]): Promise<unknown> {
+  if (segs.length === 1 && segs[0] === "health") {
+    return { status: "ok", capabilities: [...API_CAPABILITIES], version };
+  }
+  if (segs[0] !== "sessions" || segs[2] !== "context" || (segs.length !== 3 && segs.length !== 5)) {
+    throw notFound();
+  }
+  const id = parseSessionId(segs[1] ?? "");
+  if (segs.length === 3) {
+    await requireSession(store, id);
+    return store.inspectorView(id);
+  }
+  const section = parseIndex(segs[3] ?? "", "bad_section");
+  const page = parseIndex(segs[4] ?? "", "bad_page");
+  await requireSession(store, id);
+  const view = await store.inspectorView(id);
+  if (view.state === "pending") {
+    throw new ApiError(409, "pending", "the inspector is pending until the next request is prepared", {
+      reason: view.reason,
+      since: view.since,
+    });
+  }
+  const summary = view.sections[section];
+  if (!summary) throw new ApiError(404, "no_such_section", `no section ${section}; there are ${view.sections.length}`);
+  const p = await store.capturePage(id, section, page);
+  if (!p) {
+    // the summary was read a moment ago; a capture saved since may have changed the count
+    throw new ApiError(404, "no_such_page", `no page ${page} in section ${section}`);
+  }
+  return p;
+}
+
+async function writeTokenFile(file: string, token: string): Promise<void> {
+  const dir = path.dirname(file);
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  // written beside the target and renamed over it: the file is 0600 from its first byte,
+  // and a symlink planted at the target is replaced, not followed
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const fh = await fs.open(tmp, "wx", 0o600);
+  try {
+    await fh.chmod(0o600); // the mode at creation is filtered by the umask
+    await fh.writeFile(`${token}\n`, "utf8");
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await fs.rename(tmp, file);
+  } catch (e) {
+    await fs.rm(tmp, { force: true });
+    throw e;
+  }
+  await fs.chmod(file, 0o600);
+}
+
+export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
+  const { store } = opts;
+  const version = opts.version ?? packageVersion();
+  const token = randomBytes(32).toString("hex");
+  const expected = digest(token);
+
+  const server = createServer(
+    {
+      maxHeaderSize: 8 * 1024, // larger headers get 431 from node itself
+      requestTimeout: 10_000, // whole request, against slow senders
+      headersTimeout: 5_000,
+      keepAliveTimeout: 5_000,
+    },
+    (req: IncomingMessage, res: ServerResponse) => {
+      void handle(req, res);
+    },
+  );
+  server.maxHeadersCount = 64;
+  server.maxRequestsPerSocket = 1000;
+  server.setTimeout(30_000); // idle sockets are closed
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      if (!tokenMatches(req.headers.authorization, expected)) {
+        throw new ApiError(401, "unauthorized", "missing or wrong bearer token");
+      }
+      if (req.method !== "GET") {
+        sendError(res, new ApiError(405, "method_not_allowed", "only GET is allowed"), { allow: "GET" });
+        return;
+      }
+      const body = await route(store, version, segments(req.url ?? "/"));
+      send(res, 200, body);
+    } catch (e) {
+      const err = e instanceof ApiError ? e : new ApiError(500, "internal", "the request could not be served");
+      if (!res.headersSent) sendError(res, err, err.status === 401 ? { "www-authenticate": "Bearer" } : {});
+      else res.destroy();
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: Error): void => reject(e);
+    server.once("error", onError);
+    server.listen(opts.port ?? 0, "127.0.0.1", () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  const shutdown = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+
+  try {
+    await writeTokenFile(opts.tokenFile, token);
+  } catch (e) {
+    await shutdown();
+    throw e;
+  }
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    tokenFile: opts.tokenFile,
+    close(): Promise<void> {
+      closed ??= (async () => {
+        await shutdown();
+        // the token dies with the server; leave the file alone if another server replaced it
+        try {
+          const now = await fs.readFile(opts.tokenFile, "utf8");
+          if (now.trim() === token) await fs.rm(opts.tokenFile, { force: true });
+        } catch {
+          // already gone
+        }
+      })();
+      return closed;
+    },
+  };
+}
