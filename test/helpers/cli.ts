@@ -1,0 +1,82 @@
+// Runs the built CLI as a real child process with its own XDG folders, so tests never touch
+// the user's files and can look at everything the program wrote.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+
+export const CLI = path.resolve(import.meta.dirname, "../../dist/cli.js");
+
+export interface Home {
+  root: string;
+  workspace: string;
+  db: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A throw-away home: data, state and config folders, a workspace, and a clean environment. */
+export async function makeHome(extraEnv: NodeJS.ProcessEnv = {}): Promise<Home> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), "albedo-home-"));
+  const workspace = path.join(root, "work");
+  await fs.mkdir(workspace, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: root,
+    XDG_DATA_HOME: path.join(root, "data"),
+    XDG_STATE_HOME: path.join(root, "state"),
+    XDG_CONFIG_HOME: path.join(root, "config"),
+    LANG: "C.UTF-8",
+    ...extraEnv,
+  };
+  return { root, workspace, db: path.join(root, "data", "albedo", "history.sqlite"), env };
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function startCli(args: string[], home: Home, env: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<CliResult>; stdout: () => string; stderr: () => string } {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: home.workspace, env: { ...home.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const done = new Promise<CliResult>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, done, stdout: () => stdout, stderr: () => stderr };
+}
+
+export function runCli(args: string[], home: Home, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return startCli(args, home, env).done;
+}
+
+/** Every file under a folder, recursively (for secret scans). */
+export async function allFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  async function walk(d: string): Promise<void> {
+    let entries;
+    try {
+      entries = await fs.readdir(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) await walk(p);
+      else if (e.isFile()) out.push(p);
+    }
+  }
+  await walk(dir);
+  return out;
+}
+
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 20_000, what = "condition"): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
