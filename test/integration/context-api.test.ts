@@ -14,7 +14,8 @@ import type { Capture } from "../../src/context/types.js";
 import type { Request } from "../../src/provider/types.js";
 import { openStore } from "../../src/session/store.js";
 import type { HistoryStore } from "../../src/session/store-types.js";
-import { tempDir } from "../helpers/tmp.js";
+
+const tempDir = (prefix: string): Promise<string> => fs.mkdtemp(path.join(os.tmpdir(), prefix));
 
 interface Reply {
   status: number;
