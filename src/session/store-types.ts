@@ -36,7 +36,8 @@ export interface HistoryStore {
   latestSession(workspace: string): Promise<Session | undefined>;
   setTitle(sessionId: string, title: string): Promise<void>;
 
-  /** one transaction; returns the stored message with its id and seq */
+  /** one transaction; returns the stored message with its id and seq (seq starts at 1 in
+   *  each session and grows by one per message) */
   appendMessage(sessionId: string, msg: NewMessage): Promise<StoredMessage>;
   /** replace blocks/status of a stored message in place (streaming checkpoints, completion) */
   updateMessage(id: number, blocks: Block[], status: MessageStatus): Promise<void>;

@@ -1,0 +1,102 @@
+// Export of a stored session: pure functions of the record (SPEC §1: every surface reads the
+// same record). Markdown is for people, so image and opaque bodies are named, never copied;
+// JSON is the record itself.
+import type { Block, Session, StoredMessage } from "../record/types.js";
+import { assertNever } from "../record/types.js";
+
+export const EXPORT_FORMAT = "albedo-tui/session";
+export const EXPORT_VERSION = 1;
+
+/** A fence longer than any backtick run inside the text, so content cannot close it. */
+function fence(text: string, lang = ""): string {
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const f = "`".repeat(Math.max(3, longest + 1));
+  return `${f}${lang}\n${text}${text.endsWith("\n") ? "" : "\n"}${f}`;
+}
+
+function quote(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => (l ? `> ${l}` : ">"))
+    .join("\n");
+}
+
+function inlineCode(text: string): string {
+  const tick = text.includes("`") ? "``" : "`";
+  const pad = tick === "``" ? " " : "";
+  return `${tick}${pad}${text}${pad}${tick}`;
+}
+
+export function describeImage(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {
+  const dims = b.width !== undefined && b.height !== undefined ? `, ${b.width}×${b.height}` : "";
+  return `${b.mediaType}, ${b.bytes.toLocaleString("en-US")} bytes${dims}`;
+}
+
+function stringifyInput(input: unknown): string {
+  try {
+    return JSON.stringify(input, null, 2) ?? "null";
+  } catch (e) {
+    return `(input could not be shown as JSON: ${(e as Error).message})`;
+  }
+}
+
+function blockMarkdown(b: Block): string {
+  switch (b.type) {
+    case "text":
+      return b.text;
+    case "tool_use":
+      return `**Tool call** ${inlineCode(b.name)} (id ${inlineCode(b.id)})\n\n${fence(stringifyInput(b.input), "json")}`;
+    case "tool_result":
+      return (
+        `**Tool result${b.isError ? " (error)" : ""}** ${inlineCode(b.name)} (for ${inlineCode(b.toolUseId)})\n\n` +
+        fence(b.output)
+      );
+    case "reasoning": {
+      const parts = ["**Reasoning**"];
+      if (b.text) parts.push(b.text);
+      if (b.opaque) parts.push(`_[opaque ${b.opaque.kind} from the provider, ${b.opaque.body.length} chars, not shown]_`);
+      return quote(parts.join("\n\n"));
+    }
+    case "image":
+      return `_[image: ${describeImage(b)}]_`;
+    default:
+      return assertNever(b, "block");
+  }
+}
+
+function roleName(m: StoredMessage): string {
+  switch (m.role) {
+    case "user":
+      return "User";
+    case "assistant":
+      return "Assistant";
+    default:
+      return assertNever(m.role, "role");
+  }
+}
+
+export function exportMarkdown(session: Session, messages: StoredMessage[]): string {
+  const out: string[] = [];
+  out.push(`# ${session.title.trim() || "Untitled session"}`);
+  out.push(
+    [
+      `- Session: ${inlineCode(session.id)}`,
+      `- Workspace: ${inlineCode(session.workspace)}`,
+      `- Created: ${session.createdAt}`,
+      `- Updated: ${session.updatedAt}`,
+      `- Messages: ${messages.length}`,
+    ].join("\n"),
+  );
+  for (const m of messages) {
+    const tags = [m.model, m.status === "interrupted" ? "interrupted" : undefined].filter((t) => t !== undefined);
+    out.push(`## ${m.seq}. ${roleName(m)}${tags.length ? ` · ${tags.join(" · ")}` : ""}\n\n_${m.createdAt}_`);
+    if (m.blocks.length === 0) out.push("_(no content)_");
+    for (const b of m.blocks) out.push(blockMarkdown(b));
+  }
+  return out.join("\n\n") + "\n";
+}
+
+export function exportJson(session: Session, messages: StoredMessage[]): string {
+  return JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, session, messages }, null, 2) + "\n";
+}

@@ -1,0 +1,80 @@
+// Forward-only schema migrations. The database records the version it was last migrated
+// to in `schema_version`; migrations[i] takes it from version i to version i + 1.
+// Never edit a migration that has shipped: add a new one at the end.
+
+export interface Migration {
+  /** the version the database has after this migration */
+  version: number;
+  /** what it does, for error messages */
+  description: string;
+  sql: string;
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    description: "sessions, messages, inspector captures and pages, summaries",
+    sql: `
+      CREATE TABLE sessions (
+        id         TEXT PRIMARY KEY,
+        title      TEXT NOT NULL DEFAULT '',
+        workspace  TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX sessions_by_workspace ON sessions (workspace, updated_at);
+      -- listSessions without a workspace, and the monotonic updated_at, read the newest row
+      CREATE INDEX sessions_by_updated ON sessions (updated_at);
+
+      CREATE TABLE messages (
+        id          INTEGER PRIMARY KEY,
+        session_id  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        role        TEXT NOT NULL,
+        status      TEXT NOT NULL,
+        model       TEXT,
+        blocks_json TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        UNIQUE (session_id, seq)
+      );
+
+      -- the last request the inspector captured, one per session; meta/sections are NULL
+      -- when the session was marked pending before any request was sent
+      CREATE TABLE captures (
+        session_id     TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        meta_json      TEXT,
+        sections_json  TEXT,
+        pending_reason TEXT,
+        pending_since  TEXT,
+        captured_at    TEXT
+      );
+
+      -- one row per 8,000-character page, so fetching a page never reads the whole capture
+      CREATE TABLE capture_pages (
+        session_id TEXT NOT NULL REFERENCES captures (session_id) ON DELETE CASCADE,
+        section    INTEGER NOT NULL,
+        page       INTEGER NOT NULL,
+        text       TEXT NOT NULL,
+        PRIMARY KEY (session_id, section, page)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE summaries (
+        id         INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        from_seq   INTEGER NOT NULL,
+        to_seq     INTEGER NOT NULL,
+        text       TEXT NOT NULL,
+        model      TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX summaries_by_session ON summaries (session_id, id);
+    `,
+  },
+];
+
+export const LATEST_VERSION: number = migrations.length;
+
+// A wrong order or gap here would skip or repeat a migration on users' databases.
+migrations.forEach((m, i) => {
+  if (m.version !== i + 1) throw new Error(`migration ${i} declares version ${m.version}, expected ${i + 1}`);
+});

@@ -1,0 +1,476 @@
+// The store against real SQLite files in a temp folder: no mocks.
+import crypto from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import sqlite3 from "sqlite3";
+import type { Database } from "sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openStore, NO_REQUEST_YET, StoreError, type SqliteStore } from "../../src/session/store.js";
+import { LATEST_VERSION } from "../../src/session/migrations.js";
+import type { Block, NewMessage } from "../../src/record/types.js";
+import type { Capture, SectionSummary } from "../../src/context/types.js";
+import { tempDir } from "../helpers/tmp.js";
+
+// --- raw sqlite3 helpers, to reach under the store ---------------------------------------
+
+function rawOpen(file: string): Promise<Database> {
+  return new Promise((resolve, reject) => {
+    const db: Database = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(db)));
+  });
+}
+function rawExec(db: Database, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => db.exec(sql, (err) => (err ? reject(err) : resolve())));
+}
+function rawRun(db: Database, sql: string, params: unknown[]): Promise<void> {
+  return new Promise((resolve, reject) => db.run(sql, params, (err: Error | null) => (err ? reject(err) : resolve())));
+}
+function rawAll<T>(db: Database, sql: string, params: unknown[] = []): Promise<T[]> {
+  return new Promise((resolve, reject) =>
+    db.all<T>(sql, params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))),
+  );
+}
+function rawClose(db: Database): Promise<void> {
+  return new Promise((resolve, reject) => db.close((err) => (err ? reject(err) : resolve())));
+}
+
+async function sha256(file: string): Promise<string> {
+  return crypto.createHash("sha256").update(await fs.readFile(file)).digest("hex");
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+// --- fixtures ----------------------------------------------------------------------------
+
+const PNG_1PX =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+const everyBlock: Block[] = [
+  { type: "text", text: "héllo 🌍 with\nnewlines and `ticks`" },
+  { type: "tool_use", id: "call_1", name: "read_file", input: { path: "src/a.ts", range: [1, 20], deep: { x: null } } },
+  { type: "tool_result", toolUseId: "call_1", name: "read_file", output: "line 1\nline 2", isError: false },
+  { type: "tool_result", toolUseId: "call_2", name: "bash", output: "exit 1", isError: true },
+  { type: "reasoning", text: "thinking plainly" },
+  { type: "reasoning", text: "signed thought", opaque: { kind: "anthropic.signature", body: "c2lnbmF0dXJl" } },
+  { type: "image", mediaType: "image/png", data: PNG_1PX, bytes: 70, width: 1, height: 1 },
+  { type: "image", mediaType: "image/jpeg", data: "/9j/4AAQ", bytes: 6 },
+];
+
+function text(t: string, role: NewMessage["role"] = "user"): NewMessage {
+  return { role, blocks: [{ type: "text", text: t }], status: "complete" };
+}
+
+function section(index: number, kind: SectionSummary["kind"], source: string, bytes: number, pages: number): SectionSummary {
+  return {
+    index,
+    kind,
+    source,
+    items: 1,
+    bytes,
+    estimate: { tokens: Math.ceil(bytes / 4), method: "chars/4" },
+    preview: `${source} preview`,
+    chars: bytes,
+    pages,
+    deltaBytes: null,
+  };
+}
+
+function capture(model: string, historyPages: string[]): Capture {
+  return {
+    meta: {
+      provider: "anthropic",
+      model,
+      capturedAt: new Date().toISOString(),
+      iteration: 1,
+      totalBytes: 100 + historyPages.join("").length,
+      contextWindow: 200_000,
+      providerUsage: { inputTokens: 10, outputTokens: 5 },
+    },
+    sections: [
+      section(0, "system", "system", 100, 1),
+      section(1, "history", "history", historyPages.join("").length, historyPages.length),
+    ],
+    pages: [["You are albedo."], historyPages],
+  };
+}
+
+// --- tests -------------------------------------------------------------------------------
+
+let dir: string;
+let dbPath: string;
+const open: SqliteStore[] = [];
+
+async function openTracked(file = dbPath, opts?: { busyTimeoutMs?: number }): Promise<SqliteStore> {
+  const s = await openStore(file, opts);
+  open.push(s);
+  return s;
+}
+
+beforeEach(async () => {
+  dir = await tempDir("albedo-store-");
+  dbPath = path.join(dir, "nested", "deeper", "history.sqlite");
+});
+
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe("opening", () => {
+  it("creates parent folders, uses WAL, and records the schema version", async () => {
+    const store = await openTracked();
+    expect(store.journalMode).toBe("wal");
+    await store.close();
+    const db = await rawOpen(dbPath);
+    const [v] = await rawAll<{ version: number }>(db, "SELECT version FROM schema_version");
+    const [fk] = await rawAll<{ journal_mode: string }>(db, "PRAGMA journal_mode");
+    await rawClose(db);
+    expect(v?.version).toBe(LATEST_VERSION);
+    expect(fk?.journal_mode).toBe("wal");
+  });
+
+  it("turns an empty file into a new database", async () => {
+    await fs.mkdir(path.dirname(dbPath), { recursive: true });
+    await fs.writeFile(dbPath, "");
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    expect(await store.getSession(s.id)).toEqual(s);
+  });
+
+  it("refuses a file that is not SQLite, names it, and leaves it byte-for-byte alone", async () => {
+    await fs.mkdir(path.dirname(dbPath), { recursive: true });
+    await fs.writeFile(dbPath, "these are my notes, not a database\n".repeat(50));
+    const before = await sha256(dbPath);
+    const err = await openStore(dbPath).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(StoreError);
+    expect((err as Error).message).toBe(`${dbPath} is not an albedo-tui database (not an SQLite file)`);
+    expect(await sha256(dbPath)).toBe(before);
+    expect(await exists(`${dbPath}-wal`)).toBe(false);
+    expect(await exists(`${dbPath}-shm`)).toBe(false);
+    expect(await exists(`${dbPath}-journal`)).toBe(false);
+  });
+
+  it("refuses a database from a newer albedo-tui and changes nothing", async () => {
+    const store = await openStore(dbPath);
+    await store.createSession({ workspace: "/w" });
+    await store.close();
+    const db = await rawOpen(dbPath);
+    await rawExec(db, "UPDATE schema_version SET version = 99");
+    await rawClose(db);
+    const before = await sha256(dbPath);
+
+    await expect(openStore(dbPath)).rejects.toThrow(
+      `${dbPath} was written by a newer albedo-tui (schema version 99; this one knows up to ${LATEST_VERSION}); ` +
+        "refusing to open it so nothing is downgraded",
+    );
+
+    expect(await sha256(dbPath)).toBe(before);
+    const check = await rawOpen(dbPath);
+    const [v] = await rawAll<{ version: number }>(check, "SELECT version FROM schema_version");
+    await rawClose(check);
+    expect(v?.version).toBe(99);
+  });
+
+  it("refuses another program's SQLite database instead of adding tables to it", async () => {
+    await fs.mkdir(path.dirname(dbPath), { recursive: true });
+    const db = await rawOpen(dbPath);
+    await rawExec(db, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me');");
+    await rawClose(db);
+    const before = await sha256(dbPath);
+    await expect(openStore(dbPath)).rejects.toThrow(/not an albedo-tui one/);
+    expect(await sha256(dbPath)).toBe(before);
+  });
+
+  it("opens an existing database while another process is mid-write", async () => {
+    const first = await openTracked();
+    const s = await first.createSession({ workspace: "/w" });
+    const other = await rawOpen(dbPath);
+    await rawExec(other, "BEGIN IMMEDIATE");
+    try {
+      const second = await openTracked(dbPath, { busyTimeoutMs: 100 });
+      expect((await second.getSession(s.id))?.id).toBe(s.id);
+    } finally {
+      await rawExec(other, "COMMIT");
+      await rawClose(other);
+    }
+  });
+
+  it("reopens after close with everything still there", async () => {
+    const a = await openStore(dbPath);
+    const s = await a.createSession({ workspace: "/w", title: "kept" });
+    await a.appendMessage(s.id, text("one"));
+    await a.close();
+    await expect(a.getSession(s.id)).rejects.toThrow(/closed/);
+
+    const b = await openTracked();
+    expect((await b.getSession(s.id))?.title).toBe("kept");
+    const h = await b.loadHistory(s.id);
+    expect(h.messages.map((m) => m.blocks)).toEqual([[{ type: "text", text: "one" }]]);
+  });
+});
+
+describe("messages", () => {
+  it("round-trips every block kind exactly", async () => {
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    const user = await store.appendMessage(s.id, { role: "user", blocks: everyBlock, status: "complete" });
+    const asst = await store.appendMessage(s.id, {
+      role: "assistant",
+      blocks: everyBlock.slice(0, 2),
+      status: "interrupted",
+      model: "claude-x",
+    });
+    expect(user.seq).toBe(1);
+    expect(asst.seq).toBe(2);
+    expect(asst.model).toBe("claude-x");
+    expect("model" in user).toBe(false);
+
+    const h = await store.loadHistory(s.id);
+    expect(h.bad).toEqual([]);
+    expect(h.messages).toEqual([user, asst]);
+    expect(h.messages[0]?.blocks).toEqual(everyBlock);
+  });
+
+  it("keeps seq order across many appends and bumps the session's updatedAt", async () => {
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    // Appends issued without awaiting each other must still be serialised, one seq each.
+    const stored = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => store.appendMessage(s.id, text(`m${i}`, i % 2 ? "assistant" : "user"))),
+    );
+    expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    const h = await store.loadHistory(s.id);
+    expect(h.messages.map((m) => m.seq)).toEqual(stored.map((m) => m.seq));
+    expect(h.messages.map((m) => (m.blocks[0] as { text: string }).text)).toEqual(stored.map((_, i) => `m${i}`));
+    const after = await store.getSession(s.id);
+    expect(after!.updatedAt > s.updatedAt).toBe(true);
+  });
+
+  it("updates a message in place: interrupted checkpoint, then complete", async () => {
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    await store.appendMessage(s.id, text("question"));
+    const m = await store.appendMessage(s.id, {
+      role: "assistant",
+      blocks: [{ type: "text", text: "partial" }],
+      status: "interrupted",
+      model: "m1",
+    });
+    await store.updateMessage(m.id, [{ type: "text", text: "partial answer, longer" }], "interrupted");
+    const final: Block[] = [
+      { type: "reasoning", text: "r", opaque: { kind: "sig", body: "xyz" } },
+      { type: "text", text: "full answer" },
+    ];
+    await store.updateMessage(m.id, final, "complete");
+
+    const h = await store.loadHistory(s.id);
+    expect(h.messages).toHaveLength(2);
+    expect(h.messages[1]).toMatchObject({ id: m.id, seq: 2, status: "complete", blocks: final, model: "m1" });
+    await expect(store.updateMessage(999_999, final, "complete")).rejects.toThrow(/no stored message with id 999999/);
+  });
+
+  it("refuses to append to a session that does not exist", async () => {
+    const store = await openTracked();
+    await expect(store.appendMessage("nope", text("x"))).rejects.toThrow(/no session with id nope/);
+  });
+
+  it("loads the rest of a session when one row's blocks fail validation", async () => {
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    await store.appendMessage(s.id, text("good 1"));
+    await store.appendMessage(s.id, text("good 2", "assistant"));
+
+    const raw = await rawOpen(dbPath);
+    await rawRun(
+      raw,
+      "INSERT INTO messages (session_id, seq, role, status, model, blocks_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      [s.id, 3, "user", "complete", null, JSON.stringify([{ type: "text", txt: "typo" }]), new Date().toISOString()],
+    );
+    await rawRun(
+      raw,
+      "INSERT INTO messages (session_id, seq, role, status, model, blocks_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      [s.id, 4, "assistant", "complete", null, "{not json", new Date().toISOString()],
+    );
+    await rawClose(raw);
+    await store.appendMessage(s.id, text("good 5"));
+
+    const h = await store.loadHistory(s.id);
+    expect(h.messages.map((m) => m.seq)).toEqual([1, 2, 5]);
+    expect(h.bad).toHaveLength(2);
+    expect(h.bad[0]).toMatchObject({ seq: 3, role: "user" });
+    expect(h.bad[0]?.error).toMatch(/fail validation at 0\.text/);
+    expect(h.bad[1]).toMatchObject({ seq: 4, role: "assistant" });
+    expect(h.bad[1]?.error).toMatch(/not valid JSON/);
+    expect(typeof h.bad[0]?.id).toBe("number");
+  });
+
+  it("lets a second connection read what the first one wrote (WAL)", async () => {
+    const a = await openTracked();
+    const b = await openTracked();
+    const s = await a.createSession({ workspace: "/w" });
+    await a.appendMessage(s.id, text("from a"));
+    expect((await b.loadHistory(s.id)).messages).toHaveLength(1);
+
+    // b writes too; the seq is computed under the write lock, so neither clobbers the other.
+    await b.appendMessage(s.id, text("from b"));
+    await a.appendMessage(s.id, text("from a again"));
+    const h = await b.loadHistory(s.id);
+    expect(h.messages.map((m) => [m.seq, (m.blocks[0] as { text: string }).text])).toEqual([
+      [1, "from a"],
+      [2, "from b"],
+      [3, "from a again"],
+    ]);
+  });
+
+  it("fails with a clear busy message while another process holds the lock, then works", async () => {
+    const store = await openTracked(dbPath, { busyTimeoutMs: 150 });
+    const s = await store.createSession({ workspace: "/w" });
+    const other = await rawOpen(dbPath);
+    await rawExec(other, "BEGIN EXCLUSIVE");
+    try {
+      const err = await store.appendMessage(s.id, text("blocked")).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(StoreError);
+      expect((err as StoreError).kind).toBe("busy");
+      expect((err as Error).message).toContain(dbPath);
+      expect((err as Error).message).toMatch(/busy: it is locked by another process/);
+    } finally {
+      await rawExec(other, "COMMIT");
+      await rawClose(other);
+    }
+    const m = await store.appendMessage(s.id, text("after release"));
+    expect(m.seq).toBe(1);
+    expect((await store.loadHistory(s.id)).messages.map((x) => x.seq)).toEqual([1]);
+  });
+});
+
+describe("sessions", () => {
+  it("lists newest first, by workspace, with a limit", async () => {
+    const store = await openTracked();
+    const a = await store.createSession({ workspace: "/one" });
+    const b = await store.createSession({ workspace: "/two" });
+    const c = await store.createSession({ workspace: "/one", title: "third" });
+    expect(a.id).toMatch(/^[0-9a-f]{12}$/);
+    expect(a.title).toBe("");
+    expect(c.title).toBe("third");
+
+    expect((await store.listSessions()).map((s) => s.id)).toEqual([c.id, b.id, a.id]);
+    // an append makes a session the newest, even within the same millisecond
+    await store.appendMessage(a.id, text("bump"));
+    expect((await store.listSessions()).map((s) => s.id)).toEqual([a.id, c.id, b.id]);
+    expect((await store.listSessions({ workspace: "/one" })).map((s) => s.id)).toEqual([a.id, c.id]);
+    expect((await store.listSessions({ limit: 2 })).map((s) => s.id)).toEqual([a.id, c.id]);
+
+    expect((await store.latestSession("/one"))?.id).toBe(a.id);
+    expect((await store.latestSession("/two"))?.id).toBe(b.id);
+    expect(await store.latestSession("/none")).toBeUndefined();
+
+    await store.setTitle(b.id, "renamed");
+    expect((await store.getSession(b.id))?.title).toBe("renamed");
+    expect(await store.getSession("missing")).toBeUndefined();
+    await expect(store.setTitle("missing", "x")).rejects.toThrow(/no session/);
+  });
+});
+
+describe("inspector captures", () => {
+  it("is pending before the first request", async () => {
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    expect(await store.inspectorView(s.id)).toEqual({ state: "pending", reason: NO_REQUEST_YET, since: s.createdAt });
+    expect(await store.capturePage(s.id, 0, 0)).toBeUndefined();
+    expect(await store.lastSectionBytes(s.id)).toBeUndefined();
+  });
+
+  it("saves, views, pages, goes pending, and is replaced by the next capture", async () => {
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    const first = capture("m1", ["page zero", "page one", "page two"]);
+    await store.saveCapture(s.id, first);
+
+    const view = await store.inspectorView(s.id);
+    expect(view).toEqual({ state: "current", meta: first.meta, sections: first.sections });
+    expect(await store.capturePage(s.id, 1, 2)).toEqual({ section: 1, page: 2, pages: 3, text: "page two" });
+    expect(await store.capturePage(s.id, 0, 0)).toEqual({ section: 0, page: 0, pages: 1, text: "You are albedo." });
+    // unknown section or page, or nonsense numbers
+    expect(await store.capturePage(s.id, 2, 0)).toBeUndefined();
+    expect(await store.capturePage(s.id, 1, 3)).toBeUndefined();
+    expect(await store.capturePage(s.id, -1, 0)).toBeUndefined();
+    expect(await store.capturePage(s.id, 0.5, 0)).toBeUndefined();
+    expect(await store.capturePage("no-such-session", 0, 0)).toBeUndefined();
+    expect(await store.lastSectionBytes(s.id)).toEqual(
+      new Map([
+        ["system:system", 100],
+        ["history:history", "page zeropage onepage two".length],
+      ]),
+    );
+
+    await store.setPending(s.id, "model switched to m2");
+    const pending = await store.inspectorView(s.id);
+    expect(pending).toMatchObject({ state: "pending", reason: "model switched to m2" });
+    const since = (pending as { since: string }).since;
+    expect(Number.isNaN(Date.parse(since))).toBe(false);
+    expect(await store.capturePage(s.id, 1, 0)).toBeUndefined();
+    // the old numbers stay available for "change since last"
+    expect((await store.lastSectionBytes(s.id))?.get("system:system")).toBe(100);
+    // a second change updates the reason; since stays when the view first went stale
+    await store.setPending(s.id, "workspace changed");
+    expect(await store.inspectorView(s.id)).toEqual({ state: "pending", reason: "workspace changed", since });
+
+    const second = capture("m2", ["only page"]);
+    await store.saveCapture(s.id, second);
+    expect(await store.inspectorView(s.id)).toEqual({ state: "current", meta: second.meta, sections: second.sections });
+    expect(await store.capturePage(s.id, 1, 0)).toEqual({ section: 1, page: 0, pages: 1, text: "only page" });
+    expect(await store.capturePage(s.id, 1, 1)).toBeUndefined(); // the old capture's pages are gone
+  });
+
+  it("goes pending before any capture with the given reason", async () => {
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    await store.setPending(s.id, "extension context reloaded");
+    expect(await store.inspectorView(s.id)).toMatchObject({ state: "pending", reason: "extension context reloaded" });
+    expect(await store.lastSectionBytes(s.id)).toBeUndefined();
+  });
+
+  it("stores a large capture as pages and serves any one of them", async () => {
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    const pages = Array.from({ length: 300 }, (_, i) => `${i}:`.padEnd(8000, "x"));
+    await store.saveCapture(s.id, capture("big", pages));
+    expect(await store.capturePage(s.id, 1, 299)).toMatchObject({ page: 299, pages: 300, text: pages[299] });
+    expect((await store.capturePage(s.id, 1, 150))?.text.startsWith("150:")).toBe(true);
+  });
+
+  it("rejects a capture whose pages disagree with its sections, keeping the old one", async () => {
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    const good = capture("m1", ["a"]);
+    await store.saveCapture(s.id, good);
+    const broken = capture("m2", ["a", "b"]);
+    broken.sections[1]!.pages = 5;
+    await expect(store.saveCapture(s.id, broken)).rejects.toThrow(/declares 5 pages but has 2/);
+    expect(await store.inspectorView(s.id)).toMatchObject({ state: "current", meta: { model: "m1" } });
+  });
+});
+
+describe("summaries", () => {
+  it("round-trips, newest first, per session", async () => {
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    const other = await store.createSession({ workspace: "/w" });
+    const one = await store.saveSummary({ sessionId: s.id, fromSeq: 1, toSeq: 10, text: "first", model: "m" });
+    const two = await store.saveSummary({ sessionId: s.id, fromSeq: 1, toSeq: 20, text: "second", model: "m" });
+    await store.saveSummary({ sessionId: other.id, fromSeq: 1, toSeq: 2, text: "elsewhere", model: "m" });
+    expect(one).toMatchObject({ sessionId: s.id, fromSeq: 1, toSeq: 10, text: "first", model: "m" });
+    expect(await store.loadSummaries(s.id)).toEqual([two, one]);
+    expect(await store.loadSummaries("none")).toEqual([]);
+  });
+});
