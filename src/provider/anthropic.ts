@@ -1,0 +1,528 @@
+// Anthropic Messages API: the request body (pure) and the streaming parser (providers.md §1).
+import { z } from "zod";
+import { assertNever, type Block } from "../record/types.js";
+import { usesAdaptiveThinking } from "./catalog.js";
+import { encodeAnthropicTool } from "./encode-tools.js";
+import { hostOf, postStream, StreamFault, type FrameHandler, type ProviderIdentity, type TransportOptions } from "./http.js";
+import type { SseFrame } from "./sse.js";
+import type {
+  Provider,
+  ProviderErrorKind,
+  ReasoningLevel,
+  Request,
+  StopReason,
+  StreamEvent,
+  StreamOptions,
+  StreamResult,
+  Usage,
+  WireMessage,
+  WirePart,
+} from "./types.js";
+
+export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+/** Opaque kinds this adapter writes and reads back. */
+export const OPAQUE_THINKING_SIGNATURE = "thinking_signature";
+export const OPAQUE_REDACTED_THINKING = "redacted_thinking";
+
+const THINKING_BUDGET: Record<Exclude<ReasoningLevel, "off">, number> = {
+  low: 2048,
+  medium: 8192,
+  high: 24576,
+};
+const MIN_THINKING_BUDGET = 1024;
+
+// ---------------------------------------------------------------- request body
+
+type Json = Record<string, unknown>;
+
+export function encodeAnthropicBody(req: Request): Json {
+  const maxTokens = Math.max(1, Math.floor(req.maxOutputTokens));
+  const body: Json = { model: req.model, max_tokens: maxTokens };
+
+  // The system prompt first, then each context item as its own block, so the inspector's
+  // sections and the provider's view line up one to one. Empty blocks are rejected by the API.
+  const system = [req.system, ...req.context.map((c) => c.text)]
+    .filter((t) => t.trim().length > 0)
+    .map((text) => ({ type: "text", text }));
+  if (system.length > 0) body["system"] = system;
+
+  body["messages"] = req.history.map(encodeMessage);
+  if (req.tools.length > 0) body["tools"] = req.tools.map(encodeAnthropicTool);
+  Object.assign(body, thinkingFields(req.model, req.reasoning, maxTokens));
+  body["stream"] = true;
+  return body;
+}
+
+function thinkingFields(model: string, level: ReasoningLevel, maxTokens: number): Json {
+  switch (level) {
+    case "off":
+      return {};
+    case "low":
+    case "medium":
+    case "high": {
+      // Opus 4.7+ refuse a budget; these models steer thinking by effort instead.
+      if (usesAdaptiveThinking(model)) return { thinking: { type: "adaptive" }, output_config: { effort: level } };
+      // The budget counts toward max_tokens: keep a quarter of it for the answer itself.
+      const budget = Math.min(THINKING_BUDGET[level], Math.floor((maxTokens * 3) / 4));
+      if (budget < MIN_THINKING_BUDGET) return {};
+      return { thinking: { type: "enabled", budget_tokens: budget } };
+    }
+    default:
+      return assertNever(level, "reasoning level");
+  }
+}
+
+function encodeMessage(m: WireMessage): Json {
+  const results: Json[] = [];
+  const rest: Json[] = [];
+  for (const part of m.content) {
+    if (part.type === "tool_result") results.push(encodePart(part, m.role));
+    else {
+      const enc = encodePart(part, m.role);
+      if (enc.type === "text" && typeof enc["text"] === "string" && enc["text"].trim() === "") continue;
+      rest.push(enc);
+    }
+  }
+  // tool_result blocks lead their user message; any text the user added follows them
+  const content = [...results, ...rest];
+  if (content.length === 0) content.push({ type: "text", text: "(empty message)" });
+  return { role: m.role, content };
+}
+
+function encodePart(part: WirePart, role: WireMessage["role"]): Json & { type: string } {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image":
+      return { type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } };
+    case "tool_call":
+      return { type: "tool_use", id: part.id, name: part.name, input: asInputObject(part.input) };
+    case "tool_result": {
+      const block: Json & { type: string } = { type: "tool_result", tool_use_id: part.callId };
+      // an empty string is not valid content; an absent one is
+      if (part.output.length > 0) block["content"] = part.output;
+      if (part.isError) block["is_error"] = true;
+      return block;
+    }
+    case "reasoning": {
+      // Thinking blocks go back untouched, and only in assistant turns; anything else
+      // (no signature, another provider's opaque body) crosses as labelled prose.
+      if (role === "assistant" && part.opaque?.kind === OPAQUE_THINKING_SIGNATURE) {
+        return { type: "thinking", thinking: part.text, signature: part.opaque.body };
+      }
+      if (role === "assistant" && part.opaque?.kind === OPAQUE_REDACTED_THINKING) {
+        return { type: "redacted_thinking", data: part.opaque.body };
+      }
+      return { type: "text", text: part.text.trim() === "" ? "" : `[Reasoning]: ${part.text}` };
+    }
+    default:
+      return assertNever(part, "wire part");
+  }
+}
+
+/** tool_use.input must be an object on the wire. */
+function asInputObject(input: unknown): unknown {
+  if (input === undefined || input === null) return {};
+  if (typeof input === "object" && !Array.isArray(input)) return input;
+  return { value: input };
+}
+
+// ---------------------------------------------------------------- stream events
+
+const usageSchema = z.object({
+  input_tokens: z.number().nullish(),
+  output_tokens: z.number().nullish(),
+  cache_creation_input_tokens: z.number().nullish(),
+  cache_read_input_tokens: z.number().nullish(),
+});
+
+const contentBlockSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("tool_use"), id: z.string().min(1), name: z.string().min(1) }),
+  z.object({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().nullish() }),
+  z.object({ type: z.literal("redacted_thinking"), data: z.string() }),
+]);
+const KNOWN_BLOCKS = new Set(["text", "tool_use", "thinking", "redacted_thinking"]);
+
+const deltaSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text_delta"), text: z.string() }),
+  z.object({ type: z.literal("input_json_delta"), partial_json: z.string() }),
+  z.object({ type: z.literal("thinking_delta"), thinking: z.string() }),
+  z.object({ type: z.literal("signature_delta"), signature: z.string() }),
+  z.object({ type: z.literal("citations_delta") }),
+]);
+const KNOWN_DELTAS = new Set(["text_delta", "input_json_delta", "thinking_delta", "signature_delta", "citations_delta"]);
+
+const index = z.number().int().nonnegative();
+
+const eventSchemas = {
+  message_start: z.object({
+    type: z.literal("message_start"),
+    message: z.object({ id: z.string().optional(), model: z.string().optional(), usage: usageSchema.nullish() }),
+  }),
+  content_block_start: z.object({
+    type: z.literal("content_block_start"),
+    index,
+    content_block: z.object({ type: z.string() }).loose(),
+  }),
+  content_block_delta: z.object({
+    type: z.literal("content_block_delta"),
+    index,
+    delta: z.object({ type: z.string() }).loose(),
+  }),
+  content_block_stop: z.object({ type: z.literal("content_block_stop"), index }),
+  message_delta: z.object({
+    type: z.literal("message_delta"),
+    delta: z.object({ stop_reason: z.string().nullish() }),
+    usage: usageSchema.nullish(),
+  }),
+  message_stop: z.object({ type: z.literal("message_stop") }),
+  ping: z.object({ type: z.literal("ping") }),
+  error: z.object({
+    type: z.literal("error"),
+    error: z.object({ type: z.string(), message: z.string() }),
+  }),
+} as const;
+type EventType = keyof typeof eventSchemas;
+type AnthropicEvent = z.infer<(typeof eventSchemas)[EventType]>;
+
+function isEventType(t: string): t is EventType {
+  return Object.prototype.hasOwnProperty.call(eventSchemas, t);
+}
+
+type Acc =
+  | { kind: "text"; text: string }
+  | { kind: "tool"; ordinal: number; id: string; name: string; json: string; input?: unknown; done: boolean }
+  | { kind: "thinking"; text: string; signature: string }
+  | { kind: "redacted"; data: string }
+  | { kind: "ignored" };
+
+export function mapAnthropicStopReason(reason: string | null | undefined): StopReason {
+  switch (reason) {
+    case "end_turn":
+    case "stop_sequence":
+      return "end";
+    case "tool_use":
+      return "tool_use";
+    case "max_tokens":
+      return "max_tokens";
+    case "refusal":
+      return "refusal";
+    case "model_context_window_exceeded":
+      return "context_window";
+    default:
+      return "other"; // pause_turn and anything newer
+  }
+}
+
+export class AnthropicStreamHandler implements FrameHandler {
+  private readonly byIndex = new Map<number, Acc>();
+  private readonly order: Acc[] = [];
+  private tools = 0;
+  private usage: Usage | undefined;
+  private stopReason: StopReason = "other";
+  private started = false;
+
+  constructor(private readonly emit: (e: StreamEvent) => void) {}
+
+  get outputStarted(): boolean {
+    return this.started;
+  }
+
+  onFrame(frame: SseFrame): "more" | "done" {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(frame.data);
+    } catch {
+      throw new StreamFault(
+        `Anthropic sent a malformed stream event${frame.event ? ` (${frame.event})` : ""}: not valid JSON: ${clip(frame.data)}`,
+        "stream",
+      );
+    }
+    const type = typeof raw === "object" && raw !== null ? (raw as { type?: unknown }).type : undefined;
+    if (typeof type !== "string") {
+      throw new StreamFault(`Anthropic sent a malformed stream event: no "type" field: ${clip(frame.data)}`, "stream");
+    }
+    if (!isEventType(type)) {
+      this.emit({ type: "warning", message: `ignored an unknown Anthropic stream event "${type}"` });
+      return "more";
+    }
+    const parsed = eventSchemas[type].safeParse(raw);
+    if (!parsed.success) throw malformed(type, parsed.error);
+    return this.handle(parsed.data);
+  }
+
+  private handle(ev: AnthropicEvent): "more" | "done" {
+    switch (ev.type) {
+      case "message_start":
+        if (ev.message.usage) this.mergeUsage(ev.message.usage);
+        return "more";
+      case "content_block_start":
+        this.start(ev.index, ev.content_block);
+        return "more";
+      case "content_block_delta":
+        this.delta(ev.index, ev.delta);
+        return "more";
+      case "content_block_stop":
+        this.stop(ev.index);
+        return "more";
+      case "message_delta":
+        if (ev.delta.stop_reason) this.stopReason = mapAnthropicStopReason(ev.delta.stop_reason);
+        if (ev.usage) this.mergeUsage(ev.usage);
+        return "more";
+      case "message_stop":
+        return "done";
+      case "ping":
+        return "more";
+      case "error": {
+        const [kind, retryable] = errorKind(ev.error.type);
+        throw new StreamFault(
+          `Anthropic reported an error mid-stream: ${ev.error.message} (${ev.error.type})`,
+          kind,
+          retryable,
+        );
+      }
+      default:
+        return assertNever(ev, "Anthropic event");
+    }
+  }
+
+  private start(i: number, rawBlock: { type: string }): void {
+    if (this.byIndex.has(i)) throw new StreamFault(`Anthropic started content block ${i} twice`, "stream");
+    if (!KNOWN_BLOCKS.has(rawBlock.type)) {
+      // server tools, citations and other newer kinds: nothing we can store yet
+      this.emit({ type: "warning", message: `ignored an Anthropic content block of unknown type "${rawBlock.type}"` });
+      this.byIndex.set(i, { kind: "ignored" });
+      return;
+    }
+    const parsed = contentBlockSchema.safeParse(rawBlock);
+    if (!parsed.success) throw malformed("content_block_start", parsed.error);
+    const b = parsed.data;
+    let acc: Acc;
+    switch (b.type) {
+      case "text":
+        acc = { kind: "text", text: b.text };
+        if (b.text) this.output({ type: "text_delta", text: b.text });
+        break;
+      case "tool_use":
+        // the empty `input: {}` of the start event is a placeholder: the deltas carry the input
+        acc = { kind: "tool", ordinal: this.tools++, id: b.id, name: b.name, json: "", done: false };
+        this.output({ type: "tool_call_start", index: acc.ordinal, id: b.id, name: b.name });
+        break;
+      case "thinking":
+        acc = { kind: "thinking", text: b.thinking, signature: b.signature ?? "" };
+        if (b.thinking) this.output({ type: "reasoning_delta", text: b.thinking });
+        break;
+      case "redacted_thinking":
+        acc = { kind: "redacted", data: b.data };
+        this.started = true;
+        break;
+      default:
+        return assertNever(b, "content block");
+    }
+    this.byIndex.set(i, acc);
+    this.order.push(acc);
+  }
+
+  private delta(i: number, rawDelta: { type: string }): void {
+    const acc = this.byIndex.get(i);
+    if (!acc) throw new StreamFault(`Anthropic sent a delta for content block ${i}, which never started`, "stream");
+    if (acc.kind === "ignored") return;
+    if (!KNOWN_DELTAS.has(rawDelta.type)) {
+      this.emit({ type: "warning", message: `ignored an Anthropic delta of unknown type "${rawDelta.type}"` });
+      return;
+    }
+    const parsed = deltaSchema.safeParse(rawDelta);
+    if (!parsed.success) throw malformed("content_block_delta", parsed.error);
+    const d = parsed.data;
+    const mismatch = (): StreamFault =>
+      new StreamFault(`Anthropic sent a ${d.type} for a ${acc.kind} block (index ${i})`, "stream");
+    switch (d.type) {
+      case "text_delta":
+        if (acc.kind !== "text") throw mismatch();
+        acc.text += d.text;
+        this.output({ type: "text_delta", text: d.text });
+        return;
+      case "input_json_delta":
+        if (acc.kind !== "tool") throw mismatch();
+        acc.json += d.partial_json;
+        if (d.partial_json) this.output({ type: "tool_call_delta", index: acc.ordinal, partialJson: d.partial_json });
+        return;
+      case "thinking_delta":
+        if (acc.kind !== "thinking") throw mismatch();
+        acc.text += d.thinking;
+        this.output({ type: "reasoning_delta", text: d.thinking });
+        return;
+      case "signature_delta":
+        if (acc.kind !== "thinking") throw mismatch();
+        acc.signature += d.signature;
+        return;
+      case "citations_delta":
+        return; // citations annotate text we already have
+      default:
+        return assertNever(d, "Anthropic delta");
+    }
+  }
+
+  private stop(i: number): void {
+    const acc = this.byIndex.get(i);
+    if (!acc) throw new StreamFault(`Anthropic stopped content block ${i}, which never started`, "stream");
+    if (acc.kind !== "tool" || acc.done) return;
+    acc.done = true;
+    if (acc.json.trim() === "") {
+      acc.input = {};
+      return;
+    }
+    try {
+      acc.input = JSON.parse(acc.json);
+    } catch {
+      acc.input = { _raw: acc.json };
+      this.emit({
+        type: "warning",
+        message: `the input Anthropic streamed for tool "${acc.name}" is not valid JSON; kept as _raw`,
+      });
+    }
+  }
+
+  private output(e: StreamEvent): void {
+    this.started = true;
+    this.emit(e);
+  }
+
+  private mergeUsage(u: z.infer<typeof usageSchema>): void {
+    // message_delta usage is cumulative and may carry only some fields: overwrite what it has
+    const next: Usage = this.usage ?? { inputTokens: 0, outputTokens: 0 };
+    if (u.input_tokens != null) next.inputTokens = u.input_tokens;
+    if (u.output_tokens != null) next.outputTokens = u.output_tokens;
+    if (u.cache_read_input_tokens != null) next.cacheReadTokens = u.cache_read_input_tokens;
+    if (u.cache_creation_input_tokens != null) next.cacheWriteTokens = u.cache_creation_input_tokens;
+    this.usage = next;
+    this.emit({ type: "usage", usage: { ...next } });
+  }
+
+  result(): StreamResult {
+    const r: StreamResult = { blocks: this.blocks(true), stopReason: this.stopReason };
+    if (this.usage) r.usage = { ...this.usage };
+    return r;
+  }
+
+  partial(): Block[] {
+    return this.blocks(false);
+  }
+
+  private blocks(final: boolean): Block[] {
+    const out: Block[] = [];
+    for (const acc of this.order) {
+      switch (acc.kind) {
+        case "text":
+          if (acc.text.length > 0) out.push({ type: "text", text: acc.text });
+          break;
+        case "tool":
+          // a call whose input was cut off cannot be run or sent back: only whole calls are kept
+          if (acc.done) out.push({ type: "tool_use", id: acc.id, name: acc.name, input: acc.input ?? {} });
+          else if (final) out.push({ type: "tool_use", id: acc.id, name: acc.name, input: parseLoose(acc.json) });
+          break;
+        case "thinking":
+          // without its signature a thinking block would be refused if sent back; keep the text
+          if (acc.signature) {
+            out.push({ type: "reasoning", text: acc.text, opaque: { kind: OPAQUE_THINKING_SIGNATURE, body: acc.signature } });
+          } else if (acc.text.length > 0) {
+            out.push({ type: "reasoning", text: acc.text });
+          }
+          break;
+        case "redacted":
+          out.push({ type: "reasoning", text: "", opaque: { kind: OPAQUE_REDACTED_THINKING, body: acc.data } });
+          break;
+        case "ignored":
+          break;
+        default:
+          assertNever(acc, "accumulator");
+      }
+    }
+    return out;
+  }
+}
+
+function parseLoose(json: string): unknown {
+  if (json.trim() === "") return {};
+  try {
+    return JSON.parse(json);
+  } catch {
+    return { _raw: json };
+  }
+}
+
+function errorKind(type: string): [ProviderErrorKind, boolean] {
+  switch (type) {
+    case "overloaded_error":
+      return ["overloaded", true];
+    case "rate_limit_error":
+      return ["rate_limit", true];
+    case "api_error":
+    case "timeout_error":
+      return ["server", true];
+    case "invalid_request_error":
+      return ["bad_request", false];
+    case "authentication_error":
+    case "permission_error":
+      return ["auth", false];
+    default:
+      return ["server", false];
+  }
+}
+
+function malformed(type: string, error: z.ZodError): StreamFault {
+  const issue = error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join(".") : "event";
+  return new StreamFault(
+    `Anthropic sent a malformed "${type}" stream event: ${where}: ${issue?.message ?? "invalid"}`,
+    "stream",
+  );
+}
+
+function clip(s: string): string {
+  return s.length > 120 ? `${s.slice(0, 120)}…` : s;
+}
+
+// ---------------------------------------------------------------- provider
+
+export interface AnthropicConfig {
+  baseUrl?: string;
+  apiKey: string;
+  transport: TransportOptions;
+}
+
+export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
+  const base = (cfg.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, "");
+  const url = `${base}/v1/messages`;
+  const apiKey = cfg.apiKey; // lives only in this closure
+  const who: ProviderIdentity = {
+    name: "anthropic",
+    label: base === ANTHROPIC_DEFAULT_BASE_URL ? "Anthropic" : `the Anthropic-shaped server at ${hostOf(base)}`,
+    keyHint: "ANTHROPIC_API_KEY",
+  };
+  return {
+    name: "anthropic",
+    stream(req: Request, opts: StreamOptions = {}): Promise<StreamResult> {
+      const emit = (e: StreamEvent): void => opts.onEvent?.(e);
+      return postStream({
+        who,
+        model: req.model,
+        url,
+        headers: {
+          "x-api-key": apiKey,
+          "anthropic-version": ANTHROPIC_VERSION,
+          "content-type": "application/json",
+          accept: "text/event-stream",
+        },
+        body: JSON.stringify(encodeAnthropicBody(req)),
+        secret: apiKey,
+        transport: cfg.transport,
+        stream: opts,
+        newHandler: () => new AnthropicStreamHandler(emit),
+      });
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// What we know about common models: context window, max output, vision (providers.md §5).
+// Unknown models get no window at all: a guessed window would drive compaction wrongly.
+import type { ProviderName } from "./types.js";
+
+export interface ModelInfo {
+  /** tokens the model can hold (input + output); undefined when unknown */
+  contextWindow?: number;
+  /** largest max_tokens the model accepts; undefined when unknown (callers pick a default) */
+  maxOutput?: number;
+  vision: boolean;
+  /** false when the catalog has no entry for the id */
+  known: boolean;
+}
+
+interface Entry {
+  /** matches the id itself or the id followed by "-…" (dated snapshots, "-latest") */
+  prefix: string;
+  contextWindow: number;
+  maxOutput: number;
+  vision: boolean;
+}
+
+// Order matters: more specific prefixes first ("claude-opus-4-6" before "claude-opus-4").
+const ANTHROPIC: Entry[] = [
+  { prefix: "claude-opus-4-8", contextWindow: 1_000_000, maxOutput: 128_000, vision: true },
+  { prefix: "claude-opus-4-7", contextWindow: 1_000_000, maxOutput: 128_000, vision: true },
+  { prefix: "claude-opus-4-6", contextWindow: 1_000_000, maxOutput: 128_000, vision: true },
+  // sources disagree (64K vs 128K): the smaller one never makes a request the API rejects
+  { prefix: "claude-sonnet-4-6", contextWindow: 1_000_000, maxOutput: 64_000, vision: true },
+  { prefix: "claude-opus-4-5", contextWindow: 200_000, maxOutput: 64_000, vision: true },
+  { prefix: "claude-sonnet-4-5", contextWindow: 200_000, maxOutput: 64_000, vision: true },
+  { prefix: "claude-haiku-4-5", contextWindow: 200_000, maxOutput: 64_000, vision: true },
+  { prefix: "claude-opus-4-1", contextWindow: 200_000, maxOutput: 32_000, vision: true },
+  { prefix: "claude-opus-4", contextWindow: 200_000, maxOutput: 32_000, vision: true },
+  // 1M only with a beta header we do not send
+  { prefix: "claude-sonnet-4", contextWindow: 200_000, maxOutput: 64_000, vision: true },
+  { prefix: "claude-3-7-sonnet", contextWindow: 200_000, maxOutput: 64_000, vision: true },
+  { prefix: "claude-3-5-sonnet", contextWindow: 200_000, maxOutput: 8_192, vision: true },
+  { prefix: "claude-3-5-haiku", contextWindow: 200_000, maxOutput: 8_192, vision: true },
+  { prefix: "claude-3-opus", contextWindow: 200_000, maxOutput: 4_096, vision: true },
+  { prefix: "claude-3-haiku", contextWindow: 200_000, maxOutput: 4_096, vision: true },
+];
+
+const OPENAI: Entry[] = [
+  { prefix: "gpt-5-chat-latest", contextWindow: 128_000, maxOutput: 16_384, vision: true },
+  { prefix: "gpt-5.1-chat-latest", contextWindow: 128_000, maxOutput: 16_384, vision: true },
+  // sources disagree (1.05M vs 272K): the smaller one never overflows
+  { prefix: "gpt-5.4", contextWindow: 272_000, maxOutput: 128_000, vision: true },
+  { prefix: "gpt-5.2", contextWindow: 400_000, maxOutput: 128_000, vision: true },
+  { prefix: "gpt-5.1", contextWindow: 400_000, maxOutput: 128_000, vision: true },
+  { prefix: "gpt-5", contextWindow: 400_000, maxOutput: 128_000, vision: true },
+  { prefix: "gpt-4.1", contextWindow: 1_047_576, maxOutput: 32_768, vision: true },
+  { prefix: "gpt-4o", contextWindow: 128_000, maxOutput: 16_384, vision: true },
+  { prefix: "gpt-4-turbo", contextWindow: 128_000, maxOutput: 4_096, vision: true },
+  { prefix: "o4-mini", contextWindow: 200_000, maxOutput: 100_000, vision: true },
+  { prefix: "o3-mini", contextWindow: 200_000, maxOutput: 100_000, vision: false },
+  { prefix: "o3", contextWindow: 200_000, maxOutput: 100_000, vision: true },
+  { prefix: "o1-preview", contextWindow: 128_000, maxOutput: 32_768, vision: false },
+  { prefix: "o1-mini", contextWindow: 128_000, maxOutput: 65_536, vision: false },
+  { prefix: "o1", contextWindow: 200_000, maxOutput: 100_000, vision: true },
+];
+
+function matches(id: string, prefix: string): boolean {
+  return id === prefix || id.startsWith(prefix + "-");
+}
+
+/** Lower-cases, drops a gateway's "vendor/" prefix and Vertex's "@date", and spells Claude
+ * versions with dashes ("claude-sonnet-4.5" → "claude-sonnet-4-5"). */
+function normalize(model: string): string {
+  let id = model.trim().toLowerCase();
+  const slash = id.lastIndexOf("/");
+  if (slash >= 0) id = id.slice(slash + 1);
+  id = id.replace("@", "-");
+  if (id.startsWith("claude-")) id = id.replace(/(\d)\.(\d)/g, "$1-$2");
+  return id;
+}
+
+function find(table: Entry[], id: string): Entry | undefined {
+  return table.find((e) => matches(id, e.prefix));
+}
+
+export function lookupModel(provider: ProviderName, model: string): ModelInfo {
+  const id = normalize(model);
+  // A gateway (OpenRouter, LiteLLM) may serve either family through either API shape, and
+  // the model's limits do not depend on the wire format; the provider's own table goes first.
+  const own = provider === "anthropic" ? ANTHROPIC : OPENAI;
+  const other = provider === "anthropic" ? OPENAI : ANTHROPIC;
+  const e = find(own, id) ?? find(other, id);
+  if (!e) return { vision: false, known: false };
+  return { contextWindow: e.contextWindow, maxOutput: e.maxOutput, vision: e.vision, known: true };
+}
+
+export function defaultModel(provider: ProviderName): string {
+  return provider === "anthropic" ? "claude-sonnet-4-6" : "gpt-5";
+}
+
+/** OpenAI's own reasoning-era models reject `max_tokens` and want `max_completion_tokens`. */
+export function wantsMaxCompletionTokens(model: string): boolean {
+  const id = normalize(model);
+  return /^o\d/.test(id) || id.startsWith("gpt-5");
+}
+
+/** Models that accept only adaptive thinking steered by an effort (providers.md §1.6). */
+export function usesAdaptiveThinking(model: string): boolean {
+  return /(opus|sonnet)-4-[6-8]/.test(normalize(model));
+}

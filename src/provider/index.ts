@@ -1,0 +1,85 @@
+// The one way the app gets a Provider. The key is handed in here and stays inside the
+// instance: it is not in the Request, not in errors, not anywhere else.
+import { createAnthropicProvider } from "./anthropic.js";
+import { lookupModel } from "./catalog.js";
+import type { RetryOptions, TransportOptions } from "./http.js";
+import { createOpenAIProvider, isOpenAIHosted } from "./openai.js";
+import { ProviderError, type Provider, type ProviderName, type Request, type StreamOptions } from "./types.js";
+import { assertNever } from "../record/types.js";
+
+export interface ProviderConfig {
+  provider: ProviderName;
+  baseUrl?: string;
+  apiKey?: string;
+  /** the model's window when the caller knows it (config); otherwise the catalog's, per request */
+  contextWindow?: number;
+  retry?: RetryOptions;
+  idleTimeoutMs?: number;
+}
+
+const ENV_VAR: Record<ProviderName, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" };
+const CONFIG_FIELD: Record<ProviderName, string> = { anthropic: "anthropicApiKey", openai: "openaiApiKey" };
+
+/** The sentence shown (TUI) or printed (headless, exit 1) when a needed key is missing. */
+export function missingKeyMessage(provider: ProviderName): string {
+  return `No API key for ${provider}: set ${ENV_VAR[provider]} or "${CONFIG_FIELD[provider]}" in ~/.config/albedo/config.json.`;
+}
+
+/** Anthropic always wants a key; an OpenAI-shaped local server usually does not. */
+export function keyRequired(provider: ProviderName, baseUrl?: string): boolean {
+  switch (provider) {
+    case "anthropic":
+      return true;
+    case "openai":
+      return isOpenAIHosted(baseUrl);
+    default:
+      return assertNever(provider, "provider");
+  }
+}
+
+export function createProvider(cfg: ProviderConfig): Provider {
+  const key = cfg.apiKey && cfg.apiKey.length > 0 ? cfg.apiKey : undefined;
+  if (keyRequired(cfg.provider, cfg.baseUrl) && key === undefined) return missingKeyProvider(cfg.provider);
+  const transport = (req: Request): TransportOptions => {
+    const t: TransportOptions = {};
+    if (cfg.retry) t.retry = cfg.retry;
+    if (cfg.idleTimeoutMs !== undefined) t.idleTimeoutMs = cfg.idleTimeoutMs;
+    const window = cfg.contextWindow ?? lookupModel(cfg.provider, req.model).contextWindow;
+    if (window !== undefined) t.contextWindow = window;
+    return t;
+  };
+  switch (cfg.provider) {
+    case "anthropic": {
+      const base = { ...(cfg.baseUrl ? { baseUrl: cfg.baseUrl } : {}), apiKey: key as string };
+      return perRequest("anthropic", (req) => createAnthropicProvider({ ...base, transport: transport(req) }));
+    }
+    case "openai": {
+      const base = { ...(cfg.baseUrl ? { baseUrl: cfg.baseUrl } : {}), ...(key ? { apiKey: key } : {}) };
+      return perRequest("openai", (req) => createOpenAIProvider({ ...base, transport: transport(req) }));
+    }
+    default:
+      return assertNever(cfg.provider, "provider");
+  }
+}
+
+/** The window named in context-length errors depends on the request's model. */
+function perRequest(name: ProviderName, make: (req: Request) => Provider): Provider {
+  return {
+    name,
+    stream: (req: Request, opts?: StreamOptions) => make(req).stream(req, opts),
+  };
+}
+
+/** A provider without its key: the app still opens, and every call says what to set. */
+function missingKeyProvider(name: ProviderName): Provider {
+  return {
+    name,
+    stream: () => Promise.reject(new ProviderError(missingKeyMessage(name), "missing_key")),
+  };
+}
+
+export { lookupModel, defaultModel } from "./catalog.js";
+export type { ModelInfo } from "./catalog.js";
+export type { RetryOptions, TransportOptions } from "./http.js";
+export { encodeAnthropicBody } from "./anthropic.js";
+export { encodeOpenAIBody } from "./openai.js";

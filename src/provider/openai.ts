@@ -1,0 +1,465 @@
+// OpenAI Chat Completions and compatible servers: the request body (pure) and the
+// streaming parser (providers.md §2, §4).
+import { z } from "zod";
+import { assertNever, type Block } from "../record/types.js";
+import { wantsMaxCompletionTokens } from "./catalog.js";
+import { encodeOpenAITool } from "./encode-tools.js";
+import { hostOf, postStream, StreamFault, type FrameHandler, type ProviderIdentity, type TransportOptions } from "./http.js";
+import type { SseFrame } from "./sse.js";
+import type {
+  Provider,
+  ProviderErrorKind,
+  Request,
+  StopReason,
+  StreamEvent,
+  StreamOptions,
+  StreamResult,
+  Usage,
+  WireMessage,
+  WirePart,
+} from "./types.js";
+
+export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+type Json = Record<string, unknown>;
+
+// ---------------------------------------------------------------- request body
+
+export function encodeOpenAIBody(req: Request): Json {
+  const messages: Json[] = [];
+  // the system prompt, then one system message per context item (the inspector's sections)
+  if (req.system.trim().length > 0) messages.push({ role: "system", content: req.system });
+  for (const c of req.context) {
+    if (c.text.trim().length > 0) messages.push({ role: "system", content: c.text });
+  }
+  for (const m of req.history) messages.push(...encodeMessage(m));
+
+  const body: Json = { model: req.model, messages };
+  if (req.tools.length > 0) body["tools"] = req.tools.map(encodeOpenAITool);
+  const maxTokens = Math.max(1, Math.floor(req.maxOutputTokens));
+  // OpenAI's reasoning-era models refuse max_tokens; most compatible servers only know it
+  if (wantsMaxCompletionTokens(req.model)) body["max_completion_tokens"] = maxTokens;
+  else body["max_tokens"] = maxTokens;
+  if (req.reasoning !== "off") body["reasoning_effort"] = req.reasoning;
+  body["stream"] = true;
+  body["stream_options"] = { include_usage: true };
+  return body;
+}
+
+function encodeMessage(m: WireMessage): Json[] {
+  switch (m.role) {
+    case "user":
+      return encodeUser(m.content);
+    case "assistant":
+      return [encodeAssistant(m.content)];
+    default:
+      return assertNever(m.role, "role");
+  }
+}
+
+/** Tool results become `tool` messages (they must directly follow the assistant's
+ * tool_calls); whatever else the user message held follows as a user message. */
+function encodeUser(parts: WirePart[]): Json[] {
+  const out: Json[] = [];
+  const rest: Json[] = [];
+  for (const p of parts) {
+    switch (p.type) {
+      case "tool_result":
+        out.push({ role: "tool", tool_call_id: p.callId, content: p.isError ? `Error: ${p.output}` : p.output });
+        break;
+      case "text":
+        rest.push({ type: "text", text: p.text });
+        break;
+      case "image":
+        rest.push({ type: "image_url", image_url: { url: `data:${p.mediaType};base64,${p.data}` } });
+        break;
+      case "tool_call":
+        // a call in a user message cannot be native; keep what it said
+        rest.push({ type: "text", text: `Tool use: ${p.name}(${safeJson(p.input)})` });
+        break;
+      case "reasoning":
+        rest.push({ type: "text", text: `[Reasoning]: ${p.text}` });
+        break;
+      default:
+        assertNever(p, "wire part");
+    }
+  }
+  if (rest.length > 0 || out.length === 0) {
+    // one text part goes as a plain string: the form every compatible server accepts
+    const only = rest.length === 1 ? rest[0] : undefined;
+    const content = only && only["type"] === "text" ? only["text"] : rest.length > 0 ? rest : "(empty message)";
+    out.push({ role: "user", content });
+  }
+  return out;
+}
+
+function encodeAssistant(parts: WirePart[]): Json {
+  const texts: string[] = [];
+  const reasoning: string[] = [];
+  const calls: Json[] = [];
+  for (const p of parts) {
+    switch (p.type) {
+      case "text":
+        texts.push(p.text);
+        break;
+      case "reasoning":
+        // DeepSeek-style servers require their reasoning back on the assistant message
+        if (p.text.length > 0) reasoning.push(p.text);
+        break;
+      case "tool_call":
+        calls.push({ id: p.id, type: "function", function: { name: p.name, arguments: safeJson(p.input) } });
+        break;
+      case "image":
+        texts.push(`[image: ${p.mediaType}, ${p.bytes} bytes]`);
+        break;
+      case "tool_result":
+        texts.push(`${p.isError ? "Error" : "Result"} (${p.name}): ${p.output}`);
+        break;
+      default:
+        assertNever(p, "wire part");
+    }
+  }
+  const text = texts.join("\n\n");
+  const msg: Json = { role: "assistant", content: calls.length > 0 && text === "" ? null : text };
+  if (calls.length > 0) msg["tool_calls"] = calls;
+  if (reasoning.length > 0) msg["reasoning_content"] = reasoning.join("\n\n");
+  return msg;
+}
+
+function safeJson(x: unknown): string {
+  if (x === undefined) return "{}";
+  try {
+    return JSON.stringify(x) ?? "{}";
+  } catch {
+    return "{}";
+  }
+}
+
+// ---------------------------------------------------------------- stream chunks
+
+const usageSchema = z.object({
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
+});
+
+const toolCallDeltaSchema = z.object({
+  index: z.number().int().nonnegative().nullish(),
+  id: z.string().nullish(),
+  type: z.string().nullish(),
+  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+});
+
+const choiceSchema = z.object({
+  index: z.number().int().nullish(),
+  delta: z
+    .object({
+      content: z.string().nullish(),
+      refusal: z.string().nullish(),
+      // servers disagree on the name and a few send other shapes here: strings only
+      reasoning_content: z.unknown(),
+      reasoning: z.unknown(),
+      reasoning_text: z.unknown(),
+      tool_calls: z.array(toolCallDeltaSchema).nullish(),
+    })
+    .nullish(),
+  finish_reason: z.string().nullish(),
+  usage: usageSchema.nullish(),
+});
+
+const chunkSchema = z.object({
+  choices: z.array(choiceSchema).nullish(),
+  usage: usageSchema.nullish(),
+});
+
+const errorChunkSchema = z.object({
+  error: z.object({
+    message: z.string().nullish(),
+    type: z.string().nullish(),
+    code: z.union([z.string(), z.number()]).nullish(),
+  }),
+});
+
+interface Call {
+  ordinal: number;
+  /** the server's index for this call, when it sends one */
+  index?: number;
+  id: string;
+  name: string;
+  args: string;
+}
+
+type Segment = { kind: "text"; text: string } | { kind: "reasoning"; text: string } | { kind: "call"; call: Call };
+
+export function mapOpenAIFinishReason(reason: string): StopReason {
+  switch (reason) {
+    case "stop":
+      return "end";
+    case "length":
+      return "max_tokens";
+    case "tool_calls":
+    case "function_call":
+      return "tool_use";
+    case "content_filter":
+      return "refusal";
+    case "model_context_window_exceeded":
+      return "context_window";
+    default:
+      return "other";
+  }
+}
+
+export class OpenAIStreamHandler implements FrameHandler {
+  private readonly segments: Segment[] = [];
+  private readonly calls: Call[] = [];
+  private usage: Usage | undefined;
+  private finish: string | undefined;
+  private started = false;
+  private finals: Block[] | undefined;
+
+  constructor(
+    private readonly emit: (e: StreamEvent) => void,
+    private readonly label: string,
+  ) {}
+
+  get outputStarted(): boolean {
+    return this.started;
+  }
+
+  onFrame(frame: SseFrame): "more" | "done" {
+    const data = frame.data.trim();
+    if (data === "[DONE]") return "done";
+    let raw: unknown;
+    try {
+      raw = JSON.parse(data);
+    } catch {
+      throw new StreamFault(`${this.label} sent a malformed stream chunk: not valid JSON: ${clip(data)}`, "stream");
+    }
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      throw new StreamFault(`${this.label} sent a malformed stream chunk: not an object: ${clip(data)}`, "stream");
+    }
+    const obj = raw as Record<string, unknown>;
+    if ("error" in obj && obj["error"] != null) {
+      const parsed = errorChunkSchema.safeParse(obj);
+      const e = parsed.success ? parsed.data.error : { message: clip(JSON.stringify(obj["error"])) };
+      const code = e.code != null ? String(e.code) : undefined;
+      const [kind, retryable] = errorKind(e.type ?? undefined, code);
+      throw new StreamFault(
+        `${this.label} reported an error mid-stream: ${e.message || "no message"}${code ? ` (${code})` : ""}`,
+        kind,
+        retryable,
+      );
+    }
+    const named = frame.event !== undefined && frame.event !== "message";
+    if (named || !("choices" in obj || "usage" in obj)) {
+      const what = named ? `event "${frame.event}"` : `chunk ${clip(data, 60)}`;
+      this.emit({ type: "warning", message: `ignored an unknown ${this.label} stream ${what}` });
+      return "more";
+    }
+    const parsed = chunkSchema.safeParse(obj);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue && issue.path.length > 0 ? issue.path.join(".") : "chunk";
+      throw new StreamFault(
+        `${this.label} sent a malformed stream chunk: ${where}: ${issue?.message ?? "invalid"}`,
+        "stream",
+      );
+    }
+    const chunk = parsed.data;
+    for (const choice of chunk.choices ?? []) {
+      // n > 1 is never requested; another index would be a second answer we did not ask for
+      if (choice.index != null && choice.index !== 0) continue;
+      const d = choice.delta;
+      if (d) {
+        const reasoning = firstText(d.reasoning_content, d.reasoning, d.reasoning_text);
+        if (reasoning) this.append("reasoning", reasoning);
+        if (d.content) this.append("text", d.content);
+        if (d.refusal) this.append("text", d.refusal);
+        for (const tc of d.tool_calls ?? []) this.toolDelta(tc);
+      }
+      if (choice.finish_reason) this.finish = choice.finish_reason;
+      if (choice.usage) this.setUsage(choice.usage);
+    }
+    if (chunk.usage) this.setUsage(chunk.usage);
+    return "more";
+  }
+
+  /** Some servers stop after the finish chunk without "[DONE]": that answer is whole. */
+  completeWithoutFinal(): boolean {
+    return this.finish !== undefined;
+  }
+
+  private append(kind: "text" | "reasoning", text: string): void {
+    const last = this.segments[this.segments.length - 1];
+    if (last && last.kind === kind) last.text += text;
+    else this.segments.push({ kind, text });
+    this.started = true;
+    this.emit(kind === "text" ? { type: "text_delta", text } : { type: "reasoning_delta", text });
+  }
+
+  private toolDelta(tc: z.infer<typeof toolCallDeltaSchema>): void {
+    const id = tc.id ?? undefined;
+    let call: Call | undefined;
+    if (tc.index != null) {
+      call = this.calls.find((c) => c.index === tc.index);
+      // a server that reuses one index for parallel calls shows it by a new id
+      if (call && id && call.id && call.id !== id) call = undefined;
+    } else if (id) {
+      call = this.calls.find((c) => c.id === id);
+    } else {
+      call = this.calls[this.calls.length - 1];
+    }
+    const name = tc.function?.name ?? undefined;
+    const args = tc.function?.arguments ?? "";
+    if (!call) {
+      call = { ordinal: this.calls.length, id: id ?? "", name: name ?? "", args: "" };
+      if (tc.index != null) call.index = tc.index;
+      this.calls.push(call);
+      this.segments.push({ kind: "call", call });
+      this.started = true;
+      if (!call.id) call.id = `call_albedo_${call.ordinal}`;
+      this.emit({ type: "tool_call_start", index: call.ordinal, id: call.id, name: call.name });
+    } else {
+      // repeated ids and names on every fragment are common: only fill what is missing
+      if (id && call.id.startsWith("call_albedo_")) call.id = id;
+      if (name && !call.name) call.name = name;
+    }
+    if (args) {
+      call.args += args;
+      this.emit({ type: "tool_call_delta", index: call.ordinal, partialJson: args });
+    }
+  }
+
+  private setUsage(u: z.infer<typeof usageSchema>): void {
+    // prompt_tokens includes cached tokens; Usage keeps them apart, as Anthropic reports them
+    const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
+    const usage: Usage = { inputTokens: u.prompt_tokens - cached, outputTokens: u.completion_tokens };
+    if (cached > 0) usage.cacheReadTokens = cached;
+    this.usage = usage;
+    this.emit({ type: "usage", usage: { ...usage } });
+  }
+
+  result(): StreamResult {
+    const blocks = this.blocks(true);
+    let stopReason: StopReason = this.finish ? mapOpenAIFinishReason(this.finish) : "other";
+    // some servers say "stop" even when the answer is tool calls
+    if (stopReason === "end" && blocks.some((b) => b.type === "tool_use")) stopReason = "tool_use";
+    const r: StreamResult = { blocks, stopReason };
+    if (this.usage) r.usage = { ...this.usage };
+    return r;
+  }
+
+  partial(): Block[] {
+    return this.blocks(false);
+  }
+
+  private blocks(final: boolean): Block[] {
+    if (final && this.finals) return this.finals;
+    const out: Block[] = [];
+    for (const s of this.segments) {
+      switch (s.kind) {
+        case "text":
+          out.push({ type: "text", text: s.text });
+          break;
+        case "reasoning":
+          out.push({ type: "reasoning", text: s.text });
+          break;
+        case "call": {
+          // the arguments of an interrupted answer are probably cut: such calls are not kept
+          if (!final) break;
+          const c = s.call;
+          if (!c.name) {
+            this.emit({ type: "warning", message: `dropped a tool call from ${this.label} that had no name` });
+            break;
+          }
+          out.push({ type: "tool_use", id: c.id, name: c.name, input: this.parseArgs(c) });
+          break;
+        }
+        default:
+          assertNever(s, "segment");
+      }
+    }
+    if (final) this.finals = out;
+    return out;
+  }
+
+  private parseArgs(c: Call): unknown {
+    if (c.args.trim() === "") return {};
+    try {
+      return JSON.parse(c.args);
+    } catch {
+      this.emit({
+        type: "warning",
+        message: `the arguments ${this.label} sent for tool "${c.name}" are not valid JSON; kept as _raw`,
+      });
+      return { _raw: c.args };
+    }
+  }
+}
+
+function firstText(...xs: unknown[]): string | undefined {
+  for (const x of xs) if (typeof x === "string" && x.length > 0) return x;
+  return undefined;
+}
+
+function errorKind(type: string | undefined, code: string | undefined): [ProviderErrorKind, boolean] {
+  const t = `${type ?? ""} ${code ?? ""}`;
+  if (/context_length_exceeded/.test(t)) return ["context_length", false];
+  if (/rate_limit|429/.test(t)) return ["rate_limit", true];
+  if (/overloaded|529|503/.test(t)) return ["overloaded", true];
+  if (/server_error|internal|500|502/.test(t)) return ["server", true];
+  if (/invalid_request/.test(t)) return ["bad_request", false];
+  return ["server", false];
+}
+
+function clip(s: string, n = 120): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+// ---------------------------------------------------------------- provider
+
+export interface OpenAIConfig {
+  baseUrl?: string;
+  /** optional: local servers need none */
+  apiKey?: string;
+  transport: TransportOptions;
+}
+
+export function isOpenAIHosted(baseUrl: string | undefined): boolean {
+  if (baseUrl === undefined) return true;
+  try {
+    return new URL(baseUrl).hostname === "api.openai.com";
+  } catch {
+    return false;
+  }
+}
+
+export function createOpenAIProvider(cfg: OpenAIConfig): Provider {
+  const base = (cfg.baseUrl ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, "");
+  const url = `${base}/chat/completions`;
+  const apiKey = cfg.apiKey; // lives only in this closure
+  const who: ProviderIdentity = {
+    name: "openai",
+    label: isOpenAIHosted(base) ? "OpenAI" : `the server at ${hostOf(base)}`,
+    keyHint: "OPENAI_API_KEY",
+  };
+  return {
+    name: "openai",
+    stream(req: Request, opts: StreamOptions = {}): Promise<StreamResult> {
+      const emit = (e: StreamEvent): void => opts.onEvent?.(e);
+      const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
+      if (apiKey) headers["authorization"] = `Bearer ${apiKey}`;
+      const args = {
+        who,
+        model: req.model,
+        url,
+        headers,
+        body: JSON.stringify(encodeOpenAIBody(req)),
+        transport: cfg.transport,
+        stream: opts,
+        newHandler: () => new OpenAIStreamHandler(emit, who.label),
+      };
+      return postStream(apiKey ? { ...args, secret: apiKey } : args);
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// Server-sent events out of a response body, as {event, data} frames.
+// eventsource-parser does the line work (CRLF/LF/CR, ":" comments, multi-line data).
+import { createParser } from "eventsource-parser";
+
+export interface SseFrame {
+  /** the `event:` name, when the server sent one */
+  event?: string;
+  data: string;
+}
+
+export interface ReadSseOptions {
+  /** called for every chunk of bytes, before parsing: the idle timer hangs on this */
+  onChunk?: () => void;
+}
+
+export async function* readSse(
+  body: AsyncIterable<Uint8Array | string>,
+  opts: ReadSseOptions = {},
+): AsyncGenerator<SseFrame> {
+  const ready: SseFrame[] = [];
+  const parser = createParser({
+    onEvent: (m) => {
+      const frame: SseFrame = { data: m.data };
+      if (m.event !== undefined) frame.event = m.event;
+      ready.push(frame);
+    },
+  });
+  const decoder = new TextDecoder();
+  let last = "";
+  const feed = (text: string): void => {
+    if (text.length === 0) return;
+    parser.feed(text);
+    last = text;
+  };
+  for await (const chunk of body) {
+    opts.onChunk?.();
+    feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+    while (ready.length > 0) yield ready.shift() as SseFrame;
+  }
+  feed(decoder.decode());
+  // A server may close right after the last frame's final line without the blank line that
+  // dispatches it. Complete that frame, but only when its last line is whole: a frame cut
+  // mid-line is a truncated stream, and must not be mistaken for a malformed event.
+  if (last.endsWith("\n")) parser.feed("\n");
+  else if (last.endsWith("\r")) parser.feed("\n\n");
+  while (ready.length > 0) yield ready.shift() as SseFrame;
+}
