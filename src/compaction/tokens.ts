@@ -67,7 +67,8 @@ export function estimateText(text: string, method: TokenMethod): Estimate {
   return { tokens: countTokens(text, method), method };
 }
 
-/** "≈ 41,200 tokens (o200k tokenizer)" */
-export function formatEstimate(e: Estimate): string {
+/** "≈ 41,200 tokens (o200k tokenizer)". Takes any method label, so a history estimate that
+ * also names its image rule ("chars/4 + images by size") formats the same way. */
+export function formatEstimate(e: Estimate | { tokens: number; method: string }): string {
   return `≈ ${e.tokens.toLocaleString("en-US")} tokens (${e.method})`;
 }

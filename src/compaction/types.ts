@@ -1,0 +1,16 @@
+// Shapes shared by the compaction modules. A prepared message is what one request will replay:
+// the stored message's role and blocks, possibly blurred or replaced, never the record itself.
+import type { Block } from "../record/types.js";
+
+export interface PreparedMessage {
+  role: "user" | "assistant";
+  blocks: Block[];
+}
+
+/** What compaction left out of a request. */
+export interface Removed {
+  /** tool outputs blurred to a marker */
+  outputs: number;
+  /** UTF-8 bytes of those outputs */
+  bytes: number;
+}
