@@ -12,7 +12,8 @@ import type { ToolContext, ToolDef } from "../tools/types.js";
 import { runTool, toolSchemas, type PermissionMemory } from "../tools/run.js";
 import { captureRequest } from "../context/capture.js";
 import { prepareHistory, type PrepareResult } from "../compaction/prepare.js";
-import { planSummary, summaryRequestParts } from "../compaction/summary.js";
+import { planSummaryInput, summaryRequestParts } from "../compaction/summary.js";
+import { KEEP_RECENT_SHARE } from "../compaction/prepare.js";
 import type { TokenMethod } from "../compaction/tokens.js";
 import type { CompactionStrategy } from "./controller-types.js";
 
@@ -127,6 +128,13 @@ function buildRequest(env: TurnEnv, prepared: PrepareResult, turnStart: number):
   };
 }
 
+function fixedTokens(env: TurnEnv): number {
+  let chars = env.system.length;
+  for (const c of env.context) chars += c.text.length;
+  for (const t of toolSchemas(env.tools)) chars += JSON.stringify(t).length;
+  return Math.ceil(chars / 4);
+}
+
 async function prepare(env: TurnEnv, turnStart: number): Promise<PrepareResult> {
   const summaries = await env.store.loadSummaries(env.sessionId);
   const prior = env.history.slice(0, turnStart);
@@ -136,6 +144,9 @@ async function prepare(env: TurnEnv, turnStart: number): Promise<PrepareResult> 
     keepRounds: env.compaction.keepRounds,
     threshold: env.compaction.threshold,
     method: env.tokenMethod,
+    vision: env.vision,
+    // the other sections of the request take room in the window too
+    reserveTokens: fixedTokens(env),
     ...(env.contextWindow !== undefined ? { contextWindow: env.contextWindow } : {}),
   };
   return prepareHistory(prior, opts);
@@ -162,15 +173,14 @@ async function record(env: TurnEnv, req: Request, iteration: number, note?: stri
  */
 export async function summarize(env: TurnEnv, uptoIndex: number, signal: AbortSignal, iteration = 0): Promise<string | undefined> {
   const prior = env.history.slice(0, uptoIndex);
-  const keepRecentTokens = env.contextWindow ? Math.floor(env.contextWindow * 0.25) : 20_000;
-  const plan = planSummary(prior, { keepRecentTokens, method: env.tokenMethod });
-  if (!plan) return undefined;
-  const prefix = prior.filter((m) => m.seq <= plan.upToSeq);
   const summaries = await env.store.loadSummaries(env.sessionId);
-  const covering = summaries.find((s) => s.toSeq <= plan.upToSeq);
-  const rest = covering ? prefix.filter((m) => m.seq > covering.toSeq) : prefix;
-  const parts = summaryRequestParts(rest, covering?.text);
-  const history = replayMessages(rest, { vision: false });
+  // the same cut rule prepareHistory uses to decide a summary is due, so one summary settles it
+  const budget = env.contextWindow ? Math.floor(env.compaction.threshold * env.contextWindow) : undefined;
+  const keepRecentTokens = budget ? Math.floor(budget * KEEP_RECENT_SHARE) : 20_000;
+  const input = planSummaryInput(prior, summaries, { keepRecentTokens, method: env.tokenMethod });
+  if (!input) return undefined;
+  const parts = summaryRequestParts(input.prefix, input.previous?.text);
+  const history = replayMessages(input.prefix, { vision: false });
   history.push({ role: "user", content: [{ type: "text", text: parts.prompt }] });
   if (history[0]?.role !== "user") history.unshift({ role: "user", content: [{ type: "text", text: "(conversation so far)" }] });
   const req: Request = {
@@ -193,15 +203,9 @@ export async function summarize(env: TurnEnv, uptoIndex: number, signal: AbortSi
     .join("\n")
     .trim();
   if (!text) throw new Error("the model returned an empty summary");
-  const first = prefix[0];
-  await env.store.saveSummary({
-    sessionId: env.sessionId,
-    fromSeq: first ? first.seq : 1,
-    toSeq: plan.upToSeq,
-    text: covering ? `${covering.text}\n\n${text}` : text,
-    model: env.model,
-  });
-  return `summarised ${prefix.length} earlier messages (up to #${plan.upToSeq})`;
+  // the new note folds in the earlier one and replaces it
+  await env.store.saveSummary({ sessionId: env.sessionId, fromSeq: input.fromSeq, toSeq: input.toSeq, text, model: env.model });
+  return `summarised messages ${input.fromSeq}–${input.toSeq}`;
 }
 
 export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSignal): Promise<TurnOutcome> {
