@@ -35,10 +35,24 @@ export interface ToolOutput {
   diff?: string;
 }
 
+/** What a tool would do, worked out before it runs, so a person can judge it. */
+export interface ToolPreview {
+  /** unified diff of the change a write/edit would make */
+  diff?: string;
+  /** the call would fail anyway (string absent, not a file): report it without asking */
+  error?: string;
+}
+
 export interface ToolDef<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   kind: ToolKind;
   input: S;
   run(input: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+  /** one line for a permission prompt or a collapsed transcript row ("edit src/a.ts") */
+  summarize?(input: z.infer<S>): string;
+  /** the paths the call touches, as given; checked against the workspace before running */
+  paths?(input: z.infer<S>): string[];
+  /** the change the call would make, computed without making it */
+  preview?(input: z.infer<S>, ctx: ToolContext): Promise<ToolPreview>;
 }

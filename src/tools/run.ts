@@ -1,0 +1,233 @@
+// Running a tool call from the model: find the tool, check its input, apply the permission
+// policy, run it, and cap what comes back. Every failure is a result the model can read,
+// never an exception out of the turn.
+import { z } from "zod";
+import type { ToolSchema } from "../provider/types.js";
+import { assertNever } from "../record/types.js";
+import type { PermissionRequest, ToolContext, ToolDef, ToolOutput } from "./types.js";
+import { capText } from "./cap.js";
+import { InterruptedError } from "./files.js";
+import { resolvePath, type ResolvedPath } from "./paths.js";
+import { readTool } from "./read.js";
+import { writeTool } from "./write.js";
+import { editTool } from "./edit.js";
+import { bashTool } from "./bash.js";
+import { lsTool } from "./ls.js";
+import { globTool } from "./glob.js";
+import { grepTool } from "./grep.js";
+
+/** "session" answers, kept for the life of one session (never written to disk). */
+export class PermissionMemory {
+  private readonly tools = new Set<string>();
+  private readonly paths = new Set<string>();
+
+  /** the tool may run inside the workspace without asking */
+  allowsTool(tool: string): boolean {
+    return this.tools.has(tool);
+  }
+  rememberTool(tool: string): void {
+    this.tools.add(tool);
+  }
+  /** the tool may touch this real path outside the workspace without asking */
+  allowsPath(tool: string, realPath: string): boolean {
+    return this.paths.has(pathKey(tool, realPath));
+  }
+  rememberPath(tool: string, realPath: string): void {
+    this.paths.add(pathKey(tool, realPath));
+  }
+  clear(): void {
+    this.tools.clear();
+    this.paths.clear();
+  }
+  /** what has been granted, for display ("bash", "read /etc/hosts") */
+  grants(): string[] {
+    return [...this.tools, ...[...this.paths].map((k) => k.replace("\0", " "))];
+  }
+}
+
+function pathKey(tool: string, realPath: string): string {
+  return `${tool}\0${realPath}`;
+}
+
+export function builtinTools(): ToolDef[] {
+  return [readTool, writeTool, editTool, bashTool, lsTool, globTool, grepTool] as ToolDef[];
+}
+
+/** The JSON Schemas the providers receive; one object schema per tool. */
+export function toolSchemas(tools: ToolDef[]): ToolSchema[] {
+  return tools.map((t) => ({ name: t.name, description: t.description, inputSchema: inputJsonSchema(t) }));
+}
+
+function inputJsonSchema(t: ToolDef): Record<string, unknown> {
+  const js = z.toJSONSchema(t.input) as Record<string, unknown>;
+  delete js.$schema;
+  if (js.type !== "object") throw new Error(`tool ${t.name}: input schema must be an object, got ${String(js.type)}`);
+  js.properties ??= {};
+  js.required ??= [];
+  return dropSafeIntegerBounds(js) as Record<string, unknown>;
+}
+
+/** zod writes ±2^53−1 bounds on every .int(); they say nothing and cost request bytes. */
+function dropSafeIntegerBounds(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropSafeIntegerBounds);
+  if (v === null || typeof v !== "object") return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(v)) {
+    if ((k === "maximum" && val === Number.MAX_SAFE_INTEGER) || (k === "minimum" && val === Number.MIN_SAFE_INTEGER)) continue;
+    out[k] = dropSafeIntegerBounds(val);
+  }
+  return out;
+}
+
+function fail(output: string): ToolOutput {
+  return { output, isError: true };
+}
+
+const INTERRUPTED: ToolOutput = { output: "interrupted", isError: true };
+
+/** Models occasionally send arguments as a JSON string, or nothing for a tool without any. */
+function normalizeInput(raw: unknown): unknown {
+  if (raw === undefined || raw === null || raw === "") return {};
+  if (typeof raw === "string") {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}
+
+function describeIssues(tool: ToolDef, raw: unknown, issues: z.core.$ZodIssue[]): string {
+  const parts = issues.map((iss) => {
+    const field = iss.path.length > 0 ? iss.path.map(String).join(".") : "input";
+    if (iss.code === "invalid_type" && / received undefined$/.test(iss.message)) {
+      return `${field}: missing (expected ${iss.expected})`;
+    }
+    return `${field}: ${iss.message}`;
+  });
+  // A misnamed field ("file_path" for "path") is silently dropped by zod; name it.
+  if (tool.input instanceof z.ZodObject && raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
+    const known = new Set(Object.keys(tool.input.shape as Record<string, unknown>));
+    const unknown = Object.keys(raw).filter((k) => !known.has(k));
+    if (unknown.length > 0) parts.push(`unknown field(s) ${unknown.join(", ")}; the fields are ${[...known].join(", ")}`);
+  }
+  return parts.join("; ");
+}
+
+/** Waits for a person's answer, unless the turn is interrupted first. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+const ABORTED = Symbol("aborted");
+
+/**
+ * Applies ctx.policy. Returns a result when the call must not run (denied, or a preview
+ * shows it would fail anyway), undefined when it may run.
+ */
+async function checkPermission(
+  tool: ToolDef,
+  input: unknown,
+  ctx: ToolContext,
+  memory: PermissionMemory,
+): Promise<ToolOutput | undefined> {
+  const given = tool.paths?.(input) ?? [];
+  const resolved: ResolvedPath[] = await Promise.all(given.map((g) => resolvePath(ctx.workspace, g)));
+  const outside = resolved.filter((r) => r.outsideWorkspace);
+
+  switch (ctx.policy) {
+    case "auto":
+      return undefined;
+    case "read-only":
+      if (tool.kind !== "read") return fail(`denied: albedo-tui runs in read-only mode; ${tool.name} is not allowed`);
+      if (outside.length > 0) {
+        return fail(
+          `denied: albedo-tui runs in read-only mode; ${outside.map((r) => r.real).join(", ")} is outside the workspace ${ctx.workspace}`,
+        );
+      }
+      return undefined;
+    case "ask":
+      break;
+    default:
+      return assertNever(ctx.policy, "permission policy");
+  }
+
+  // ask: reads inside the workspace run; everything else needs a yes (or an earlier "session")
+  const needsAsk =
+    outside.length > 0
+      ? outside.some((r) => !memory.allowsPath(tool.name, r.real))
+      : tool.kind !== "read" && !memory.allowsTool(tool.name);
+  if (!needsAsk) return undefined;
+
+  // Work out the change first: the person judges the diff, not the intent. A call that
+  // would fail anyway is reported without bothering anyone.
+  const preview = tool.preview ? await tool.preview(input, ctx) : {};
+  if (preview.error !== undefined) return fail(preview.error);
+
+  let summary = tool.summarize?.(input) ?? `${tool.name} ${JSON.stringify(input)}`;
+  const outsideList = outside.map((r) => r.real).join(", ");
+  if (outside.length > 0) summary += ` (outside the workspace: ${outsideList})`;
+  const req: PermissionRequest = { tool: tool.name, kind: tool.kind, input, summary };
+  if (preview.diff !== undefined) req.diff = preview.diff;
+  if (outside.length > 0) req.outsideWorkspace = outsideList;
+
+  const answer = await untilAborted(ctx.askPermission(req), ctx.signal);
+  if (answer === ABORTED) return INTERRUPTED;
+  switch (answer) {
+    case "once":
+      return undefined;
+    case "session":
+      if (outside.length > 0) for (const r of outside) memory.rememberPath(tool.name, r.real);
+      else memory.rememberTool(tool.name);
+      return undefined;
+    case "deny":
+      return fail(`denied by the user (${summary})`);
+    default:
+      return assertNever(answer, "permission answer");
+  }
+}
+
+export async function runTool(
+  tools: ToolDef[],
+  name: string,
+  rawInput: unknown,
+  ctx: ToolContext,
+  memory: PermissionMemory,
+): Promise<ToolOutput> {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) return fail(`unknown tool "${name}"; the tools are: ${tools.map((t) => t.name).join(", ")}`);
+
+  const raw = normalizeInput(rawInput);
+  const parsed = tool.input.safeParse(raw);
+  if (!parsed.success) return fail(`invalid input for ${name}: ${describeIssues(tool, raw, parsed.error.issues)}`);
+  const input: unknown = parsed.data;
+  if (ctx.signal.aborted) return INTERRUPTED;
+
+  try {
+    const denied = await checkPermission(tool, input, ctx, memory);
+    if (denied) return { ...denied, output: capText(denied.output) };
+    if (ctx.signal.aborted) return INTERRUPTED;
+    const out = await tool.run(input, ctx);
+    // A read cut short says nothing reliable; a write that finished did change the file,
+    // and the record must say so even if the turn was interrupted meanwhile.
+    if (ctx.signal.aborted && tool.kind === "read") return INTERRUPTED;
+    return { ...out, output: capText(out.output) };
+  } catch (e) {
+    if (e instanceof InterruptedError || ctx.signal.aborted) return INTERRUPTED;
+    return fail(`${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

@@ -1,0 +1,88 @@
+// write: create or replace a whole file. The diff against the old content is what a
+// person reviews in ask mode and what the screen shows afterwards.
+import fs from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import type { ToolContext, ToolDef, ToolOutput, ToolPreview } from "./types.js";
+import { resolvePath } from "./paths.js";
+import { countLines, describeFsError, diffStat, errnoCode, humanSize, readTextFile, refuseNonRegular, unifiedDiff } from "./files.js";
+
+const input = z.object({
+  path: z.string().min(1).describe("File to write, relative to the workspace or absolute; parent folders are created"),
+  content: z.string().describe("The complete new content of the file"),
+});
+type Input = z.infer<typeof input>;
+
+const lineCount = (n: number) => `${n} line${n === 1 ? "" : "s"}`;
+
+interface WritePlan {
+  real: string;
+  /** undefined when the file does not exist yet */
+  before: string | undefined;
+  /** the old content exists but could not be diffed (binary, huge) */
+  beforeUnreadable: boolean;
+  diff: string | undefined;
+}
+
+async function plan(i: Input, ctx: ToolContext): Promise<WritePlan | { error: string }> {
+  const p = await resolvePath(ctx.workspace, i.path);
+  let exists = true;
+  try {
+    const st = await fs.stat(p.real);
+    const refused = refuseNonRegular(st, i.path);
+    if (refused) return { error: refused };
+  } catch (e) {
+    if (errnoCode(e) !== "ENOENT") return { error: describeFsError(e, i.path) };
+    exists = false;
+  }
+  let before: string | undefined;
+  let beforeUnreadable = false;
+  if (exists) {
+    const old = await readTextFile(p.real, i.path);
+    if (old.ok) before = old.text;
+    else beforeUnreadable = true;
+  }
+  const diff = beforeUnreadable ? undefined : unifiedDiff(i.path, before ?? "", i.content);
+  return { real: p.real, before, beforeUnreadable, diff };
+}
+
+export const writeTool: ToolDef<typeof input> = {
+  name: "write",
+  kind: "write",
+  description:
+    "Create a file or replace its whole content. Creates missing parent folders. " +
+    "For a change to part of an existing file prefer edit.",
+  input,
+  summarize: (i) => `write ${i.path} (${lineCount(countLines(i.content))})`,
+  paths: (i) => [i.path],
+  async preview(i, ctx): Promise<ToolPreview> {
+    const p = await plan(i, ctx);
+    if ("error" in p) return { error: p.error };
+    return p.diff !== undefined ? { diff: p.diff } : {};
+  },
+  async run(i, ctx): Promise<ToolOutput> {
+    const p = await plan(i, ctx);
+    if ("error" in p) return { output: p.error, isError: true };
+    if (p.before === i.content) {
+      return { output: `${i.path} already has this content; nothing changed`, isError: false };
+    }
+    try {
+      await fs.mkdir(path.dirname(p.real), { recursive: true });
+      await fs.writeFile(p.real, i.content, "utf8");
+    } catch (e) {
+      return { output: describeFsError(e, i.path), isError: true };
+    }
+    const lines = lineCount(countLines(i.content));
+    const size = humanSize(Buffer.byteLength(i.content, "utf8"));
+    let output: string;
+    if (p.before === undefined && !p.beforeUnreadable) {
+      output = `created ${i.path} (${lines}, ${size})`;
+    } else if (p.diff !== undefined) {
+      const s = diffStat(p.diff);
+      output = `wrote ${i.path} (${lines}, ${size}; +${s.added} −${s.removed})`;
+    } else {
+      output = `wrote ${i.path} (${lines}, ${size}; the old content was not text, no diff)`;
+    }
+    return p.diff !== undefined ? { output, isError: false, diff: p.diff } : { output, isError: false };
+  },
+};
