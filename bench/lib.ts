@@ -1,0 +1,400 @@
+// Shared pieces of the benchmark suite: statistics, timers, /proc sampling of a child, and a
+// pty harness that reads the screen the way a person sees it (node-pty + @xterm/headless).
+//
+// Machines running this are noisy (2 shared cores), so every figure the suite prints is a
+// median of several runs, and every comparison is a ratio against a floor measured in the
+// same run. Nothing here asserts a time.
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
+import vm from "node:vm";
+import * as pty from "node-pty";
+// The named export type-checks but fails at run time under ESM: take Terminal off the default.
+import xtermHeadless from "@xterm/headless";
+
+const { Terminal } = xtermHeadless;
+type HeadlessTerminal = InstanceType<typeof Terminal>;
+
+export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const ROOT = path.resolve(BENCH_DIR, "..");
+export const CLI = path.join(ROOT, "dist", "cli.js");
+
+// ---------------------------------------------------------------------------------- stats
+
+export function median(xs: readonly number[]): number {
+  return percentile(xs, 50);
+}
+
+/** Linear interpolation between closest ranks; NaN for no samples. */
+export function percentile(xs: readonly number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const rank = (p / 100) * (s.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.ceil(rank);
+  const a = s[lo]!;
+  const b = s[hi]!;
+  return a + (b - a) * (rank - lo);
+}
+
+export function now(): number {
+  return performance.now();
+}
+
+/** Milliseconds one call of fn takes. */
+export async function timeMs(fn: () => unknown): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+/**
+ * Runs `albedo` and `floor` alternately `runs` times (after `warmup` untimed rounds of each),
+ * so that a slow patch of the machine hits both sides alike; returns the medians and the
+ * median of the per-round ratios.
+ */
+export async function paired(
+  runs: number,
+  albedo: () => unknown,
+  floor: () => unknown,
+  warmup = 1,
+): Promise<{ albedo: number; floor: number; ratio: number; albedoRuns: number[]; floorRuns: number[] }> {
+  for (let i = 0; i < warmup; i++) {
+    await albedo();
+    await floor();
+  }
+  const a: number[] = [];
+  const f: number[] = [];
+  const r: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    gc();
+    const ta = await timeMs(albedo);
+    gc();
+    const tf = await timeMs(floor);
+    a.push(ta);
+    f.push(tf);
+    r.push(ta / tf);
+  }
+  return { albedo: median(a), floor: median(f), ratio: median(r), albedoRuns: a, floorRuns: f };
+}
+
+// A full collection before each timed run, so that one side does not pay for the garbage of
+// the other. `npm run bench` starts node without --expose-gc; the flag can still be set at run
+// time, and a fresh context then exposes the function.
+v8.setFlagsFromString("--expose-gc");
+const fullGc = vm.runInNewContext("gc") as () => void;
+
+export function gc(): void {
+  fullGc();
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export async function tempDir(prefix: string): Promise<string> {
+  return fsp.mkdtemp(path.join(os.tmpdir(), `albedo-bench-${prefix}-`));
+}
+
+// ---------------------------------------------------------------------------------- rows
+
+/** One line of the printed table and of results.json. */
+export interface Row {
+  benchmark: string;
+  /** albedo-tui's figure, formatted */
+  albedo: string;
+  /** the floor's figure, formatted ("—" when the target is absolute) */
+  floor: string;
+  /** albedo / floor (or the figure / the limit for absolute targets); null when not a ratio */
+  ratio: number | null;
+  target: string;
+  /** null: no target, or the benchmark could not run */
+  met: boolean | null;
+  /** raw numbers, for results.json */
+  raw?: Record<string, unknown>;
+  note?: string;
+}
+
+export function fmtMs(ms: number): string {
+  if (!Number.isFinite(ms)) return "n/a";
+  if (ms >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
+  if (ms >= 100) return `${ms.toFixed(0)} ms`;
+  if (ms >= 10) return `${ms.toFixed(1)} ms`;
+  return `${ms.toFixed(2)} ms`;
+}
+
+export function fmtMB(bytes: number): string {
+  return Number.isFinite(bytes) ? `${(bytes / 1048576).toFixed(1)} MB` : "n/a";
+}
+
+export function fmtBytes(bytes: number): string {
+  if (bytes >= 1048576) return `${(bytes / 1048576).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(0)} kB`;
+  return `${bytes} B`;
+}
+
+/** A row for a benchmark that could not run (a part of the product missing, a crash). */
+export function skipped(benchmark: string, why: string): Row {
+  return { benchmark, albedo: "—", floor: "—", ratio: null, target: "—", met: null, note: `not run: ${why}` };
+}
+
+// ------------------------------------------------------------------------------ /proc
+
+const CLK_TCK = 100; // USER_HZ on Linux is 100 on every architecture node runs on
+
+/** CPU seconds (user + system, all threads) a live process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  // the command name (field 2) may contain spaces and parentheses: split after the last ")"
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const utime = Number(rest[11]); // field 14
+  const stime = Number(rest[12]); // field 15
+  return (utime + stime) / CLK_TCK;
+}
+
+/** Resident and peak resident memory of a live process, in bytes. */
+export function memory(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status);
+    return m ? Number(m[1]) * 1024 : NaN;
+  };
+  return { rss: kb("VmRSS"), peak: kb("VmHWM") };
+}
+
+// --------------------------------------------------------------------------- pty harness
+
+export interface SpawnOptions {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  cols?: number;
+  rows?: number;
+}
+
+export interface Chunk {
+  /** performance.now() when node-pty handed us the data */
+  t: number;
+  bytes: number;
+}
+
+/** What the screen must show: a substring, a pattern, or a test over the visible text. */
+export type ScreenTest = string | RegExp | ((screen: string) => boolean);
+
+function matches(test: ScreenTest, screen: string): boolean {
+  if (typeof test === "string") return screen.includes(test);
+  if (test instanceof RegExp) return test.test(screen);
+  return test(screen);
+}
+
+/**
+ * A program running in a real pseudo-terminal at a fixed size, its output rendered by a
+ * headless xterm. Times are taken when a chunk ARRIVES from the pty, and the screen is
+ * examined once xterm has parsed that chunk, so the parser's own lag is not charged to the
+ * program under test.
+ */
+export class PtyRun {
+  readonly term: HeadlessTerminal;
+  readonly proc: pty.IPty;
+  readonly spawnedAt: number;
+  readonly chunks: Chunk[] = [];
+  bytes = 0;
+  /** the raw output, kept only when asked for (the streaming floor replays it) */
+  readonly recorded: Buffer[] = [];
+  recording = false;
+  exited: Promise<{ exitCode: number; signal?: number }>;
+  private alive = true;
+  private waiters: { test: ScreenTest; resolve: (t: number) => void }[] = [];
+  private chunkWaiters: ((c: Chunk) => void)[] = [];
+
+  constructor(opts: SpawnOptions) {
+    const cols = opts.cols ?? 120;
+    const rows = opts.rows ?? 40;
+    this.term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
+    this.spawnedAt = performance.now();
+    this.proc = pty.spawn(opts.file, opts.args, { name: "xterm-256color", cols, rows, cwd: opts.cwd, env });
+    this.proc.onData((data) => {
+      const chunk: Chunk = { t: performance.now(), bytes: Buffer.byteLength(data, "utf8") };
+      this.chunks.push(chunk);
+      this.bytes += chunk.bytes;
+      if (this.recording) this.recorded.push(Buffer.from(data, "utf8"));
+      for (const w of this.chunkWaiters.splice(0)) w(chunk);
+      this.term.write(data, () => this.check(chunk.t));
+    });
+    this.exited = new Promise((resolve) =>
+      this.proc.onExit((e) => {
+        this.alive = false;
+        resolve(e);
+      }),
+    );
+  }
+
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  get isAlive(): boolean {
+    return this.alive;
+  }
+
+  /** The visible screen, one line per row, trailing spaces trimmed. */
+  screen(): string {
+    const buf = this.term.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < this.term.rows; y++) lines.push(buf.getLine(buf.viewportY + y)?.translateToString(true) ?? "");
+    return lines.join("\n");
+  }
+
+  private check(arrivedAt: number): void {
+    if (this.waiters.length === 0) return;
+    const screen = this.screen();
+    this.waiters = this.waiters.filter((w) => {
+      if (!matches(w.test, screen)) return true;
+      w.resolve(arrivedAt);
+      return false;
+    });
+  }
+
+  /**
+   * Resolves with the arrival time of the chunk after which the screen first satisfies the
+   * test (at once with now() if it already does); rejects after timeoutMs with the screen.
+   */
+  waitFor(test: ScreenTest, timeoutMs = 30_000, what = String(test)): Promise<number> {
+    if (matches(test, this.screen())) return Promise.resolve(performance.now());
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; the screen shows:\n${this.screen()}`));
+      }, timeoutMs);
+      const waiter = {
+        test,
+        resolve: (t: number) => {
+          clearTimeout(timer);
+          resolve(t);
+        },
+      };
+      this.waiters.push(waiter);
+      void this.exited.then(() => {
+        if (!this.waiters.includes(waiter)) return;
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        clearTimeout(timer);
+        reject(new Error(`the program exited while waiting for ${what}; the screen shows:\n${this.screen()}`));
+      });
+    });
+  }
+
+  /** The next chunk of output to arrive. */
+  nextChunk(timeoutMs = 5000): Promise<Chunk | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.chunkWaiters = this.chunkWaiters.filter((w) => w !== waiter);
+        resolve(undefined);
+      }, timeoutMs);
+      const waiter = (c: Chunk) => {
+        clearTimeout(timer);
+        resolve(c);
+      };
+      this.chunkWaiters.push(waiter);
+    });
+  }
+
+  /** Resolves once no output has arrived for quietMs (or maxMs passed). */
+  async quiet(quietMs: number, maxMs = 10_000): Promise<void> {
+    const end = performance.now() + maxMs;
+    for (;;) {
+      const last = this.chunks.at(-1)?.t ?? this.spawnedAt;
+      const idle = performance.now() - last;
+      if (idle >= quietMs || performance.now() >= end) return;
+      await sleep(quietMs - idle + 1);
+    }
+  }
+
+  write(keys: string): number {
+    const t = performance.now();
+    this.proc.write(keys);
+    return t;
+  }
+
+  /** Output between two times, grouped into frames: chunks less than gapMs apart are one
+   *  frame, because one render may reach us as several reads of the pty. */
+  framesBetween(from: number, to: number, gapMs = FRAME_GAP_MS): { frames: number; bytes: number; chunks: number } {
+    let frames = 0;
+    let bytes = 0;
+    let chunks = 0;
+    let last = -Infinity;
+    for (const c of this.chunks) {
+      if (c.t < from || c.t > to) continue;
+      if (c.t - last >= gapMs) frames++;
+      last = c.t;
+      bytes += c.bytes;
+      chunks++;
+    }
+    return { frames, bytes, chunks };
+  }
+
+  async stop(): Promise<void> {
+    if (!this.alive) return;
+    try {
+      this.proc.kill("SIGTERM");
+    } catch {
+      // already gone
+    }
+    const done = await Promise.race([this.exited.then(() => true), sleep(2000).then(() => false)]);
+    if (!done && this.alive) {
+      try {
+        this.proc.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+      await Promise.race([this.exited, sleep(2000)]);
+    }
+    this.term.dispose();
+  }
+}
+
+/** Chunks closer than this belong to one frame. blessed writes a frame with one write(), which
+ *  the pty may deliver as several reads a fraction of a millisecond apart. */
+export const FRAME_GAP_MS = 2;
+
+// --------------------------------------------------------------------- environment
+
+export interface BenchHome {
+  root: string;
+  workspace: string;
+  db: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * A throw-away home for one run of the CLI: its own XDG folders (nothing of the user's is
+ * read or written), a workspace folder, a fake key, and TERM as the screen tests use it.
+ */
+export async function benchHome(extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchHome> {
+  const root = await tempDir("home");
+  const workspace = path.join(root, "work");
+  await fsp.mkdir(workspace, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: root,
+    XDG_DATA_HOME: path.join(root, "data"),
+    XDG_STATE_HOME: path.join(root, "state"),
+    XDG_CONFIG_HOME: path.join(root, "config"),
+    LANG: "C.UTF-8",
+    TERM: "xterm-256color",
+    ANTHROPIC_API_KEY: "x",
+    ...extraEnv,
+  };
+  return { root, workspace, db: path.join(root, "data", "albedo", "history.sqlite"), env };
+}
+
+export async function removeDir(dir: string): Promise<void> {
+  await fsp.rm(dir, { recursive: true, force: true });
+}

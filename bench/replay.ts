@@ -1,0 +1,133 @@
+// Benchmark 4: what a turn does to the stored history before each provider call — replay it
+// as prose, encode the provider's body, and capture the request for the inspector — against
+// JSON.stringify of the same body, the work that has to be done to send it anyway.
+// Then the same at 10× and 100× the size: the cost per byte must stay flat.
+import { replayMessages } from "../src/replay/replay.js";
+import { encodeAnthropicBody } from "../src/provider/anthropic.js";
+import { encodeOpenAIBody } from "../src/provider/openai.js";
+import { captureRequest } from "../src/context/capture.js";
+import { builtinTools, toolSchemas } from "../src/tools/run.js";
+import { SYSTEM_PROMPT } from "../src/session/project-context.js";
+import type { ProviderName, Request, ToolSchema } from "../src/provider/types.js";
+import { makeHistory, historyBytes, type HistoryMessage } from "./history.js";
+import { fmtBytes, fmtMs, paired, type Row } from "./lib.js";
+
+/** 200,000 tokens at chars/4. */
+export const BASE_BYTES = 800_000;
+
+interface Case {
+  provider: ProviderName;
+  model: string;
+}
+
+const CASES: Record<string, Case> = {
+  anthropic: { provider: "anthropic", model: "claude-sonnet-4-5" },
+  // OpenAI's own models are counted with the real o200k tokenizer, the costly path
+  openai: { provider: "openai", model: "gpt-4o" },
+};
+
+function requestOf(c: Case, history: readonly HistoryMessage[], tools: ToolSchema[]): Request {
+  return {
+    provider: c.provider,
+    model: c.model,
+    system: SYSTEM_PROMPT,
+    context: [
+      { source: "AGENTS.md", text: "# Project rules\n\nRun npm test before every commit. Keep functions small.\n" },
+      { source: "workspace facts", text: "Workspace: /home/me/project\nGit: branch main, clean\nNode: v20.20.2\n" },
+    ],
+    history: replayMessages(history, { vision: true }),
+    tools,
+    maxOutputTokens: 16_000,
+    reasoning: "off",
+  };
+}
+
+function encode(req: Request): Record<string, unknown> {
+  return req.provider === "anthropic" ? encodeAnthropicBody(req) : encodeOpenAIBody(req);
+}
+
+/** One pass of the product's work: replay → body → capture (as turn.ts does it). */
+function productPass(c: Case, history: readonly HistoryMessage[], tools: ToolSchema[], previous: Map<string, number>): unknown {
+  const req = requestOf(c, history, tools);
+  const body = encode(req);
+  const capture = captureRequest(req, { iteration: 1, capturedAt: new Date().toISOString(), previousBytes: previous });
+  return [body, capture];
+}
+
+/** Repeats a base history k times (with a closing prompt), so every size has the same mix. */
+function scaled(base: readonly HistoryMessage[], k: number): HistoryMessage[] {
+  const out: HistoryMessage[] = [];
+  for (let i = 0; i < k; i++) out.push(...base);
+  if (out.at(-1)?.role === "user") out.push({ role: "assistant", blocks: [{ type: "text", text: "Done." }], status: "complete" });
+  out.push({ role: "user", blocks: [{ type: "text", text: "Now run the tests again." }], status: "complete" });
+  return out;
+}
+
+export async function benchReplay(quick: boolean): Promise<Row[]> {
+  const rows: Row[] = [];
+  const tools = toolSchemas(builtinTools());
+  const baseBytes = quick ? BASE_BYTES / 10 : BASE_BYTES;
+  const base = makeHistory({ targetBytes: baseBytes, images: 3, seed: 11 });
+  if (base.at(-1)?.role === "user") base.pop(); // scaled() closes each size with one prompt
+  const previous = new Map<string, number>([["history:history", 1000]]);
+
+  const plan: { caseName: string; k: number; runs: number }[] = quick
+    ? [
+        { caseName: "anthropic", k: 1, runs: 3 },
+        { caseName: "anthropic", k: 10, runs: 2 },
+        { caseName: "anthropic", k: 100, runs: 1 },
+        { caseName: "openai", k: 1, runs: 2 },
+      ]
+    : [
+        { caseName: "anthropic", k: 1, runs: 9 },
+        { caseName: "anthropic", k: 10, runs: 5 },
+        { caseName: "anthropic", k: 100, runs: 3 },
+        { caseName: "openai", k: 1, runs: 5 },
+        { caseName: "openai", k: 10, runs: 3 },
+      ];
+
+  const perByte = new Map<string, { k: number; ms: number; floorMs: number }[]>();
+  for (const { caseName, k, runs } of plan) {
+    const c = CASES[caseName]!;
+    const history = scaled(base, k);
+    const size = historyBytes(history);
+    const body = encode(requestOf(c, history, tools));
+    const r = await paired(
+      runs,
+      () => productPass(c, history, tools, previous),
+      () => JSON.stringify(body),
+    );
+    const list = perByte.get(caseName) ?? [];
+    list.push({ k, ms: r.albedo, floorMs: r.floor });
+    perByte.set(caseName, list);
+    rows.push({
+      benchmark: `replay+encode+capture ${fmtBytes(size)} (${c.provider} ${c.model})`,
+      albedo: fmtMs(r.albedo),
+      floor: `${fmtMs(r.floor)} JSON.stringify`,
+      ratio: r.ratio,
+      target: "≤ 1.0×",
+      met: r.ratio <= 1.0,
+      raw: { historyBytes: size, messages: history.length, runs, albedoMs: r.albedoRuns, floorMs: r.floorRuns },
+    });
+  }
+
+  // Growth: time at k× over time at 1×, divided by k; 1.0 is perfectly linear.
+  for (const [caseName, list] of perByte) {
+    const one = list.find((x) => x.k === 1);
+    const top = list.filter((x) => x.k > 1).sort((a, b) => b.k - a.k)[0];
+    if (!one || !top) continue;
+    const growth = top.ms / one.ms;
+    const floorGrowth = top.floorMs / one.floorMs;
+    const limit = top.k * 1.1;
+    rows.push({
+      benchmark: `replay+capture growth ${top.k}× size (${caseName})`,
+      albedo: `${growth.toFixed(1)}× time`,
+      floor: `${floorGrowth.toFixed(1)}× JSON.stringify`,
+      ratio: growth / top.k,
+      target: `≤ ${limit.toFixed(0)}× time (≤ 1.1 per unit)`,
+      met: growth <= limit,
+      raw: { k: top.k, oneMs: one.ms, topMs: top.ms, floorGrowth },
+    });
+  }
+  return rows;
+}

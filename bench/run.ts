@@ -1,0 +1,156 @@
+// The benchmark suite of issue 7: `npm run bench` (all), `npm run bench -- startup store`
+// (some), `npm run bench -- --quick` (a short version that only proves the suite runs).
+//
+// Each benchmark measures albedo-tui and a floor in the same run and reports medians and the
+// ratio; a missed target is printed as missed, never thrown. The table goes to stdout and
+// everything measured to bench/results.json.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { BENCH_DIR, CLI, skipped, type Row } from "./lib.js";
+
+interface Bench {
+  name: string;
+  what: string;
+  /** needs the built CLI (dist/cli.js) */
+  cli?: boolean;
+  run(quick: boolean): Promise<Row[]>;
+}
+
+// Each benchmark's module is loaded only when it runs: a part of the product that does not
+// build yet skips its benchmark instead of stopping the suite.
+const BENCHES: Bench[] = [
+  { name: "startup", what: "start-up, idle memory and CPU", cli: true, run: async (q) => (await import("./tui.js")).benchStartup(q) },
+  { name: "stream", what: "20,000-token streamed answer", cli: true, run: async (q) => (await import("./tui.js")).benchStream(q) },
+  { name: "long-session", what: "5,000-message session, PageUp", cli: true, run: async (q) => (await import("./tui.js")).benchLongSession(q) },
+  { name: "replay", what: "replay + encode + capture", run: async (q) => (await import("./replay.js")).benchReplay(q) },
+  { name: "pages", what: "inspector page fetch", run: async (q) => (await import("./pages.js")).benchPages(q) },
+  { name: "store", what: "store append and load", run: async (q) => (await import("./store.js")).benchStore(q) },
+  { name: "compaction", what: "compaction strategies", run: runCompaction },
+];
+
+/** bench/compaction.ts belongs to another part of the project; its rows are taken as they come. */
+async function runCompaction(quick: boolean): Promise<Row[]> {
+  const file = path.join(BENCH_DIR, "compaction.ts");
+  if (!fs.existsSync(file)) return [skipped("compaction", "bench/compaction.ts does not exist yet")];
+  const mod = (await import(pathToFileURL(file).href)) as { benchCompaction?: (quick?: boolean) => unknown };
+  if (typeof mod.benchCompaction !== "function") return [skipped("compaction", "bench/compaction.ts has no benchCompaction()")];
+  const out = await mod.benchCompaction(quick);
+  const list = Array.isArray(out) ? out : [out];
+  return list.map((r, i) => toRow(r, `compaction #${i + 1}`));
+}
+
+function toRow(r: unknown, fallbackName: string): Row {
+  const o = (typeof r === "object" && r !== null ? r : { value: r }) as Record<string, unknown>;
+  const str = (v: unknown) => (v === undefined || v === null ? "—" : typeof v === "number" ? v.toFixed(2) : String(v));
+  const ratio = typeof o["ratio"] === "number" ? o["ratio"] : null;
+  const met = typeof o["met"] === "boolean" ? o["met"] : null;
+  return {
+    benchmark: str(o["benchmark"] ?? o["name"] ?? fallbackName),
+    albedo: str(o["albedo"] ?? o["value"] ?? o["ms"]),
+    floor: str(o["floor"]),
+    ratio,
+    target: str(o["target"]),
+    met,
+    raw: o,
+    ...(typeof o["note"] === "string" ? { note: o["note"] } : {}),
+  };
+}
+
+// ------------------------------------------------------------------------------- table
+
+function printTable(rows: Row[]): void {
+  const head = ["benchmark", "albedo-tui", "floor", "ratio", "target", "met?"];
+  const cells = rows.map((r) => [
+    r.benchmark,
+    r.albedo,
+    r.floor,
+    r.ratio === null ? "—" : `${r.ratio.toFixed(2)}×`,
+    r.target,
+    r.met === null ? "—" : r.met ? "yes" : "MISSED",
+  ]);
+  const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => [...c[i]!].length)));
+  const line = (c: string[]) => c.map((x, i) => x + " ".repeat(width[i]! - [...x].length)).join(" | ");
+  console.log(line(head));
+  console.log(width.map((w) => "-".repeat(w)).join("-|-"));
+  for (const c of cells) console.log(line(c));
+  const notes = rows.filter((r) => r.note);
+  if (notes.length) {
+    console.log("");
+    for (const r of notes) console.log(`- ${r.benchmark}: ${r.note}`);
+  }
+}
+
+// -------------------------------------------------------------------------------- main
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const quick = args.includes("--quick");
+  const names = args.filter((a) => !a.startsWith("--"));
+  const unknown = names.filter((n) => !BENCHES.some((b) => b.name === n));
+  if (unknown.length) {
+    console.error(`unknown benchmark: ${unknown.join(", ")}; known: ${BENCHES.map((b) => b.name).join(", ")}`);
+    return 2;
+  }
+  const chosen = names.length ? BENCHES.filter((b) => names.includes(b.name)) : BENCHES;
+
+  console.log(
+    `albedo-tui benchmarks${quick ? " (--quick: small sizes, few runs; figures prove only that the suite runs)" : ""}\n` +
+      `node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}\n`,
+  );
+  const rows: Row[] = [];
+  const timings: Record<string, number> = {};
+  for (const b of chosen) {
+    const t0 = performance.now();
+    process.stderr.write(`… ${b.name}: ${b.what}\n`);
+    if (b.cli && !fs.existsSync(CLI)) {
+      rows.push(skipped(b.name, "dist/cli.js is missing (run npm run build)"));
+      continue;
+    }
+    try {
+      rows.push(...(await b.run(quick)));
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      rows.push(skipped(b.name, msg.split("\n")[0] ?? msg));
+      process.stderr.write(`${b.name} failed: ${e instanceof Error ? (e.stack ?? msg) : msg}\n`);
+    }
+    timings[b.name] = Math.round(performance.now() - t0);
+  }
+
+  console.log("");
+  printTable(rows);
+  const missed = rows.filter((r) => r.met === false).length;
+  const notRun = rows.filter((r) => r.note?.startsWith("not run")).length;
+  console.log(`\n${rows.length} figures: ${rows.filter((r) => r.met).length} targets met, ${missed} missed, ${notRun} not run`);
+
+  const out = path.join(BENCH_DIR, "results.json");
+  fs.writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        at: new Date().toISOString(),
+        quick,
+        node: process.version,
+        cpus: os.cpus().length,
+        cpu: os.cpus()[0]?.model,
+        loadavg: os.loadavg(),
+        secondsPerBenchmark: Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, v / 1000])),
+        rows,
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  console.log(`written: ${path.relative(process.cwd(), out)}`);
+  // Benchmarks are not tests: a missed target is a figure, not a failure.
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
