@@ -225,7 +225,10 @@ export class AnthropicStreamHandler implements FrameHandler {
   private stopReason: StopReason = "other";
   private started = false;
 
-  constructor(private readonly emit: (e: StreamEvent) => void) {}
+  constructor(
+    private readonly emit: (e: StreamEvent) => void,
+    private readonly label = "Anthropic",
+  ) {}
 
   get outputStarted(): boolean {
     return this.started;
@@ -237,20 +240,20 @@ export class AnthropicStreamHandler implements FrameHandler {
       raw = JSON.parse(frame.data);
     } catch {
       throw new StreamFault(
-        `Anthropic sent a malformed stream event${frame.event ? ` (${frame.event})` : ""}: not valid JSON: ${clip(frame.data)}`,
+        `${this.label} sent a malformed stream event${frame.event ? ` (${frame.event})` : ""}: not valid JSON: ${clip(frame.data)}`,
         "stream",
       );
     }
     const type = typeof raw === "object" && raw !== null ? (raw as { type?: unknown }).type : undefined;
     if (typeof type !== "string") {
-      throw new StreamFault(`Anthropic sent a malformed stream event: no "type" field: ${clip(frame.data)}`, "stream");
+      throw new StreamFault(`${this.label} sent a malformed stream event: no "type" field: ${clip(frame.data)}`, "stream");
     }
     if (!isEventType(type)) {
       this.emit({ type: "warning", message: `ignored an unknown Anthropic stream event "${type}"` });
       return "more";
     }
     const parsed = eventSchemas[type].safeParse(raw);
-    if (!parsed.success) throw malformed(type, parsed.error);
+    if (!parsed.success) throw malformed(this.label, type, parsed.error);
     return this.handle(parsed.data);
   }
 
@@ -279,7 +282,7 @@ export class AnthropicStreamHandler implements FrameHandler {
       case "error": {
         const [kind, retryable] = errorKind(ev.error.type);
         throw new StreamFault(
-          `Anthropic reported an error mid-stream: ${ev.error.message} (${ev.error.type})`,
+          `${this.label} reported an error mid-stream: ${ev.error.message} (${ev.error.type})`,
           kind,
           retryable,
         );
@@ -290,7 +293,7 @@ export class AnthropicStreamHandler implements FrameHandler {
   }
 
   private start(i: number, rawBlock: { type: string }): void {
-    if (this.byIndex.has(i)) throw new StreamFault(`Anthropic started content block ${i} twice`, "stream");
+    if (this.byIndex.has(i)) throw new StreamFault(`${this.label} started content block ${i} twice`, "stream");
     if (!KNOWN_BLOCKS.has(rawBlock.type)) {
       // server tools, citations and other newer kinds: nothing we can store yet
       this.emit({ type: "warning", message: `ignored an Anthropic content block of unknown type "${rawBlock.type}"` });
@@ -298,7 +301,7 @@ export class AnthropicStreamHandler implements FrameHandler {
       return;
     }
     const parsed = contentBlockSchema.safeParse(rawBlock);
-    if (!parsed.success) throw malformed("content_block_start", parsed.error);
+    if (!parsed.success) throw malformed(this.label, "content_block_start", parsed.error);
     const b = parsed.data;
     let acc: Acc;
     switch (b.type) {
@@ -328,17 +331,17 @@ export class AnthropicStreamHandler implements FrameHandler {
 
   private delta(i: number, rawDelta: { type: string }): void {
     const acc = this.byIndex.get(i);
-    if (!acc) throw new StreamFault(`Anthropic sent a delta for content block ${i}, which never started`, "stream");
+    if (!acc) throw new StreamFault(`${this.label} sent a delta for content block ${i}, which never started`, "stream");
     if (acc.kind === "ignored") return;
     if (!KNOWN_DELTAS.has(rawDelta.type)) {
       this.emit({ type: "warning", message: `ignored an Anthropic delta of unknown type "${rawDelta.type}"` });
       return;
     }
     const parsed = deltaSchema.safeParse(rawDelta);
-    if (!parsed.success) throw malformed("content_block_delta", parsed.error);
+    if (!parsed.success) throw malformed(this.label, "content_block_delta", parsed.error);
     const d = parsed.data;
     const mismatch = (): StreamFault =>
-      new StreamFault(`Anthropic sent a ${d.type} for a ${acc.kind} block (index ${i})`, "stream");
+      new StreamFault(`${this.label} sent a ${d.type} for a ${acc.kind} block (index ${i})`, "stream");
     switch (d.type) {
       case "text_delta":
         if (acc.kind !== "text") throw mismatch();
@@ -368,7 +371,7 @@ export class AnthropicStreamHandler implements FrameHandler {
 
   private stop(i: number): void {
     const acc = this.byIndex.get(i);
-    if (!acc) throw new StreamFault(`Anthropic stopped content block ${i}, which never started`, "stream");
+    if (!acc) throw new StreamFault(`${this.label} stopped content block ${i}, which never started`, "stream");
     if (acc.kind !== "tool" || acc.done) return;
     acc.done = true;
     if (acc.json.trim() === "") {
@@ -473,11 +476,11 @@ function errorKind(type: string): [ProviderErrorKind, boolean] {
   }
 }
 
-function malformed(type: string, error: z.ZodError): StreamFault {
+function malformed(label: string, type: string, error: z.ZodError): StreamFault {
   const issue = error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join(".") : "event";
   return new StreamFault(
-    `Anthropic sent a malformed "${type}" stream event: ${where}: ${issue?.message ?? "invalid"}`,
+    `${label} sent a malformed "${type}" stream event: ${where}: ${issue?.message ?? "invalid"}`,
     "stream",
   );
 }
@@ -521,7 +524,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
         secret: apiKey,
         transport: cfg.transport,
         stream: opts,
-        newHandler: () => new AnthropicStreamHandler(emit),
+        newHandler: () => new AnthropicStreamHandler(emit, who.label),
       });
     },
   };

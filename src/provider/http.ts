@@ -251,7 +251,9 @@ function streamFailure(
     if (outputStarted) {
       return { fail: make(`the connection to ${who.label} broke mid-answer (${what}); the partial answer was kept`, "network") };
     }
-    const e = make(`could not get an answer from ${who.label} at ${origin(args.url)}: ${what}`, "network");
+    // a label that already names the host needs no origin after it
+    const where = who.label.includes(hostOf(args.url)) ? who.label : `${who.label} (${origin(args.url)})`;
+    const e = make(`could not reach ${where}: ${what}`, "network");
     if (RETRY_NET_CODES.has(code)) return { retry: { reason: what, error: e } };
     return { fail: e };
   }
@@ -267,7 +269,8 @@ function statusFailure(
 ): Attempt {
   const { who } = args;
   const detail = parseErrorBody(text);
-  const msg = detail.message || `HTTP ${status}`;
+  // no trailing period: the message is embedded in our own sentences
+  const msg = (detail.message || `HTTP ${status}`).replace(/[.\s]+$/, "");
   const make = (message: string, kind: ProviderErrorKind): ProviderError =>
     new ProviderError(scrub(message, args.secret), kind, { status, partial: [], outputStarted: false });
 

@@ -157,9 +157,9 @@ const choiceSchema = z.object({
       content: z.string().nullish(),
       refusal: z.string().nullish(),
       // servers disagree on the name and a few send other shapes here: strings only
-      reasoning_content: z.unknown(),
-      reasoning: z.unknown(),
-      reasoning_text: z.unknown(),
+      reasoning_content: z.unknown().optional(),
+      reasoning: z.unknown().optional(),
+      reasoning_text: z.unknown().optional(),
       tool_calls: z.array(toolCallDeltaSchema).nullish(),
     })
     .nullish(),

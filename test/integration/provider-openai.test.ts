@@ -1,0 +1,426 @@
+// The OpenAI Chat Completions adapter against the strict fake over real loopback HTTP.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { request } from "undici";
+import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
+import { createProvider, type ProviderConfig } from "../../src/provider/index.js";
+import {
+  ProviderError,
+  type Provider,
+  type Request,
+  type StreamEvent,
+  type StreamResult,
+  type WireMessage,
+} from "../../src/provider/types.js";
+
+const KEY = "sk-proj-test-SECRET-openai-5150";
+let fake: FakeProvider;
+let open: FakeProvider; // a local-server stand-in that wants no key
+
+beforeAll(async () => {
+  fake = await startFakeProvider({ key: KEY });
+  open = await startFakeProvider();
+});
+afterAll(async () => {
+  await fake.close();
+  await open.close();
+});
+beforeEach(() => {
+  fake.requests.length = 0;
+  open.requests.length = 0;
+});
+
+function provider(over: Partial<ProviderConfig> = {}): Provider {
+  return createProvider({
+    provider: "openai",
+    baseUrl: fake.openaiBase,
+    apiKey: KEY,
+    retry: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 20 },
+    ...over,
+  });
+}
+
+function req(over: Partial<Request> = {}): Request {
+  return {
+    provider: "openai",
+    model: "gpt-4o",
+    system: "You are a careful coding agent.",
+    context: [{ source: "AGENTS.md", text: "Use tabs." }],
+    history: [{ role: "user", content: [{ type: "text", text: "Hello" }] }],
+    tools: [
+      {
+        name: "read",
+        description: "Read a file",
+        inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+      },
+      { name: "ls", description: "List a folder", inputSchema: { type: "object", properties: {} } },
+    ],
+    maxOutputTokens: 4096,
+    reasoning: "off",
+    ...over,
+  };
+}
+
+async function run(p: Provider, r: Request): Promise<{ result: StreamResult; events: StreamEvent[] }> {
+  const events: StreamEvent[] = [];
+  const result = await p.stream(r, { onEvent: (e) => events.push(e) });
+  return { result, events };
+}
+
+async function failure(p: Provider, r: Request, events: StreamEvent[] = [], signal?: AbortSignal): Promise<ProviderError> {
+  try {
+    await p.stream(r, { onEvent: (e) => events.push(e), ...(signal ? { signal } : {}) });
+  } catch (e) {
+    expect(e).toBeInstanceOf(ProviderError);
+    const err = e as ProviderError;
+    expect(err.message).not.toContain(KEY);
+    return err;
+  }
+  throw new Error("expected the stream to fail");
+}
+
+const text = (events: StreamEvent[]): string => events.map((e) => (e.type === "text_delta" ? e.text : "")).join("");
+const retries = (events: StreamEvent[]) => events.filter((e) => e.type === "retry");
+
+const CALLS = [
+  { name: "read", input: { path: "a.ts" }, id: "call_A" },
+  { name: "ls", input: { dir: "src", depth: 2 }, id: "call_B" },
+];
+const EXPECTED_CALL_BLOCKS = [
+  { type: "tool_use", id: "call_A", name: "read", input: { path: "a.ts" } },
+  { type: "tool_use", id: "call_B", name: "ls", input: { dir: "src", depth: 2 } },
+];
+
+describe("openai: streaming", () => {
+  it("streams text with usage, a Bearer key, and the body the API wants", async () => {
+    fake.script({ text: "Hello from the chat completions shape.", usage: { input: 50, output: 7 } });
+    const { result, events } = await run(provider(), req());
+    expect(result.blocks).toEqual([{ type: "text", text: "Hello from the chat completions shape." }]);
+    expect(result.stopReason).toBe("end");
+    expect(result.usage).toEqual({ inputTokens: 50, outputTokens: 7 });
+    expect(text(events)).toBe("Hello from the chat completions shape.");
+    expect(events.filter((e) => e.type === "usage")).toHaveLength(1);
+
+    const r = fake.requests[0]!;
+    expect(r.rejected).toBeUndefined();
+    expect(r.headers["authorization"]).toBe(`Bearer ${KEY}`);
+    expect(r.body.stream).toBe(true);
+    expect(r.body.stream_options).toEqual({ include_usage: true });
+    expect(r.body.max_tokens).toBe(4096);
+    expect(r.body.messages.slice(0, 2)).toEqual([
+      { role: "system", content: "You are a careful coding agent." },
+      { role: "system", content: "Use tabs." },
+    ]);
+    expect(r.body.tools[0]).toEqual({
+      type: "function",
+      function: { name: "read", description: "Read a file", parameters: req().tools[0]!.inputSchema },
+    });
+  });
+
+  it("sends max_completion_tokens and reasoning_effort to gpt-5 (which refuses max_tokens)", async () => {
+    fake.script({ text: "ok" });
+    await run(provider(), req({ model: "gpt-5", reasoning: "low" }));
+    expect(fake.rejections()).toEqual([]);
+    const body = fake.requests[0]!.body;
+    expect(body.max_completion_tokens).toBe(4096);
+    expect(body.max_tokens).toBeUndefined();
+    expect(body.reasoning_effort).toBe("low");
+  });
+
+  it.each(["streamed", "whole", "repeat_ids"] as const)("parses parallel tool calls sent %s", async (style) => {
+    fake.script({ toolCalls: CALLS, toolCallStyle: style });
+    const { result, events } = await run(provider(), req());
+    expect(result.stopReason).toBe("tool_use");
+    expect(result.blocks).toEqual(EXPECTED_CALL_BLOCKS);
+    expect(events.filter((e) => e.type === "tool_call_start")).toEqual([
+      { type: "tool_call_start", index: 0, id: "call_A", name: "read" },
+      { type: "tool_call_start", index: 1, id: "call_B", name: "ls" },
+    ]);
+  });
+
+  it("keeps arguments that are not JSON as _raw, with a warning", async () => {
+    fake.script({ toolCalls: [{ name: "read", input: null, id: "call_R", rawArguments: '{"path": "a.ts"' }] });
+    const { result, events } = await run(provider(), req());
+    expect(result.blocks).toEqual([{ type: "tool_use", id: "call_R", name: "read", input: { _raw: '{"path": "a.ts"' } }]);
+    expect(events.filter((e) => e.type === "warning")).toEqual([
+      { type: "warning", message: expect.stringContaining('"read" are not valid JSON') },
+    ]);
+  });
+
+  it.each(["reasoning_content", "reasoning"] as const)("reads reasoning from %s and sends it back", async (field) => {
+    fake.script({ reasoning: "Think first, then answer.", reasoningField: field, toolCalls: [CALLS[0]!] });
+    const { result, events } = await run(provider(), req());
+    expect(result.blocks).toEqual([
+      { type: "reasoning", text: "Think first, then answer." },
+      EXPECTED_CALL_BLOCKS[0],
+    ]);
+    expect(events.filter((e) => e.type === "reasoning_delta").map((e) => (e.type === "reasoning_delta" ? e.text : "")).join("")).toBe(
+      "Think first, then answer.",
+    );
+
+    fake.script({ text: "done" });
+    const history: WireMessage[] = [
+      ...req().history,
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "Think first, then answer." },
+          { type: "tool_call", id: "call_A", name: "read", input: { path: "a.ts" } },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", callId: "call_A", name: "read", output: "x", isError: false }] },
+    ];
+    await run(provider(), req({ history }));
+    expect(fake.rejections()).toEqual([]);
+    expect(fake.requests[1]!.body.messages[3]).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_A", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } }],
+      reasoning_content: "Think first, then answer.",
+    });
+  });
+
+  it("sends the live round as tool_calls followed by one tool message per id, then the user's other parts", async () => {
+    fake.script({ text: "all read" });
+    const history: WireMessage[] = [
+      ...req().history,
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_call", id: "call_A", name: "read", input: { path: "a.ts" } },
+          { type: "tool_call", id: "call_B", name: "ls", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", callId: "call_A", name: "read", output: "a", isError: false },
+          { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=", bytes: 8 },
+          { type: "tool_result", callId: "call_B", name: "ls", output: "denied", isError: true },
+        ],
+      },
+    ];
+    const { result } = await run(provider(), req({ history }));
+    expect(result.blocks).toEqual([{ type: "text", text: "all read" }]);
+    expect(fake.rejections()).toEqual([]);
+    const msgs = fake.requests[0]!.body.messages as { role: string }[];
+    expect(msgs.map((m) => m.role)).toEqual(["system", "system", "user", "assistant", "tool", "tool", "user"]);
+    expect(msgs[5]).toEqual({ role: "tool", tool_call_id: "call_B", content: "Error: denied" });
+    expect(msgs[6]).toEqual({
+      role: "user",
+      content: [{ type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }],
+    });
+  });
+
+  it("talks to a local server with no key and sends no Authorization header", async () => {
+    open.script({ text: "local answer" });
+    const p = createProvider({ provider: "openai", baseUrl: open.openaiBase, retry: { baseDelayMs: 5 } });
+    const { result } = await run(p, req({ model: "qwen2.5-coder:7b" }));
+    expect(result.blocks).toEqual([{ type: "text", text: "local answer" }]);
+    expect(open.requests[0]!.headers["authorization"]).toBeUndefined();
+    expect(open.requests[0]!.body.max_tokens).toBe(4096);
+  });
+
+  it("ignores an unknown chunk and says so through a warning", async () => {
+    fake.script({ fault: "unknown_event", text: "Still here." });
+    const { result, events } = await run(provider(), req());
+    expect(result.blocks).toEqual([{ type: "text", text: "Still here." }]);
+    expect(events.filter((e) => e.type === "warning")).toEqual([
+      { type: "warning", message: expect.stringContaining("albedo.mystery") },
+    ]);
+  });
+});
+
+describe("openai: the fake rejects what the real API rejects", () => {
+  async function post(body: unknown, auth: string | null = `Bearer ${KEY}`) {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (auth !== null) headers["authorization"] = auth;
+    const res = await request(`${fake.openaiBase}/chat/completions`, { method: "POST", headers, body: JSON.stringify(body) });
+    const json = (await res.body.json()) as { error: { message: string; code: string | null; param: string | null } };
+    return { status: res.statusCode, error: json.error };
+  }
+  const base = { model: "gpt-4o", stream: true };
+  const user = { role: "user", content: "hi" };
+  const calls = {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      { id: "call_1", type: "function", function: { name: "ls", arguments: "{}" } },
+      { id: "call_2", type: "function", function: { name: "read", arguments: '{"path":"a"}' } },
+    ],
+  };
+
+  it("tool_calls that are not followed by a tool message for every id", async () => {
+    const r = await post({ ...base, messages: [user, calls, { role: "tool", tool_call_id: "call_1", content: "x" }, user] });
+    expect(r.status).toBe(400);
+    expect(r.error.message).toBe(
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_2",
+    );
+  });
+
+  it("a tool message with an id the tool_calls never had", async () => {
+    const r = await post({
+      ...base,
+      messages: [user, calls, { role: "tool", tool_call_id: "call_1", content: "x" }, { role: "tool", tool_call_id: "call_9", content: "y" }],
+    });
+    expect(r.status).toBe(400);
+    expect(r.error.message).toBe("Invalid parameter: 'tool_call_id' of 'call_9' not found in 'tool_calls' of previous message.");
+  });
+
+  it("a tool message that follows no tool_calls", async () => {
+    const r = await post({ ...base, messages: [user, { role: "tool", tool_call_id: "call_1", content: "x" }] });
+    expect(r.status).toBe(400);
+    expect(r.error.message).toBe(
+      "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+    );
+  });
+
+  it("an empty messages array, max_tokens on gpt-5, object arguments", async () => {
+    expect((await post({ ...base, messages: [] })).error.code).toBe("empty_array");
+    const mt = await post({ model: "gpt-5", stream: true, max_tokens: 10, messages: [user] });
+    expect(mt.error.code).toBe("unsupported_parameter");
+    const args = await post({
+      ...base,
+      messages: [user, { role: "assistant", tool_calls: [{ id: "c", type: "function", function: { name: "ls", arguments: {} } }] }],
+    });
+    expect(args.error.message).toContain("expected a string, but got an object instead");
+  });
+
+  it("a missing or wrong Bearer key (401)", async () => {
+    const none = await post({ ...base, messages: [user] }, null);
+    expect(none.status).toBe(401);
+    expect(none.error.message).toContain("You didn't provide an API key");
+    const wrong = await post({ ...base, messages: [user] }, "Bearer sk-nope-12345678");
+    expect(wrong.status).toBe(401);
+    expect(wrong.error.code).toBe("invalid_api_key");
+  });
+
+  it("and the adapter surfaces a dangling tool call as bad_request with the API's text", async () => {
+    const history: WireMessage[] = [
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      { role: "assistant", content: [{ type: "tool_call", id: "call_D", name: "ls", input: {} }] },
+      { role: "user", content: [{ type: "text", text: "no result" }] },
+    ];
+    const err = await failure(provider(), req({ history }));
+    expect(err.kind).toBe("bad_request");
+    expect(err.message).toContain("did not have response messages: call_D");
+    expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe("openai: retries before output", () => {
+  it("retries a 429 after retry-after-ms", async () => {
+    fake.script({ status: 429, headers: { "retry-after-ms": "30" } }, { text: "after the wait" });
+    const { result, events } = await run(provider(), req());
+    expect(result.blocks).toEqual([{ type: "text", text: "after the wait" }]);
+    expect(retries(events)).toEqual([{ type: "retry", attempt: 1, delayMs: 30, reason: expect.stringContaining("HTTP 429") }]);
+  });
+
+  it("retries 500/502/503 and a reset before the first byte, then succeeds", async () => {
+    fake.script({ status: 500 }, { status: 502 }, { fault: "reset_before" }, { status: 503 }, { text: "made it" });
+    const { result, events } = await run(provider({ retry: { maxRetries: 4, baseDelayMs: 1, maxDelayMs: 4 } }), req());
+    expect(result.blocks).toEqual([{ type: "text", text: "made it" }]);
+    expect(retries(events)).toHaveLength(4);
+    expect(fake.requests).toHaveLength(5);
+  });
+
+  it("retries an in-stream error that arrives before any output", async () => {
+    fake.script({ fault: "error_event", text: "" }, { text: "second try" });
+    const { result, events } = await run(provider(), req());
+    expect(result.blocks).toEqual([{ type: "text", text: "second try" }]);
+    expect(retries(events)).toHaveLength(1);
+  });
+});
+
+describe("openai: failures", () => {
+  it("never retries once output has streamed: a reset mid-answer keeps the partial", async () => {
+    fake.script({ fault: "reset_mid", text: "Part of the answer" });
+    const events: StreamEvent[] = [];
+    const err = await failure(provider(), req(), events);
+    expect(err.kind).toBe("network");
+    expect(err.opts.outputStarted).toBe(true);
+    expect(err.partial).toEqual([{ type: "text", text: "Part of the answer" }]);
+    expect(retries(events)).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("a stream without [DONE] or a finish is an error with the partial kept", async () => {
+    fake.script({ fault: "no_final", text: "Unfinished" });
+    const err = await failure(provider(), req());
+    expect(err.kind).toBe("stream");
+    expect(err.message).toContain("the stream ended before the provider finished");
+    expect(err.partial).toEqual([{ type: "text", text: "Unfinished" }]);
+  });
+
+  it("a malformed chunk is a clear stream error", async () => {
+    fake.script({ fault: "malformed_json", text: "Good words then junk and more words" });
+    const err = await failure(provider(), req());
+    expect(err.kind).toBe("stream");
+    expect(err.message).toContain("malformed stream chunk: not valid JSON");
+    expect(err.partial).toEqual([{ type: "text", text: "Good words then junk and more " }]);
+  });
+
+  it("an in-stream error after output ends the stream with the partial kept", async () => {
+    fake.script({ fault: "error_event", text: "Some words" });
+    const err = await failure(provider(), req());
+    expect(err.kind).toBe("server");
+    expect(err.message).toContain("reported an error mid-stream");
+    expect(err.partial).toEqual([{ type: "text", text: "Some words" }]);
+  });
+
+  it("a dripping server trips the idle timeout", async () => {
+    fake.script({ fault: "drip" });
+    const err = await failure(provider({ idleTimeoutMs: 250 }), req());
+    expect(err.kind).toBe("timeout");
+    expect(err.message).toContain("no data from the provider for 0.25 s");
+  });
+
+  it("a refused key is an auth error, with no retry, and without the key", async () => {
+    const wrong = "sk-proj-wrong-key-ABCDEFGH";
+    const err = await failure(provider({ apiKey: wrong }), req());
+    expect(err.kind).toBe("auth");
+    expect(err.message).toContain("the key was refused by");
+    expect(err.message).toContain("Check OPENAI_API_KEY or the config file.");
+    expect(err.message).not.toContain(wrong);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("a context-length 400 is context_length, naming the window and /compact", async () => {
+    fake.script({
+      status: 400,
+      body: {
+        error: {
+          message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.",
+          type: "invalid_request_error",
+          param: "messages",
+          code: "context_length_exceeded",
+        },
+      },
+    });
+    const err = await failure(provider(), req());
+    expect(err.kind).toBe("context_length");
+    expect(err.message).toContain("128,000 tokens");
+    expect(err.message).toContain("/compact");
+  });
+
+  it("a context-length error from an unknown local model does not invent a window", async () => {
+    open.script({ status: 400, body: { error: { message: "the request exceeds the available context size, try increasing it" } } });
+    const p = createProvider({ provider: "openai", baseUrl: open.openaiBase });
+    const err = await failure(p, req({ model: "my-local-model" }));
+    expect(err.kind).toBe("context_length");
+    expect(err.message).toContain("my-local-model's context window:");
+    expect(err.message).not.toMatch(/\d,\d{3} tokens/);
+  });
+
+  it("an abort mid-stream keeps what arrived", async () => {
+    fake.script({ fault: "hang_after_text", text: "Words before the stop" });
+    const ac = new AbortController();
+    const events: StreamEvent[] = [];
+    const pending = failure(provider(), req(), events, ac.signal);
+    const started = Date.now();
+    while (!text(events).endsWith("stop") && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
+    ac.abort();
+    const err = await pending;
+    expect(err.kind).toBe("aborted");
+    expect(err.partial).toEqual([{ type: "text", text: "Words before the stop" }]);
+  });
+});
