@@ -53,33 +53,43 @@ export async function timeMs(fn: () => unknown): Promise<number> {
 }
 
 /**
- * Runs `albedo` and `floor` alternately `runs` times (after `warmup` untimed rounds of each),
- * so that a slow patch of the machine hits both sides alike; returns the medians and the
- * median of the per-round ratios.
+ * Runs `albedo` and `floor` alternately `runs` times, so that a slow patch of the machine hits
+ * both sides alike; returns the medians (per call) and the median of the per-round ratios.
+ *
+ * Each timed sample is a batch of calls long enough (about batchMs) to reach a steady state:
+ * the garbage a call makes is then collected inside its own batch and charged to it, instead
+ * of to whichever side happens to run next. A full collection precedes every batch.
  */
 export async function paired(
   runs: number,
   albedo: () => unknown,
   floor: () => unknown,
-  warmup = 1,
-): Promise<{ albedo: number; floor: number; ratio: number; albedoRuns: number[]; floorRuns: number[] }> {
-  for (let i = 0; i < warmup; i++) {
-    await albedo();
-    await floor();
+  opts: { warmup?: number; batchMs?: number } = {},
+): Promise<{ albedo: number; floor: number; ratio: number; albedoRuns: number[]; floorRuns: number[]; batch: number }> {
+  const batchMs = opts.batchMs ?? 50;
+  let slowest = 0;
+  for (let i = 0; i < (opts.warmup ?? 1); i++) {
+    slowest = Math.max(slowest, await timeMs(albedo), await timeMs(floor));
   }
+  // the same batch size for both sides, sized on the slower one
+  const batch = Math.max(1, Math.ceil(batchMs / Math.max(slowest, 0.001)));
+  const timeBatch = async (fn: () => unknown) => {
+    gc();
+    const t0 = performance.now();
+    for (let k = 0; k < batch; k++) await fn();
+    return (performance.now() - t0) / batch;
+  };
   const a: number[] = [];
   const f: number[] = [];
   const r: number[] = [];
   for (let i = 0; i < runs; i++) {
-    gc();
-    const ta = await timeMs(albedo);
-    gc();
-    const tf = await timeMs(floor);
+    const ta = await timeBatch(albedo);
+    const tf = await timeBatch(floor);
     a.push(ta);
     f.push(tf);
     r.push(ta / tf);
   }
-  return { albedo: median(a), floor: median(f), ratio: median(r), albedoRuns: a, floorRuns: f };
+  return { albedo: median(a), floor: median(f), ratio: median(r), albedoRuns: a, floorRuns: f, batch };
 }
 
 // A full collection before each timed run, so that one side does not pay for the garbage of

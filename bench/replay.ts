@@ -79,10 +79,10 @@ export async function benchReplay(quick: boolean): Promise<Row[]> {
         { caseName: "openai", k: 1, runs: 2 },
       ]
     : [
-        { caseName: "anthropic", k: 1, runs: 9 },
-        { caseName: "anthropic", k: 10, runs: 5 },
-        { caseName: "anthropic", k: 100, runs: 3 },
-        { caseName: "openai", k: 1, runs: 5 },
+        { caseName: "anthropic", k: 1, runs: 15 },
+        { caseName: "anthropic", k: 10, runs: 7 },
+        { caseName: "anthropic", k: 100, runs: 5 },
+        { caseName: "openai", k: 1, runs: 7 },
         { caseName: "openai", k: 10, runs: 3 },
       ];
 
@@ -107,7 +107,7 @@ export async function benchReplay(quick: boolean): Promise<Row[]> {
       ratio: r.ratio,
       target: "≤ 1.0×",
       met: r.ratio <= 1.0,
-      raw: { historyBytes: size, messages: history.length, runs, albedoMs: r.albedoRuns, floorMs: r.floorRuns },
+      raw: { historyBytes: size, messages: history.length, runs, batch: r.batch, albedoMs: r.albedoRuns, floorMs: r.floorRuns },
     });
   }
 
