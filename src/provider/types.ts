@@ -43,6 +43,8 @@ export interface Request {
   reasoning: ReasoningLevel;
 }
 
+/** Provider-reported usage. inputTokens excludes cached input (Anthropic reports it so; the
+ * OpenAI adapter subtracts cached_tokens), so the whole prompt is input + cacheRead + cacheWrite. */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;

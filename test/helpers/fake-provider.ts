@@ -937,8 +937,10 @@ function openaiFrames(ctx: RenderCtx, step: TextStep | ToolStep): string[] {
         frames.push(chunk({ tool_calls: [{ index: i, id: callId, type: "function", function: { name: c.name, arguments: "" } }] }));
         for (const p of jsonPieces(args)) frames.push(chunk({ tool_calls: [{ index: i, function: { arguments: p } }] }));
         break;
-      default:
-        throw new Error(`unknown tool call style ${String(style)}`);
+      default: {
+        const unknown: never = style;
+        throw new Error(`unknown tool call style ${String(unknown)}`);
+      }
     }
   }
   frames.push(chunk({}, calls.length > 0 ? "tool_calls" : "stop"));

@@ -1,0 +1,245 @@
+// The request bodies, as pure functions of the provider-neutral Request.
+import { describe, expect, it } from "vitest";
+import { encodeAnthropicBody } from "../../src/provider/anthropic.js";
+import { encodeOpenAIBody } from "../../src/provider/openai.js";
+import { encodeAnthropicTool, encodeOpenAITool } from "../../src/provider/encode-tools.js";
+import type { Request, WireMessage } from "../../src/provider/types.js";
+
+const TOOL = { name: "read", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } } } };
+
+function req(over: Partial<Request> = {}): Request {
+  return {
+    provider: "anthropic",
+    model: "claude-sonnet-4-5",
+    system: "SYSTEM",
+    context: [
+      { source: "AGENTS.md", text: "CTX-1" },
+      { source: "workspace", text: "CTX-2" },
+    ],
+    history: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+    tools: [TOOL],
+    maxOutputTokens: 32000,
+    reasoning: "off",
+    ...over,
+  };
+}
+
+type Body = Record<string, any>;
+
+const liveRound: WireMessage[] = [
+  { role: "user", content: [{ type: "text", text: "look at this" }, { type: "image", mediaType: "image/png", data: "AAAA", bytes: 3, width: 1, height: 1 }] },
+  {
+    role: "assistant",
+    content: [
+      { type: "reasoning", text: "plan", opaque: { kind: "thinking_signature", body: "SIG" } },
+      { type: "text", text: "Reading." },
+      { type: "tool_call", id: "t1", name: "read", input: { path: "a" } },
+      { type: "tool_call", id: "t2", name: "read", input: "b" },
+    ],
+  },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "and hurry" },
+      { type: "tool_result", callId: "t1", name: "read", output: "A", isError: false },
+      { type: "tool_result", callId: "t2", name: "read", output: "", isError: true },
+    ],
+  },
+];
+
+describe("encodeAnthropicBody", () => {
+  it("puts the system text first, then one block per context item, in order", () => {
+    const b = encodeAnthropicBody(req()) as Body;
+    expect(b["system"]).toEqual([
+      { type: "text", text: "SYSTEM" },
+      { type: "text", text: "CTX-1" },
+      { type: "text", text: "CTX-2" },
+    ]);
+    expect(b["model"]).toBe("claude-sonnet-4-5");
+    expect(b["max_tokens"]).toBe(32000);
+    expect(b["stream"]).toBe(true);
+    expect(b["tools"]).toEqual([encodeAnthropicTool(TOOL)]);
+    expect(b["thinking"]).toBeUndefined();
+  });
+
+  it("drops empty system text and omits tools when there are none", () => {
+    const b = encodeAnthropicBody(req({ system: "", context: [], tools: [] })) as Body;
+    expect(b["system"]).toBeUndefined();
+    expect(b["tools"]).toBeUndefined();
+  });
+
+  it("maps every part kind, with tool results leading their user message", () => {
+    const b = encodeAnthropicBody(req({ history: liveRound })) as Body;
+    expect(b["messages"]).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look at this" },
+          { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } },
+        ],
+      },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "plan", signature: "SIG" },
+          { type: "text", text: "Reading." },
+          { type: "tool_use", id: "t1", name: "read", input: { path: "a" } },
+          // the API wants an object: a bare value is wrapped rather than dropped
+          { type: "tool_use", id: "t2", name: "read", input: { value: "b" } },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "t1", content: "A" },
+          { type: "tool_result", tool_use_id: "t2", is_error: true },
+          { type: "text", text: "and hurry" },
+        ],
+      },
+    ]);
+  });
+
+  it("sends redacted thinking back as is, and reasoning without a signature as labelled text", () => {
+    const b = encodeAnthropicBody(
+      req({
+        history: [
+          { role: "user", content: [{ type: "text", text: "q" }] },
+          {
+            role: "assistant",
+            content: [
+              { type: "reasoning", text: "", opaque: { kind: "redacted_thinking", body: "ENCRYPTED" } },
+              { type: "reasoning", text: "unsigned thought" },
+              { type: "reasoning", text: "from elsewhere", opaque: { kind: "openai_encrypted", body: "X" } },
+              { type: "text", text: "answer" },
+            ],
+          },
+        ],
+      }),
+    ) as Body;
+    expect(b["messages"][1].content).toEqual([
+      { type: "redacted_thinking", data: "ENCRYPTED" },
+      { type: "text", text: "[Reasoning]: unsigned thought" },
+      { type: "text", text: "[Reasoning]: from elsewhere" },
+      { type: "text", text: "answer" },
+    ]);
+  });
+
+  it("never sends an empty content array or blank text blocks", () => {
+    const b = encodeAnthropicBody(req({ history: [{ role: "user", content: [{ type: "text", text: "  " }] }] })) as Body;
+    expect(b["messages"][0].content).toEqual([{ type: "text", text: "(empty message)" }]);
+  });
+
+  it.each([
+    ["low", 32000, { type: "enabled", budget_tokens: 2048 }],
+    ["medium", 32000, { type: "enabled", budget_tokens: 8192 }],
+    ["high", 32000, { type: "enabled", budget_tokens: 24000 }],
+    ["high", 8192, { type: "enabled", budget_tokens: 6144 }],
+  ] as const)("maps reasoning %s (max_tokens %i) to a budget below max_tokens and at least 1024", (level, max, thinking) => {
+    const b = encodeAnthropicBody(req({ reasoning: level, maxOutputTokens: max })) as Body;
+    expect(b["thinking"]).toEqual(thinking);
+    expect(b["thinking"].budget_tokens).toBeLessThan(b["max_tokens"]);
+    expect(b["thinking"].budget_tokens).toBeGreaterThanOrEqual(1024);
+    expect(b["output_config"]).toBeUndefined();
+  });
+
+  it("leaves thinking off when max_tokens cannot hold the smallest budget", () => {
+    const b = encodeAnthropicBody(req({ reasoning: "high", maxOutputTokens: 1200 })) as Body;
+    expect(b["thinking"]).toBeUndefined();
+  });
+
+  it.each(["claude-opus-4-6", "claude-opus-4-7", "claude-opus-4-8-20260101", "claude-sonnet-4-6"])(
+    "uses adaptive thinking with an effort for %s",
+    (model) => {
+      const b = encodeAnthropicBody(req({ model, reasoning: "medium" })) as Body;
+      expect(b["thinking"]).toEqual({ type: "adaptive" });
+      expect(b["output_config"]).toEqual({ effort: "medium" });
+    },
+  );
+});
+
+describe("encodeOpenAIBody", () => {
+  const oreq = (over: Partial<Request> = {}): Request => req({ provider: "openai", model: "gpt-4o", ...over });
+
+  it("sends the system text, then one system message per context item", () => {
+    const b = encodeOpenAIBody(oreq()) as Body;
+    expect(b["messages"]).toEqual([
+      { role: "system", content: "SYSTEM" },
+      { role: "system", content: "CTX-1" },
+      { role: "system", content: "CTX-2" },
+      { role: "user", content: "hi" },
+    ]);
+    expect(b["tools"]).toEqual([encodeOpenAITool(TOOL)]);
+    expect(b["stream"]).toBe(true);
+    expect(b["stream_options"]).toEqual({ include_usage: true });
+    expect(b["reasoning_effort"]).toBeUndefined();
+  });
+
+  it("maps the live round: tool_calls, then tool messages, then the user's other parts", () => {
+    const b = encodeOpenAIBody(oreq({ history: liveRound, context: [], system: "" })) as Body;
+    expect(b["messages"]).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look at this" },
+          { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+        ],
+      },
+      {
+        role: "assistant",
+        content: "Reading.",
+        tool_calls: [
+          { id: "t1", type: "function", function: { name: "read", arguments: '{"path":"a"}' } },
+          { id: "t2", type: "function", function: { name: "read", arguments: '"b"' } },
+        ],
+        reasoning_content: "plan",
+      },
+      { role: "tool", tool_call_id: "t1", content: "A" },
+      { role: "tool", tool_call_id: "t2", content: "Error: " },
+      { role: "user", content: "and hurry" },
+    ]);
+  });
+
+  it("gives an assistant message made only of calls null content", () => {
+    const b = encodeOpenAIBody(
+      oreq({
+        history: [
+          { role: "user", content: [{ type: "text", text: "q" }] },
+          { role: "assistant", content: [{ type: "tool_call", id: "c", name: "ls", input: {} }] },
+        ],
+      }),
+    ) as Body;
+    expect(b["messages"].at(-1)).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c", type: "function", function: { name: "ls", arguments: "{}" } }],
+    });
+  });
+
+  it.each([
+    ["gpt-4o", "max_tokens"],
+    ["gpt-4.1-mini", "max_tokens"],
+    ["llama3.1:8b", "max_tokens"],
+    ["o3", "max_completion_tokens"],
+    ["o4-mini", "max_completion_tokens"],
+    ["gpt-5", "max_completion_tokens"],
+    ["gpt-5.1-codex", "max_completion_tokens"],
+  ])("%s gets %s", (model, field) => {
+    const b = encodeOpenAIBody(oreq({ model, maxOutputTokens: 1000 })) as Body;
+    expect(b[field]).toBe(1000);
+    const other = field === "max_tokens" ? "max_completion_tokens" : "max_tokens";
+    expect(b[other]).toBeUndefined();
+  });
+
+  it("asks for reasoning_effort only when reasoning is on", () => {
+    expect((encodeOpenAIBody(oreq({ reasoning: "high" })) as Body)["reasoning_effort"]).toBe("high");
+    expect((encodeOpenAIBody(oreq({ reasoning: "off" })) as Body)["reasoning_effort"]).toBeUndefined();
+  });
+
+  it("is pure: the same request encodes to the same JSON and is not changed", () => {
+    const r = oreq({ history: liveRound });
+    const before = JSON.stringify(r);
+    expect(JSON.stringify(encodeOpenAIBody(r))).toBe(JSON.stringify(encodeOpenAIBody(r)));
+    expect(JSON.stringify(encodeAnthropicBody(r))).toBe(JSON.stringify(encodeAnthropicBody(r)));
+    expect(JSON.stringify(r)).toBe(before);
+  });
+});
