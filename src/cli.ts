@@ -61,6 +61,8 @@ async function main(opts: MainOptions): Promise<number> {
       keepToolRounds: settings.keepToolRounds,
       reasoning: settings.reasoning,
       ...(settings.maxOutputTokens ? { maxOutputTokens: settings.maxOutputTokens } : {}),
+      ...(settings.contextWindow ? { contextWindow: settings.contextWindow } : {}),
+      ...(settings.vision !== undefined ? { vision: settings.vision } : {}),
       ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
       open: opts.resume ? { resume: opts.resume } : opts.continue ? { continue: true } : { fresh: true },
       headless,

@@ -21,6 +21,9 @@ export const configSchema = z
     keepToolRounds: z.number().int().min(0).optional(),
     reasoning: z.enum(["off", "low", "medium", "high"]).optional(),
     maxOutputTokens: z.number().int().positive().optional(),
+    /** the window and image support of the model, over the catalog (local servers) */
+    contextWindow: z.number().int().positive().optional(),
+    vision: z.boolean().optional(),
     keymap: z.string().min(1).optional(),
     keys: z.record(z.string(), keyBinding).optional(),
     /** seconds without a byte from the provider before a stream is given up */

@@ -30,6 +30,8 @@ export interface Settings {
   keepToolRounds: number;
   reasoning: ReasoningLevel;
   maxOutputTokens?: number;
+  contextWindow?: number;
+  vision?: boolean;
   keymap: string;
   keys: Record<string, string | string[]>;
   idleTimeoutMs?: number;
@@ -83,6 +85,8 @@ export function resolveSettings(flags: Flags, config: Config, env: NodeJS.Proces
   if (model) s.model = model;
   if (baseUrl) s.baseUrl = baseUrl;
   if (config.maxOutputTokens) s.maxOutputTokens = config.maxOutputTokens;
+  if (config.contextWindow) s.contextWindow = config.contextWindow;
+  if (config.vision !== undefined) s.vision = config.vision;
   if (config.idleTimeoutSeconds) s.idleTimeoutMs = config.idleTimeoutSeconds * 1000;
   return s;
 }

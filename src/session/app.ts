@@ -4,7 +4,8 @@ import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.js";
 import type { ContextItem, Provider, ProviderName, ReasoningLevel } from "../provider/types.js";
-import { createProvider, defaultModel, lookupModel, missingKeyMessage } from "../provider/index.js";
+import { createProvider, defaultModel, lookupModel as catalogLookup, missingKeyMessage } from "../provider/index.js";
+import type { ModelInfo } from "../provider/catalog.js";
 import type { HistoryStore } from "./store-types.js";
 import { SessionEmitter } from "./events.js";
 import type { AppInfo, CompactionStrategy, ContextStatus, Controller } from "./controller-types.js";
@@ -45,6 +46,10 @@ export interface AppOptions {
   keepToolRounds: number;
   reasoning: ReasoningLevel;
   maxOutputTokens?: number;
+  /** the context window in tokens, over the catalog (local servers, or to compact earlier) */
+  contextWindow?: number;
+  /** whether the model sees images, over the catalog */
+  vision?: boolean;
   idleTimeoutMs?: number;
   /** the session to open: an id, "latest" of the workspace, or a new one */
   open: { resume: string } | { continue: true } | { fresh: true };
@@ -96,6 +101,14 @@ export class App implements Controller {
     return app;
   }
 
+  /** the catalog's facts, with the user's own figures for what it does not know */
+  private lookupModel(provider: ProviderName, model: string): ModelInfo {
+    const info = { ...catalogLookup(provider, model) };
+    if (this.opts.contextWindow !== undefined) info.contextWindow = this.opts.contextWindow;
+    if (this.opts.vision !== undefined) info.vision = this.opts.vision;
+    return info;
+  }
+
   private baseUrlFor(p: ProviderName): string {
     if (p === this.opts.provider && this.opts.baseUrl) return this.opts.baseUrl;
     return this.opts.credentials.baseUrls[p] ?? DEFAULT_BASE_URL[p];
@@ -110,7 +123,7 @@ export class App implements Controller {
   }
 
   private buildProvider(): void {
-    const info = lookupModel(this.providerName, this.model);
+    const info = this.lookupModel(this.providerName, this.model);
     const apiKey = this.opts.credentials.keys[this.providerName];
     this.provider = createProvider({
       provider: this.providerName,
@@ -141,7 +154,7 @@ export class App implements Controller {
   }
 
   info(): AppInfo {
-    const m = lookupModel(this.providerName, this.model);
+    const m = this.lookupModel(this.providerName, this.model);
     const keyProblem = this.keyProblem();
     return {
       provider: this.providerName,
@@ -183,7 +196,7 @@ export class App implements Controller {
   };
 
   private env(): TurnEnv {
-    const m = lookupModel(this.providerName, this.model);
+    const m = this.lookupModel(this.providerName, this.model);
     const env: TurnEnv = {
       store: this.opts.store,
       sessionId: this.current.id,
@@ -296,7 +309,7 @@ export class App implements Controller {
     this.lastEnv = undefined;
     await this.markPending(`model switched to ${provider}:${model}`);
     this.events.emit("info");
-    const info = lookupModel(provider, model);
+    const info = this.lookupModel(provider, model);
     const window = info.contextWindow ? `${info.contextWindow.toLocaleString("en-US")} tokens` : "unknown";
     const key = this.keyProblem();
     return `Model: ${provider}:${model} (context window ${window}${info.known ? "" : ", not in the catalog"}).${key ? " " + key : ""}`;
@@ -346,7 +359,7 @@ export class App implements Controller {
   }
 
   contextStatus(): ContextStatus {
-    const m = lookupModel(this.providerName, this.model);
+    const m = this.lookupModel(this.providerName, this.model);
     const method = methodFor(this.providerName, this.model);
     const est = estimateMessages(this.messages, method);
     const off = autoCompactionOff(m.contextWindow);
