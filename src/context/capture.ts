@@ -8,7 +8,7 @@
 // - the inspectable text never contains an image's base64 or an opaque provider body: each
 //   is replaced, in its place, by a marker that MARKER_RE recognises.
 import type { ProviderName, Request, Usage, WirePart } from "../provider/types.js";
-import { encodeTool } from "../provider/encode-tools.js";
+import { encodeTool, toolResultText } from "../provider/encode-tools.js";
 import { assertNever } from "../record/types.js";
 import { countTokens, methodFor } from "../compaction/tokens.js";
 import { PAGE_CHARS, type Capture, type SectionKind, type SectionSummary, type TokenEstimate } from "./types.js";
@@ -69,8 +69,8 @@ function inputJson(input: unknown): string {
   }
 }
 
-/** Exact UTF-8 bytes of one wire part's content, bodies included. */
-export function partContentBytes(part: WirePart): number {
+/** Exact UTF-8 bytes of one wire part's content as the provider's adapter sends it, bodies included. */
+export function partContentBytes(part: WirePart, provider: ProviderName = "anthropic"): number {
   switch (part.type) {
     case "text":
       return utf8(part.text);
@@ -79,7 +79,7 @@ export function partContentBytes(part: WirePart): number {
     case "tool_call":
       return utf8(inputJson(part.input));
     case "tool_result":
-      return utf8(part.output);
+      return utf8(toolResultText(provider, part.output, part.isError));
     case "reasoning":
       return utf8(part.text) + (part.opaque ? utf8(part.opaque.body) : 0);
     default:
@@ -232,7 +232,7 @@ function buildHistory(req: Request, method: string): Built {
     if (i > 0) pieces.push("");
     pieces.push(`── ${i + 1} · ${msg.role} ──`);
     for (const part of msg.content) {
-      bytes += partContentBytes(part);
+      bytes += partContentBytes(part, req.provider);
       let shown: string;
       // what the estimate counts: the content the model reads, not headers or markers
       let counted = "";

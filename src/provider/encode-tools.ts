@@ -21,3 +21,16 @@ export function encodeTool(provider: ProviderName, t: ToolSchema): Record<string
       return assertNever(provider, "provider");
   }
 }
+
+/** The text a tool result carries on the wire. OpenAI's tool messages have no error flag,
+ * so the failure is said in the text; the inspector counts these same bytes. */
+export function toolResultText(provider: ProviderName, output: string, isError: boolean): string {
+  switch (provider) {
+    case "anthropic":
+      return output;
+    case "openai":
+      return isError ? `Error: ${output}` : output;
+    default:
+      return assertNever(provider, "provider");
+  }
+}

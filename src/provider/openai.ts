@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { assertNever, type Block } from "../record/types.js";
 import { wantsMaxCompletionTokens } from "./catalog.js";
-import { encodeOpenAITool } from "./encode-tools.js";
+import { encodeOpenAITool, toolResultText } from "./encode-tools.js";
 import { hostOf, postStream, StreamFault, type FrameHandler, type ProviderIdentity, type TransportOptions } from "./http.js";
 import type { SseFrame } from "./sse.js";
 import type {
@@ -65,7 +65,7 @@ function encodeUser(parts: WirePart[]): Json[] {
   for (const p of parts) {
     switch (p.type) {
       case "tool_result":
-        out.push({ role: "tool", tool_call_id: p.callId, content: p.isError ? `Error: ${p.output}` : p.output });
+        out.push({ role: "tool", tool_call_id: p.callId, content: toolResultText("openai", p.output, p.isError) });
         break;
       case "text":
         rest.push({ type: "text", text: p.text });

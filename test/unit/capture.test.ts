@@ -97,7 +97,8 @@ describe("captureRequest: sections and exact bytes", () => {
         bytes("Look at the file first.") +
         bytes(JSON.stringify({ path: "naïve.ts", lines: [1, 20] })) +
         bytes("const x = 'é';\n") +
-        bytes("command not found");
+        // OpenAI's tool messages carry no error flag: the adapter says it in the text, and that is counted
+        bytes(provider === "openai" ? "Error: command not found" : "command not found");
       expect(section(c, "history").bytes).toBe(historyBytes);
 
       const toolBytes = tools.reduce((n, t) => n + bytes(JSON.stringify(encodeTool(provider, t))), 0);
