@@ -1,0 +1,79 @@
+// Slash commands: what exists, parsing a prompt that starts with "/", and completion hints.
+
+export const COMMAND_NAMES = ["help", "new", "sessions", "model", "image", "reload", "compact", "context", "export", "clear-screen", "quit"] as const;
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+export interface CommandSpec {
+  name: CommandName;
+  args: string;
+  help: string;
+}
+
+export const COMMANDS: readonly CommandSpec[] = [
+  { name: "help", args: "", help: "commands and keys" },
+  { name: "new", args: "", help: "start a new session" },
+  { name: "sessions", args: "", help: "pick a session to switch to" },
+  { name: "model", args: "[NAME | anthropic:NAME | openai:NAME]", help: "show or switch the model / provider" },
+  { name: "image", args: "PATH | clear", help: "attach an image to the next prompt" },
+  { name: "reload", args: "", help: "re-read AGENTS.md and the config" },
+  { name: "compact", args: "", help: "summarize older history now" },
+  { name: "context", args: "", help: "open or close the context pane" },
+  { name: "export", args: "[md | json]", help: "write this session to a file in the workspace" },
+  { name: "clear-screen", args: "", help: "clear the screen (the record keeps everything)" },
+  { name: "quit", args: "", help: "quit" },
+];
+
+export type Parsed =
+  | { kind: "prompt"; text: string }
+  | { kind: "command"; name: CommandName; arg: string }
+  | { kind: "unknown"; name: string };
+
+/** "/model gpt-4o" → command; "//etc" → a prompt starting with "/"; anything else → prompt */
+export function parseInput(text: string): Parsed {
+  const t = text.replace(/^\s+/, "");
+  if (!t.startsWith("/")) return { kind: "prompt", text };
+  if (t.startsWith("//")) return { kind: "prompt", text: t.slice(1) };
+  const m = /^\/(\S*)\s*([\s\S]*)$/.exec(t)!;
+  const name = (m[1] ?? "").toLowerCase();
+  const arg = (m[2] ?? "").trim();
+  const spec = COMMANDS.find((c) => c.name === name);
+  if (!spec) return { kind: "unknown", name };
+  return { kind: "command", name: spec.name, arg };
+}
+
+/** commands matching what is typed so far ("/mo" → model), while the name is being typed */
+export function matchingCommands(text: string): CommandSpec[] {
+  if (!/^\/[a-z-]*$/i.test(text)) {
+    // after the name: show the one command's usage while its argument is typed
+    const m = /^\/([a-z-]+)\s/i.exec(text);
+    const exact = m ? COMMANDS.find((c) => c.name === m[1]!.toLowerCase()) : undefined;
+    return exact && !text.includes("\n") ? [exact] : [];
+  }
+  const typed = text.slice(1).toLowerCase();
+  return COMMANDS.filter((c) => c.name.startsWith(typed));
+}
+
+/** Tab completion: the completed text, or undefined when nothing (more) can be completed */
+export function completeCommand(text: string): string | undefined {
+  if (!/^\/[a-z-]*$/i.test(text)) return undefined;
+  const matches = matchingCommands(text);
+  if (matches.length === 0) return undefined;
+  if (matches.length === 1) {
+    const c = matches[0]!;
+    return `/${c.name}${c.args ? " " : ""}`;
+  }
+  // the longest common prefix of the candidates
+  let prefix: string = matches[0]!.name;
+  for (const c of matches) while (!c.name.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  const out = `/${prefix}`;
+  return out.length > text.length ? out : undefined;
+}
+
+/** "/image ~/a b.png" → "~/a b.png" without surrounding quotes, with ~ expanded */
+export function unquotePath(arg: string, home: string): string {
+  let p = arg.trim();
+  if ((p.startsWith('"') && p.endsWith('"')) || (p.startsWith("'") && p.endsWith("'"))) p = p.slice(1, -1);
+  if (p === "~") return home;
+  if (p.startsWith("~/")) return home + p.slice(1);
+  return p;
+}

@@ -1,0 +1,222 @@
+// The context pane: the inspector's view of the last request (sections, counts, meta) and the
+// selected section's 8,000-character pages. It only ever calls the two read methods; opening,
+// paging and refreshing never prepare, compact or send anything.
+import { formatDelta, formatUsage, num } from "../context/format.js";
+import type { InspectorView, Page, SectionSummary } from "../context/types.js";
+import { assertNever } from "../record/types.js";
+import { inert, inertLine } from "./inert.js";
+import type { Line } from "./style.js";
+import { fit, lineWidth, restyle, textWidth, truncate, wrapText } from "./text.js";
+
+export interface InspectorSource {
+  inspectorView(): Promise<InspectorView>;
+  inspectorPage(section: number, page: number): Promise<Page | undefined>;
+}
+
+export interface PaneKeys {
+  page: string;
+  section: string;
+  scroll: string;
+  close: string;
+}
+
+const FLASH_MS = 2000;
+
+export class ContextPane {
+  open = false;
+  view: InspectorView | undefined;
+  error: string | undefined;
+  section = 0;
+  page = 0;
+  pageData: Page | undefined;
+  scroll = 0;
+  updatedAt = 0;
+  private seq = 0;
+  private pageCache: { key: string; lines: Line[] } | undefined;
+  private lastPageRows = 10;
+
+  constructor(
+    private readonly src: InspectorSource,
+    private readonly changed: () => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** re-reads the view (and the current page); `flash` marks it "updated" for a moment */
+  async refresh(flash = false): Promise<void> {
+    const my = ++this.seq;
+    try {
+      const view = await this.src.inspectorView();
+      if (my !== this.seq) return;
+      this.view = view;
+      this.error = undefined;
+      if (view.state === "current") {
+        const n = view.sections.length;
+        this.section = Math.min(Math.max(0, this.section), Math.max(0, n - 1));
+        const pages = view.sections[this.section]?.pages ?? 0;
+        this.page = Math.min(this.page, Math.max(0, pages - 1));
+      }
+      if (flash) this.updatedAt = this.now();
+      await this.loadPage(my);
+    } catch (e) {
+      if (my !== this.seq) return;
+      this.error = e instanceof Error ? e.message : String(e);
+    }
+    this.changed();
+  }
+
+  private async loadPage(my = ++this.seq): Promise<void> {
+    const view = this.view;
+    if (!view || view.state !== "current" || view.sections.length === 0) {
+      this.pageData = undefined;
+      return;
+    }
+    try {
+      const p = await this.src.inspectorPage(this.section, this.page);
+      if (my !== this.seq) return;
+      this.pageData = p;
+      this.error = p ? undefined : `section ${this.section} page ${this.page} is not available`;
+    } catch (e) {
+      if (my !== this.seq) return;
+      this.error = e instanceof Error ? e.message : String(e);
+    }
+    this.changed();
+  }
+
+  private sections(): SectionSummary[] {
+    return this.view?.state === "current" ? this.view.sections : [];
+  }
+
+  stepPage(dir: -1 | 1): void {
+    const s = this.sections()[this.section];
+    if (!s) return;
+    const next = this.page + dir;
+    if (next < 0 || next >= s.pages) return;
+    this.page = next;
+    this.scroll = 0;
+    void this.loadPage();
+  }
+
+  stepSection(dir: -1 | 1): void {
+    const n = this.sections().length;
+    const next = this.section + dir;
+    if (next < 0 || next >= n) return;
+    this.section = next;
+    this.page = 0;
+    this.scroll = 0;
+    void this.loadPage();
+  }
+
+  scrollPage(dir: -1 | 1): void {
+    const step = Math.max(1, this.lastPageRows - 2);
+    this.scroll = Math.max(0, this.scroll + dir * step);
+    this.changed();
+  }
+
+  flashing(): boolean {
+    return this.updatedAt > 0 && this.now() - this.updatedAt < FLASH_MS;
+  }
+
+  private pageLines(width: number): Line[] {
+    const p = this.pageData;
+    if (!p) return [];
+    const key = `${p.section}:${p.page}:${width}:${p.text.length}`;
+    if (this.pageCache?.key === key) return this.pageCache.lines;
+    const lines = wrapText(inert(p.text), width, undefined, { hard: true });
+    this.pageCache = { key, lines };
+    return lines;
+  }
+
+  render(width: number, height: number, keys: PaneKeys): Line[] {
+    const w = Math.max(10, width);
+    const out: Line[] = [];
+    const title: Line = [{ t: "Context", s: "title" }, { t: " · what the last request sent", s: "dim" }];
+    if (this.flashing()) title.push({ t: "  updated", s: "ok", b: true });
+    out.push(truncate(title, w));
+    const view = this.view;
+    if (!view) {
+      out.push([{ t: this.error ? `cannot read the inspector: ${inertLine(this.error)}` : "loading…", s: this.error ? "err" : "dim" }]);
+      return this.finish(out, w, height, keys);
+    }
+    switch (view.state) {
+      case "pending":
+        out.push([]);
+        out.push(...wrapText(`pending: ${inertLine(view.reason)}`, w, "warn"));
+        out.push(...wrapText(`since ${view.since}. The next request is shown here once it is prepared; opening this pane sends nothing.`, w, "dim"));
+        return this.finish(out, w, height, keys);
+      case "current":
+        break;
+      default:
+        return assertNever(view, "inspector view");
+    }
+    const m = view.meta;
+    const time = m.capturedAt.replace(/^.*T/, "").replace(/\.\d+Z?$/, "");
+    out.push(...wrapText(`${m.provider} / ${inertLine(m.model)} · iteration ${m.iteration} · captured ${time}`, w, "dim"));
+    const windowText = m.contextWindow !== undefined ? `window ${num(m.contextWindow)} tokens` : "window unknown";
+    out.push(...wrapText(`${windowText} · total ${num(m.totalBytes)} bytes (exact UTF-8)`, w, "dim"));
+    out.push(...wrapText(`provider usage (previous response, as reported): ${m.providerUsage ? formatUsage(m.providerUsage) : "none reported"}`, w, "dim"));
+    if (m.compaction) out.push(...wrapText(`compaction: ${inertLine(m.compaction)}`, w, "dim"));
+    out.push([]);
+    out.push(...this.table(view.sections, w));
+    const s = view.sections[this.section];
+    if (s) {
+      const pages = Math.max(1, s.pages);
+      const label = ` ${s.index} ${inertLine(s.source)} · page ${Math.min(this.page + 1, pages)} of ${pages} `;
+      const ruleW = Math.max(0, w - textWidth(label) - 2);
+      out.push(truncate([{ t: "──", s: "rule" }, { t: label, s: "title" }, { t: "─".repeat(ruleW), s: "rule" }], w));
+    }
+    if (this.error) out.push(...wrapText(this.error, w, "err"));
+    // the page fills what is left above the footer
+    const room = Math.max(1, height - out.length - 1);
+    this.lastPageRows = room;
+    const lines = this.pageLines(w);
+    const maxScroll = Math.max(0, lines.length - room);
+    if (this.scroll > maxScroll) this.scroll = maxScroll;
+    if (s && s.chars === 0) out.push([{ t: "(this section is empty)", s: "dim" }]);
+    out.push(...lines.slice(this.scroll, this.scroll + room));
+    return this.finish(out, w, height, keys, lines.length > room ? `${this.scroll + 1}-${Math.min(lines.length, this.scroll + room)}/${lines.length}` : "");
+  }
+
+  private table(sections: SectionSummary[], w: number): Line[] {
+    const methods = new Set(sections.map((s) => s.estimate.method));
+    const oneMethod = methods.size === 1 ? [...methods][0]! : undefined;
+    const head = ["#", "source", "items", "bytes", oneMethod ? `≈ tokens (${oneMethod})` : "≈ tokens", "change", "pages"];
+    const rows = sections.map((s) => [
+      String(s.index),
+      inertLine(s.source),
+      num(s.items),
+      num(s.bytes),
+      oneMethod ? `≈ ${num(s.estimate.tokens)}` : `≈ ${num(s.estimate.tokens)} (${s.estimate.method})`,
+      formatDelta(s.deltaBytes),
+      num(s.pages),
+    ]);
+    const widths = head.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i]!))));
+    const right = [true, false, true, true, true, true, true];
+    // the source column gives way first when the pane is narrow
+    const total = (): number => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1);
+    while (total() > w && widths[1]! > 6) widths[1]!--;
+    const cell = (t: string, i: number): string => {
+      const cw = widths[i]!;
+      const cut = textWidth(t) > cw ? truncate([{ t }], cw)[0]?.t ?? "" : t;
+      const pad = " ".repeat(Math.max(0, cw - textWidth(cut)));
+      return right[i] ? pad + cut : cut + pad;
+    };
+    const line = (cells: string[]): string => cells.map(cell).join("  ");
+    const out: Line[] = [truncate([{ t: line(head), s: "dim" }], w)];
+    rows.forEach((r, i) => {
+      const l: Line = truncate([{ t: line(r) }], w);
+      out.push(i === this.section ? restyle(fit(l, w), { inv: true }) : l);
+    });
+    if (rows.length === 0) out.push([{ t: "(no sections)", s: "dim" }]);
+    return out;
+  }
+
+  private finish(out: Line[], w: number, height: number, keys: PaneKeys, where = ""): Line[] {
+    const body = out.slice(0, Math.max(0, height - 1));
+    while (body.length < height - 1) body.push([]);
+    const hint = `${keys.page} page · ${keys.section} section · ${keys.scroll} scroll · ${keys.close} close`;
+    const footer: Line = [{ t: hint, s: "hint" }];
+    if (where && lineWidth(footer) + textWidth(where) + 2 <= w) footer.push({ t: " ".repeat(w - lineWidth(footer) - textWidth(where)) }, { t: where, s: "dim" });
+    body.push(truncate(footer, w));
+    return body;
+  }
+}

@@ -1,0 +1,62 @@
+// Coloured unified diffs for write/edit: from the tool's own diff when it ran live, or
+// recomputed from the stored tool_use input (edit: old_string → new_string) for history.
+import { createTwoFilesPatch } from "diff";
+import { inert } from "./inert.js";
+import type { Line, StyleName } from "./style.js";
+
+function styleFor(l: string): StyleName | undefined {
+  if (l.startsWith("+++") || l.startsWith("---")) return "diffHeader";
+  if (l.startsWith("@@")) return "diffHunk";
+  if (l.startsWith("+")) return "diffAdd";
+  if (l.startsWith("-")) return "diffDel";
+  if (l.startsWith("\\")) return "dim";
+  return undefined;
+}
+
+/** a unified diff (any text; made inert here) as coloured lines; the "Index:"/"===" preamble is dropped */
+export function diffLines(diff: string): Line[] {
+  const out: Line[] = [];
+  for (const raw of inert(diff).replace(/\n$/, "").split("\n")) {
+    if (raw.startsWith("Index: ") || /^=+$/.test(raw)) continue;
+    const s = styleFor(raw);
+    out.push(raw ? [s ? { t: raw, s } : { t: raw }] : []);
+  }
+  return out;
+}
+
+/** the diff an edit made, from its input alone (for sessions loaded from the record) */
+export function editDiff(path: string, oldString: string, newString: string): string {
+  return createTwoFilesPatch(path, path, oldString, newString, undefined, undefined, { context: 3 });
+}
+
+interface EditInput {
+  path: string;
+  old_string: string;
+  new_string: string;
+}
+interface WriteInput {
+  path: string;
+  content: string;
+}
+
+function isEdit(x: unknown): x is EditInput {
+  const o = x as Record<string, unknown> | null;
+  return !!o && typeof o.path === "string" && typeof o.old_string === "string" && typeof o.new_string === "string";
+}
+function isWrite(x: unknown): x is WriteInput {
+  const o = x as Record<string, unknown> | null;
+  return !!o && typeof o.path === "string" && typeof o.content === "string";
+}
+
+/**
+ * The diff to show for a write/edit call when the live one is not at hand. For a stored write
+ * the previous content is unknown, so the new content is shown as added lines.
+ */
+export function diffForInput(tool: string, input: unknown): string | undefined {
+  if (tool === "edit" && isEdit(input)) return editDiff(input.path, input.old_string, input.new_string);
+  if (tool === "write" && isWrite(input)) {
+    const lines = input.content.replace(/\n$/, "").split("\n");
+    return [`+++ ${input.path} (content written)`, `@@ ${lines.length} line${lines.length === 1 ? "" : "s"} @@`, ...lines.map((l) => `+${l}`)].join("\n");
+  }
+  return undefined;
+}

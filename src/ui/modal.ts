@@ -1,0 +1,119 @@
+// Boxes drawn over the transcript: the permission question and the session picker. Pure:
+// each returns the lines of a bordered box; the app decides where it goes.
+import type { Session } from "../record/types.js";
+import type { PermissionRequest } from "../tools/types.js";
+import { diffForInput, diffLines } from "./diffview.js";
+import { inert, inertLine } from "./inert.js";
+import type { Line } from "./style.js";
+import { fit, formatInt, lineWidth, restyle, textWidth, truncate, wrapLine, wrapText } from "./text.js";
+
+export interface Box {
+  width: number;
+  lines: Line[];
+}
+
+/** a bordered box of exactly `width` × lines.length cells */
+export function frame(title: string, body: Line[], footer: Line[], width: number, height: number): Box {
+  const inner = Math.max(1, width - 4);
+  const top: Line = [{ t: "╭─", s: "border" }];
+  const t = truncate([{ t: ` ${title} `, s: "title" }], Math.max(0, width - 4));
+  top.push(...t, { t: "─".repeat(Math.max(0, width - 3 - lineWidth(t))) + "╮", s: "border" });
+  const row = (l: Line): Line => [{ t: "│ ", s: "border" }, ...fit(l, inner), { t: " │", s: "border" }];
+  const bodyRows = Math.max(0, height - 2 - footer.length - (footer.length ? 1 : 0));
+  const lines: Line[] = [top];
+  for (let i = 0; i < bodyRows; i++) lines.push(row(body[i] ?? []));
+  if (footer.length) {
+    lines.push([{ t: "├" + "─".repeat(Math.max(0, width - 2)) + "┤", s: "border" }]);
+    for (const f of footer) lines.push(row(f));
+  }
+  lines.push([{ t: "╰" + "─".repeat(Math.max(0, width - 2)) + "╯", s: "border" }]);
+  return { width, lines };
+}
+
+const VERB: Record<PermissionRequest["kind"], string> = {
+  exec: "run a command",
+  write: "change a file",
+  read: "read",
+};
+
+/** the full body of a permission question (the app scrolls it when it is taller than the box) */
+export function permissionBody(req: PermissionRequest, width: number): Line[] {
+  const w = Math.max(8, width);
+  const out: Line[] = [];
+  out.push(...wrapLine([{ t: inertLine(req.tool), s: "toolName" }, { t: ` wants to ${VERB[req.kind]}:` }], w));
+  out.push(...wrapText(inertLine(req.summary), w, "toolArg"));
+  if (req.outsideWorkspace) out.push(...wrapText(`outside the workspace: ${inertLine(req.outsideWorkspace)}`, w, "warn"));
+  out.push([]);
+  const input = req.input && typeof req.input === "object" ? (req.input as Record<string, unknown>) : {};
+  const diff = req.diff ?? diffForInput(req.tool, req.input);
+  if (req.tool === "bash" && typeof input.command === "string") {
+    out.push(...wrapText(`$ ${inert(input.command)}`, w, "toolArg", { hard: true }));
+  } else if (diff) {
+    for (const l of diffLines(diff)) out.push(...wrapLine(l, w, { hard: true }));
+  } else {
+    let json: string;
+    try {
+      json = JSON.stringify(req.input, null, 2) ?? "";
+    } catch {
+      json = String(req.input);
+    }
+    out.push(...wrapText(inert(json), w, "dim", { hard: true }));
+  }
+  return out;
+}
+
+export function permissionBox(
+  req: PermissionRequest,
+  keys: { once: string; session: string; deny: string },
+  more: number,
+  scroll: number,
+  cols: number,
+  rows: number,
+): { box: Box; maxScroll: number } {
+  const width = Math.max(20, Math.min(cols - 2, 110));
+  const body = permissionBody(req, width - 4);
+  const footer: Line[] = [
+    [
+      { t: keys.once, s: "key" },
+      { t: " allow once   " },
+      { t: keys.session, s: "key" },
+      { t: " allow for this session   " },
+      { t: keys.deny, s: "key" },
+      { t: " deny" },
+    ],
+  ];
+  if (more > 0) footer.push([{ t: `${formatInt(more)} more question${more === 1 ? "" : "s"} waiting`, s: "dim" }]);
+  const chrome = 2 + 1 + footer.length;
+  const height = Math.max(chrome + 1, Math.min(rows - 2, body.length + chrome));
+  const room = height - chrome;
+  const maxScroll = Math.max(0, body.length - room);
+  const s = Math.min(Math.max(0, scroll), maxScroll);
+  let visible = body.slice(s, s + room);
+  if (maxScroll > 0) {
+    const below = body.length - (s + room);
+    const note = below > 0 ? `↓ ${formatInt(below)} more lines (↑/↓ PgUp/PgDn)` : "↑ scrolled to the end";
+    visible = [...visible.slice(0, room - 1), [{ t: note, s: "dim" }]];
+  }
+  return { box: frame("Permission needed", visible, footer, width, height), maxScroll };
+}
+
+export function sessionsBox(sessions: readonly Session[], current: string, index: number, cols: number, rows: number): Box {
+  const width = Math.max(30, Math.min(cols - 2, 100));
+  const inner = width - 4;
+  const height = Math.max(5, Math.min(rows - 2, sessions.length + 4));
+  const room = height - 4;
+  const start = Math.min(Math.max(0, index - room + 1), Math.max(0, sessions.length - room));
+  const body: Line[] = [];
+  for (let i = start; i < Math.min(sessions.length, start + room); i++) {
+    const s = sessions[i]!;
+    const when = s.updatedAt.replace("T", " ").replace(/:\d\d(\.\d+)?Z?$/, "");
+    const right = `${s.id.slice(0, 8)}  ${when}${s.id === current ? "  (current)" : ""}`;
+    const titleW = Math.max(4, inner - textWidth(right) - 2);
+    const title = truncate([{ t: inertLine(s.title) || "(untitled)" }], titleW);
+    const line: Line = [...fit(title, titleW), { t: "  " }, { t: right, s: "dim" }];
+    body.push(i === index ? restyle(fit(line, inner), { inv: true }) : line);
+  }
+  if (sessions.length === 0) body.push([{ t: "no sessions yet", s: "dim" }]);
+  const footer: Line[] = [[{ t: "↑/↓", s: "key" }, { t: " choose   " }, { t: "Enter", s: "key" }, { t: " switch   " }, { t: "Esc", s: "key" }, { t: " cancel" }]];
+  return frame(`Sessions (${formatInt(sessions.length)})`, body, footer, width, height);
+}

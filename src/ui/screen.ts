@@ -1,0 +1,207 @@
+// The blessed side of the screen, and the only file that touches blessed's internals.
+// blessed gives us terminfo, the alternate screen, resize handling and a cell buffer that it
+// diffs against what the terminal shows, so each frame writes only the cells that changed.
+// We paint that buffer ourselves from styled Lines instead of using blessed's widgets: the
+// widths are then string-width's (blessed's tables count emoji as one cell), and no text ever
+// goes through blessed's tag or escape parsing.
+import { createRequire } from "node:module";
+import { PassThrough } from "node:stream";
+import blessed from "blessed";
+import type { Line, Seg, Theme } from "./style.js";
+import { graphemes, graphemeWidth, isAsciiPrintable } from "./text.js";
+
+type Cell = [number, string];
+type CellRow = Cell[] & { dirty?: boolean };
+
+interface BlessedInternals {
+  lines: CellRow[];
+  cols: number;
+  rows: number;
+  dattr: number;
+  tput: { brokenACS: boolean; unicode: boolean; colors: number };
+  program: {
+    cup(y: number, x: number): void;
+    showCursor(): void;
+    hideCursor(): void;
+    cursorHidden: boolean;
+    _write(s: string): void;
+    flush(): void;
+  };
+}
+
+const require = createRequire(import.meta.url);
+let patched = false;
+
+// blessed decides whether a cell holds a double-width character with its own table, which
+// says one cell for most emoji; the terminal then draws two and the rest of the row shifts.
+// We put exactly one grapheme per cell, so measuring the cell with our width is exact.
+function patchCharWidth(): void {
+  if (patched) return;
+  patched = true;
+  const unicode = require("blessed/lib/unicode.js") as { charWidth: (s: string, i?: number) => number };
+  const original = unicode.charWidth;
+  unicode.charWidth = function (str: string, i?: number): number {
+    if (i === undefined && typeof str === "string" && str.length > 0) {
+      if (str.length === 1 && str.charCodeAt(0) < 0x7f) return str.charCodeAt(0) >= 0x20 ? 1 : 0;
+      return graphemeWidth(str);
+    }
+    return original.call(this, str, i);
+  };
+}
+
+export interface Surface {
+  readonly cols: number;
+  readonly rows: number;
+  readonly colors: number;
+  /** paints lines into the rectangle; cells past a line's end get `fill`'s style */
+  paint(x: number, y: number, w: number, h: number, lines: Line[], fill?: Seg): void;
+  /** diffs the painted buffer against the terminal and writes the changes */
+  render(): void;
+  /** shows the terminal cursor at (x, y), or hides it */
+  cursor(pos: { x: number; y: number } | undefined): void;
+  /** forgets what the terminal shows and repaints everything (Ctrl-L) */
+  repaintAll(): void;
+  /** raw bytes to the terminal (mode switches like bracketed paste) */
+  write(s: string): void;
+  onResize(cb: () => void): void;
+  /** called at the start of every render, including blessed's own after a resize */
+  onPaint(cb: () => void): void;
+  destroy(): void;
+}
+
+export interface SurfaceOptions {
+  theme: Theme;
+  output?: NodeJS.WriteStream;
+}
+
+// screen-* and tmux-* terminfo entries use ncurses 6's format, which blessed cannot read
+export function terminalFor(term: string | undefined): string {
+  const t = term ?? "";
+  if (!t || /^(screen|tmux)/.test(t)) return "xterm-256color";
+  return t;
+}
+
+export function createSurface(opts: SurfaceOptions): Surface {
+  patchCharWidth();
+  const output = opts.output ?? process.stdout;
+  // blessed gets a silent input: we read stdin ourselves (see keys.ts)
+  const input = new PassThrough();
+  const savedError = console.error;
+  // terminfo compilation prints warnings (Setulc and friends) straight to stderr
+  console.error = () => undefined;
+  let screen: blessed.Widgets.Screen;
+  try {
+    screen = blessed.screen({
+      smartCSR: true,
+      fullUnicode: true,
+      forceUnicode: true,
+      terminal: terminalFor(process.env.TERM),
+      input,
+      output,
+      autoPadding: false,
+      warnings: false,
+      dockBorders: false,
+      useBCE: true,
+      resizeTimeout: 0,
+    } as blessed.Widgets.IScreenOptions);
+  } finally {
+    console.error = savedError;
+  }
+  const s = screen as unknown as BlessedInternals;
+  // draw line characters as Unicode, not the VT100 alternate charset (tmux shows "lqqk")
+  s.tput.brokenACS = true;
+  s.tput.unicode = true;
+  const theme = opts.theme;
+  const paintCbs: (() => void)[] = [];
+  screen.on("prerender", () => {
+    for (const cb of paintCbs) cb();
+  });
+
+  const setCell = (row: CellRow, x: number, attr: number, ch: string): void => {
+    const cell = row[x];
+    if (!cell) return;
+    if (cell[0] !== attr || cell[1] !== ch) {
+      cell[0] = attr;
+      cell[1] = ch;
+      row.dirty = true;
+    }
+  };
+
+  const surface: Surface = {
+    get cols() {
+      return s.cols;
+    },
+    get rows() {
+      return s.rows;
+    },
+    get colors() {
+      return s.tput.colors;
+    },
+    paint(x0, y0, w, h, lines, fill) {
+      const fillAttr = fill ? theme.attr(fill) : s.dattr;
+      const x1 = Math.min(s.cols, x0 + w);
+      for (let r = 0; r < h; r++) {
+        const y = y0 + r;
+        const row = s.lines[y];
+        if (!row || y < 0) continue;
+        // a wide character just left of the rectangle would be drawn over its first cell
+        const left = row[x0 - 1];
+        if (x0 > 0 && left && graphemeWidth(left[1]) === 2) setCell(row, x0 - 1, left[0], " ");
+        let x = x0;
+        for (const sg of lines[r] ?? []) {
+          if (x >= x1) break;
+          const attr = theme.attr(sg);
+          if (isAsciiPrintable(sg.t)) {
+            for (let i = 0; i < sg.t.length && x < x1; i++) setCell(row, x++, attr, sg.t[i]!);
+            continue;
+          }
+          for (const g of graphemes(sg.t)) {
+            if (x >= x1) break;
+            const gw = graphemeWidth(g);
+            if (gw === 0) continue;
+            if (gw === 2) {
+              if (x + 1 >= x1) {
+                setCell(row, x++, attr, " ");
+                break;
+              }
+              setCell(row, x++, attr, g);
+              // the second cell is covered by the wide character; blessed skips it when drawing
+              setCell(row, x++, attr, " ");
+              continue;
+            }
+            setCell(row, x++, attr, g);
+          }
+        }
+        while (x < x1) setCell(row, x++, fillAttr, " ");
+      }
+    },
+    render() {
+      screen.render();
+    },
+    cursor(pos) {
+      if (!pos) {
+        if (!s.program.cursorHidden) s.program.hideCursor();
+        return;
+      }
+      s.program.cup(pos.y, pos.x);
+      if (s.program.cursorHidden) s.program.showCursor();
+    },
+    repaintAll() {
+      (screen as unknown as { realloc(): void }).realloc();
+      screen.render();
+    },
+    write(str) {
+      s.program._write(str);
+    },
+    onResize(cb) {
+      screen.on("resize", cb);
+    },
+    onPaint(cb) {
+      paintCbs.push(cb);
+    },
+    destroy() {
+      screen.destroy();
+    },
+  };
+  return surface;
+}

@@ -1,0 +1,762 @@
+// The transcript: what the record says plus what is arriving live, laid out in terminal lines.
+// Pure (no blessed): the screen asks for the visible window at a width and height and paints
+// it. Each item keeps a cache of its wrapped lines keyed by its version and the width, and a
+// frame only wraps the items it actually shows, so a 5,000-message session costs the same per
+// frame as a short one. Scrolling is an anchor (item, line) or "follow the bottom".
+import type { Block, StoredMessage, ToolResultBlock, ToolUseBlock } from "../record/types.js";
+import { diffForInput, diffLines } from "./diffview.js";
+import { inert } from "./inert.js";
+import { renderMarkdown } from "./markdown.js";
+import type { Line, StyleName } from "./style.js";
+import { formatBytes, formatInt, restyle, wrapLine, wrapText } from "./text.js";
+import { formatToolLine, toolSummary, type ToolState } from "./toolline.js";
+
+export type NoticeLevel = "error" | "warning" | "info";
+
+type Body =
+  | { kind: "message"; msg: StoredMessage }
+  | { kind: "notice"; level: NoticeLevel; text: string }
+  | { kind: "lines"; lines: Line[] }
+  | { kind: "live"; reasoning: string; text: string; boundId?: number; closed: boolean };
+
+interface Item {
+  uid: number;
+  version: number;
+  body: Body;
+}
+
+interface Rendered {
+  version: number;
+  width: number;
+  lines: Line[];
+  /** expandable parts (tool calls, reasoning, long user text) and the line each starts on */
+  targets: { id: string; line: number }[];
+}
+
+interface ToolRun {
+  startedAt: number;
+  ms?: number;
+  done: boolean;
+  isError?: boolean;
+  output?: string;
+  diff?: string;
+}
+
+export interface Anchor {
+  index: number;
+  offset: number;
+}
+
+/** output lines shown when a tool call is expanded; the record keeps all of it */
+export const MAX_EXPANDED_LINES = 300;
+/** user text longer than this many lines is folded to its first lines until expanded */
+const USER_FOLD_LINES = 12;
+const USER_FOLD_CHARS = 4000;
+/** even expanded, one user message shows at most this many lines (a 2 MB paste is 40k lines) */
+const USER_MAX_LINES = 2000;
+const GUTTER = 2;
+
+export class Transcript {
+  private items: Item[] = [];
+  private byMsgId = new Map<number, Item>();
+  private live: Item | undefined;
+  private cache = new Map<number, Rendered>();
+  private nextUid = 1;
+  private results = new Map<string, ToolResultBlock>();
+  private runs = new Map<string, ToolRun>();
+  private toolOwner = new Map<string, number>();
+  private expanded = new Set<string>();
+  private selected: { uid: number; id: string } | undefined;
+  private waitingForPermission = false;
+  private turnRunning = false;
+
+  follow = true;
+  private anchor: Anchor = { index: 0, offset: 0 };
+  private lastW = 80;
+  private lastH = 24;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  // ---- content -------------------------------------------------------------------------
+
+  /** replaces everything with the record (start-up, /new, /sessions) */
+  load(history: readonly StoredMessage[]): void {
+    this.items = [];
+    this.byMsgId.clear();
+    this.cache.clear();
+    this.live = undefined;
+    this.results.clear();
+    this.runs.clear();
+    this.toolOwner.clear();
+    this.selected = undefined;
+    this.follow = true;
+    for (const m of history) this.upsert(m);
+  }
+
+  /** drops what is on screen; the record is untouched (/clear-screen) */
+  clearView(): void {
+    // a turn that is streaming keeps its live text on screen
+    this.items = this.live ? [this.live] : [];
+    this.byMsgId.clear();
+    this.cache.clear();
+    this.selected = undefined;
+    this.follow = true;
+  }
+
+  private add(body: Body): Item {
+    const item: Item = { uid: this.nextUid++, version: 0, body };
+    // live output stays last; everything else goes before it
+    if (this.live && this.items[this.items.length - 1] === this.live && body.kind !== "live") {
+      this.items.splice(this.items.length - 1, 0, item);
+    } else {
+      this.items.push(item);
+    }
+    return item;
+  }
+
+  private bump(uid: number | undefined): void {
+    if (uid === undefined) return;
+    const item = this.items.find((i) => i.uid === uid);
+    if (item) item.version++;
+  }
+
+  private bumpItem(item: Item | undefined): void {
+    if (item) item.version++;
+  }
+
+  private indexBlocks(item: Item, blocks: Block[]): void {
+    for (const b of blocks) {
+      if (b.type === "tool_use") this.toolOwner.set(b.id, item.uid);
+      if (b.type === "tool_result") {
+        this.results.set(b.toolUseId, b);
+        this.bump(this.toolOwner.get(b.toolUseId));
+      }
+    }
+  }
+
+  private upsert(msg: StoredMessage): Item {
+    const have = this.byMsgId.get(msg.id);
+    if (have) {
+      have.body = { kind: "message", msg };
+      have.version++;
+      this.indexBlocks(have, msg.blocks);
+      return have;
+    }
+    const item = this.add({ kind: "message", msg });
+    this.byMsgId.set(msg.id, item);
+    this.indexBlocks(item, msg.blocks);
+    return item;
+  }
+
+  /** a stored message appeared or changed */
+  message(msg: StoredMessage): void {
+    const live = this.live;
+    if (msg.role === "assistant" && live && live.body.kind === "live" && !live.body.closed) {
+      const b = live.body;
+      if (b.boundId === undefined || b.boundId === msg.id) {
+        if (msg.status === "complete") {
+          this.upsert(msg);
+          this.dropLive();
+          return;
+        }
+        // a checkpoint: the stored copy lags behind the deltas, so keep showing the live text
+        b.boundId = msg.id;
+        this.upsert(msg);
+        return;
+      }
+    }
+    this.upsert(msg);
+  }
+
+  private dropLive(): void {
+    const live = this.live;
+    if (!live) return;
+    this.items = this.items.filter((i) => i !== live);
+    this.cache.delete(live.uid);
+    if (live.body.kind === "live" && live.body.boundId !== undefined) this.bumpItem(this.byMsgId.get(live.body.boundId));
+    if (this.selected?.uid === live.uid) this.selected = undefined;
+    this.live = undefined;
+  }
+
+  private liveBody(): Extract<Body, { kind: "live" }> {
+    if (!this.live || this.live.body.kind !== "live" || this.live.body.closed) {
+      if (this.live) this.closeLive();
+      const item = this.add({ kind: "live", reasoning: "", text: "", closed: false });
+      this.live = item;
+    }
+    return this.live!.body as Extract<Body, { kind: "live" }>;
+  }
+
+  textDelta(t: string): void {
+    this.liveBody().text += t;
+    this.live!.version++;
+  }
+
+  reasoningDelta(t: string): void {
+    this.liveBody().reasoning += t;
+    this.live!.version++;
+  }
+
+  /** ends the live item: the stored copy takes over when there is one */
+  closeLive(): void {
+    const live = this.live;
+    if (!live || live.body.kind !== "live") return;
+    if (live.body.boundId !== undefined || (!live.body.text && !live.body.reasoning)) {
+      this.dropLive();
+      return;
+    }
+    // nothing stored it (a failure before the first checkpoint): keep it visible as it was
+    live.body.closed = true;
+    live.version++;
+    this.live = undefined;
+  }
+
+  streamingStarted(): void {
+    if (this.live) this.closeLive();
+  }
+
+  turnState(running: boolean, waitingForPermission: boolean): void {
+    const changed = running !== this.turnRunning || waitingForPermission !== this.waitingForPermission;
+    this.turnRunning = running;
+    this.waitingForPermission = waitingForPermission;
+    if (changed) for (const [id, r] of this.runs) if (!r.done) this.bump(this.toolOwner.get(id));
+    if (changed) for (const item of this.items) if (item.body.kind === "message" && item.body.msg.role === "assistant") item.version++;
+  }
+
+  toolStart(id: string): void {
+    this.runs.set(id, { startedAt: this.now(), done: false });
+    this.bump(this.toolOwner.get(id));
+  }
+
+  toolEnd(r: { id: string; output: string; isError: boolean; ms: number; diff?: string }): void {
+    const run = this.runs.get(r.id) ?? { startedAt: this.now() - r.ms, done: false };
+    run.done = true;
+    run.ms = r.ms;
+    run.isError = r.isError;
+    run.output = r.output;
+    if (r.diff !== undefined) run.diff = r.diff;
+    this.runs.set(r.id, run);
+    this.bump(this.toolOwner.get(r.id));
+  }
+
+  /** re-renders tool lines that show a running time */
+  tick(): boolean {
+    let any = false;
+    for (const [id, r] of this.runs) {
+      if (!r.done) {
+        this.bump(this.toolOwner.get(id));
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  hasRunningTool(): boolean {
+    for (const r of this.runs.values()) if (!r.done) return true;
+    return false;
+  }
+
+  notice(level: NoticeLevel, text: string): void {
+    this.add({ kind: "notice", level, text });
+  }
+
+  lines(lines: Line[]): void {
+    this.add({ kind: "lines", lines });
+  }
+
+  itemCount(): number {
+    return this.items.length;
+  }
+
+  // ---- expansion and selection -------------------------------------------------------------
+
+  isExpanded(id: string): boolean {
+    return this.expanded.has(id);
+  }
+
+  /** toggles the selected part; false when nothing is selected */
+  toggleSelected(): boolean {
+    const sel = this.selected;
+    if (!sel) return false;
+    if (this.expanded.has(sel.id)) this.expanded.delete(sel.id);
+    else this.expanded.add(sel.id);
+    this.bump(sel.uid);
+    this.reveal(sel.uid, sel.id);
+    return true;
+  }
+
+  selection(): string | undefined {
+    return this.selected?.id;
+  }
+
+  clearSelection(): void {
+    if (this.selected) this.bump(this.selected.uid);
+    this.selected = undefined;
+  }
+
+  private setSelection(uid: number, id: string): void {
+    if (this.selected) this.bump(this.selected.uid);
+    this.selected = { uid, id };
+    this.bump(uid);
+    this.reveal(uid, id);
+  }
+
+  /** moves the selection to the previous (-1) or next (+1) expandable part */
+  select(dir: -1 | 1): boolean {
+    const w = this.lastW;
+    const start = this.selected ? this.items.findIndex((i) => i.uid === this.selected!.uid) : -1;
+    if (start < 0) {
+      // nothing selected yet: the last part visible on screen, else the last part at all
+      const top = this.topAnchor();
+      const seen: { uid: number; id: string }[] = [];
+      let remaining = this.lastH;
+      for (let i = top.index; i < this.items.length && remaining > 0; i++) {
+        const r = this.rendered(this.items[i]!, w);
+        const from = i === top.index ? top.offset : 0;
+        for (const t of r.targets) if (t.line >= from && t.line < from + remaining) seen.push({ uid: this.items[i]!.uid, id: t.id });
+        remaining -= r.lines.length - from;
+      }
+      const pick = dir < 0 ? seen[seen.length - 1] : seen[0];
+      if (pick) {
+        this.setSelection(pick.uid, pick.id);
+        return true;
+      }
+      for (let i = this.items.length - 1; i >= 0; i--) {
+        const r = this.rendered(this.items[i]!, w);
+        const t = r.targets[r.targets.length - 1];
+        if (t) {
+          this.setSelection(this.items[i]!.uid, t.id);
+          return true;
+        }
+      }
+      return false;
+    }
+    const cur = this.rendered(this.items[start]!, w);
+    const pos = cur.targets.findIndex((t) => t.id === this.selected!.id);
+    const inItem = cur.targets[pos + dir];
+    if (pos >= 0 && inItem) {
+      this.setSelection(this.items[start]!.uid, inItem.id);
+      return true;
+    }
+    for (let i = start + dir; i >= 0 && i < this.items.length; i += dir) {
+      const r = this.rendered(this.items[i]!, w);
+      const t = dir < 0 ? r.targets[r.targets.length - 1] : r.targets[0];
+      if (t) {
+        this.setSelection(this.items[i]!.uid, t.id);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** scrolls so the given part's first line is on screen */
+  private reveal(uid: number, id: string): void {
+    const index = this.items.findIndex((i) => i.uid === uid);
+    if (index < 0) return;
+    const r = this.rendered(this.items[index]!, this.lastW);
+    const line = r.targets.find((t) => t.id === id)?.line ?? 0;
+    const top = this.topAnchor();
+    const before = top.index > index || (top.index === index && top.offset > line);
+    if (before) {
+      this.setAnchor({ index, offset: line });
+      return;
+    }
+    // below the window? count lines from the top of the window to the target
+    let dist: number;
+    if (top.index === index) dist = line - top.offset;
+    else {
+      dist = this.lineCount(top.index) - top.offset;
+      for (let i = top.index + 1; i < index; i++) dist += this.lineCount(i);
+      dist += line;
+    }
+    if (dist >= this.lastH) {
+      const moved = this.moveAnchor({ index, offset: line }, -(this.lastH - 1));
+      this.setAnchor(moved);
+    }
+  }
+
+  // ---- rendering ----------------------------------------------------------------------------
+
+  private rendered(item: Item, width: number): Rendered {
+    const have = this.cache.get(item.uid);
+    if (have && have.version === item.version && have.width === width) return have;
+    const r = this.renderItem(item, width);
+    const out: Rendered = { version: item.version, width, lines: r.lines, targets: r.targets };
+    this.cache.set(item.uid, out);
+    return out;
+  }
+
+  private toolState(id: string): { state: ToolState; ms?: number; output?: string; isError?: boolean; diff?: string } {
+    const run = this.runs.get(id);
+    const stored = this.results.get(id);
+    if (run && !run.done) {
+      return { state: this.waitingForPermission ? "waiting" : "running", ms: this.now() - run.startedAt };
+    }
+    if (run && run.done) {
+      return {
+        state: run.isError ? "error" : "ok",
+        ...(run.ms !== undefined ? { ms: run.ms } : {}),
+        output: run.output ?? stored?.output ?? "",
+        isError: !!run.isError,
+        ...(run.diff !== undefined ? { diff: run.diff } : {}),
+      };
+    }
+    if (stored) return { state: stored.isError ? "error" : "ok", output: stored.output, isError: stored.isError };
+    return { state: this.turnRunning ? "queued" : "none" };
+  }
+
+  private renderItem(item: Item, width: number): { lines: Line[]; targets: { id: string; line: number }[] } {
+    const lines: Line[] = [];
+    const targets: { id: string; line: number }[] = [];
+    const inner = Math.max(4, width - GUTTER);
+    const pad: Line = [{ t: " ".repeat(GUTTER) }];
+    const sel = this.selected?.uid === item.uid ? this.selected.id : undefined;
+    const push = (ls: Line[], gutter: Line = pad): void => {
+      for (const l of ls) lines.push([...gutter, ...l]);
+    };
+    const target = (id: string, first: Line): void => {
+      targets.push({ id, line: lines.length });
+      lines.push([...pad, ...(sel === id ? restyle(first, { inv: true }) : first)]);
+    };
+    const body = item.body;
+    switch (body.kind) {
+      case "message": {
+        const msg = body.msg;
+        if (this.live?.body.kind === "live" && this.live.body.boundId === msg.id) return { lines, targets };
+        if (msg.role === "user") this.renderUser(item, msg, inner, lines, targets, sel);
+        else this.renderAssistant(item, msg.blocks, msg.status === "interrupted", inner, push, target);
+        break;
+      }
+      case "live": {
+        const blocks: Block[] = [];
+        if (body.reasoning) blocks.push({ type: "reasoning", text: body.reasoning });
+        if (body.text) blocks.push({ type: "text", text: body.text });
+        this.renderAssistant(item, blocks, body.closed, inner, push, target);
+        break;
+      }
+      case "notice": {
+        const [mark, style]: [string, StyleName] = body.level === "error" ? ["✗ ", "err"] : body.level === "warning" ? ["⚠ ", "warn"] : ["· ", "info"];
+        const text = wrapText(inert(body.text), Math.max(1, inner - 2), style);
+        text.forEach((l, i) => lines.push([...pad, { t: i === 0 ? mark : "  ", s: style }, ...l]));
+        break;
+      }
+      case "lines":
+        for (const l of body.lines) lines.push(...wrapLine([...pad, ...l], width, { indent: pad }));
+        break;
+      default: {
+        const never: never = body;
+        throw new Error(`unknown transcript item ${JSON.stringify(never)}`);
+      }
+    }
+    // a blank line separates items; empty items (tool results shown on their calls) take none
+    if (lines.length) lines.unshift([]);
+    return { lines, targets: targets.map((t) => ({ id: t.id, line: t.line + 1 })) };
+  }
+
+  private renderUser(
+    item: Item,
+    msg: StoredMessage,
+    inner: number,
+    lines: Line[],
+    targets: { id: string; line: number }[],
+    sel: string | undefined,
+  ): void {
+    const body: Line[] = [];
+    for (const b of msg.blocks) {
+      switch (b.type) {
+        case "text": {
+          const id = `u:${item.uid}:${body.length}`;
+          const text = inert(b.text);
+          const nLines = countLines(text);
+          const long = nLines > USER_FOLD_LINES || text.length > USER_FOLD_CHARS;
+          const open = long && this.expanded.has(id);
+          // only the part that can be shown is wrapped: a 2 MB paste must not cost 40k lines
+          const shown = long ? firstLines(text, open ? USER_MAX_LINES : 6, open ? USER_MAX_LINES * 200 : 1200) : text;
+          const wrapped = wrapText(shown, inner, "user");
+          if (long) {
+            targets.push({ id, line: body.length + wrapped.length });
+            const more = open ? Math.max(0, nLines - USER_MAX_LINES) : nLines - countLines(shown);
+            const label = open
+              ? more > 0
+                ? `▾ ${formatInt(more)} more lines not shown (${formatBytes(Buffer.byteLength(text))} in the record)`
+                : "▾ fold"
+              : `▸ … ${formatInt(Math.max(0, more))} more lines (${formatBytes(Buffer.byteLength(text))})`;
+            wrapped.push([{ t: label, s: "dim" }]);
+          }
+          body.push(...wrapped);
+          break;
+        }
+        case "image":
+          body.push([{ t: `📎 ${imageLabel(b)}`, s: "dim" }]);
+          break;
+        case "tool_result":
+        case "tool_use":
+        case "reasoning":
+          // results are drawn on their calls; the others do not occur in user messages
+          break;
+        default: {
+          const never: never = b;
+          throw new Error(`unknown block ${JSON.stringify(never)}`);
+        }
+      }
+    }
+    if (body.length === 0) return;
+    const base = lines.length;
+    body.forEach((l, i) => {
+      const t = targets.find((x) => x.line === i);
+      const line = t && sel === t.id ? restyle(l, { inv: true }) : l;
+      lines.push([{ t: i === 0 ? "› " : "  ", s: "userGutter" }, ...line]);
+    });
+    for (const t of targets) t.line += base;
+  }
+
+  private renderAssistant(
+    item: Item,
+    blocks: Block[],
+    interrupted: boolean,
+    inner: number,
+    push: (ls: Line[], gutter?: Line) => void,
+    target: (id: string, first: Line) => void,
+  ): void {
+    let first = true;
+    const gap = (): void => {
+      if (!first) push([[]]);
+      first = false;
+    };
+    blocks.forEach((b, bi) => {
+      switch (b.type) {
+        case "text": {
+          const text = inert(b.text);
+          if (!text.trim()) return;
+          gap();
+          push(renderMarkdown(text, inner));
+          break;
+        }
+        case "reasoning": {
+          gap();
+          const id = `r:${item.uid}:${bi}`;
+          const text = inert(b.text).trim();
+          const open = this.expanded.has(id);
+          const label = text ? `${formatInt(text.length)} chars` : b.opaque ? "redacted" : "empty";
+          target(id, [{ t: open ? "▾ " : "▸ ", s: "dim" }, { t: "thinking", s: "reasoning" }, { t: ` · ${label}`, s: "dim" }]);
+          if (open && text) push(wrapText(text, Math.max(1, inner - 2), "reasoning"), [{ t: "    " }]);
+          break;
+        }
+        case "tool_use":
+          gap();
+          this.renderTool(b, inner, push, target);
+          break;
+        case "image":
+          gap();
+          push([[{ t: `📎 ${imageLabel(b)}`, s: "dim" }]]);
+          break;
+        case "tool_result":
+          break;
+        default: {
+          const never: never = b;
+          throw new Error(`unknown block ${JSON.stringify(never)}`);
+        }
+      }
+    });
+    if (interrupted && item.body.kind !== "live") push([[{ t: "⏹ interrupted", s: "dim" }]]);
+    else if (interrupted && item.body.kind === "live") push([[{ t: "⏹ not saved: the turn ended before this was stored", s: "dim" }]]);
+  }
+
+  private renderTool(b: ToolUseBlock, inner: number, push: (ls: Line[], gutter?: Line) => void, target: (id: string, first: Line) => void): void {
+    const id = `t:${b.id}`;
+    const st = this.toolState(b.id);
+    const open = this.expanded.has(id);
+    const diffText = st.diff ?? (b.name === "edit" || b.name === "write" ? diffForInput(b.name, b.input) : undefined);
+    let summary = toolSummary(b.name, b.input);
+    if (diffText && (st.state === "ok" || st.state === "error") && !st.isError) {
+      const stat = diffStat(diffText);
+      if (stat) summary += ` (${stat})`;
+    }
+    const line = formatToolLine({ name: inert(b.name), summary, state: st.state, ...(st.ms !== undefined ? { ms: st.ms } : {}), expanded: open, width: inner });
+    target(id, line);
+    if (!open) return;
+    const w = Math.max(4, inner - 4);
+    const ind: Line = [{ t: "    " }];
+    const body: Line[] = [];
+    // the input: a shell command as typed, a diff for edits, JSON for the rest
+    const input = b.input && typeof b.input === "object" ? (b.input as Record<string, unknown>) : {};
+    if (b.name === "bash" && typeof input.command === "string") {
+      body.push(...wrapText(`$ ${inert(input.command)}`, w, "toolArg", { hard: true }));
+    } else if (diffText) {
+      for (const l of capLines(diffLines(diffText), MAX_EXPANDED_LINES)) body.push(...wrapLine(l, w, { hard: true }));
+    } else {
+      let json: string;
+      try {
+        json = JSON.stringify(b.input, null, 2) ?? "";
+      } catch {
+        json = String(b.input);
+      }
+      const parts = capText(inert(json), 40);
+      body.push(...wrapText(parts.text, w, "dim", { hard: true }));
+      if (parts.more) body.push([{ t: `… ${formatInt(parts.more)} more lines of input`, s: "dim" }]);
+    }
+    if (st.output !== undefined) {
+      body.push([{ t: st.isError ? "error:" : "output:", s: st.isError ? "err" : "dim" }]);
+      const out = capText(inert(st.output).replace(/\n+$/, ""), MAX_EXPANDED_LINES);
+      if (out.text) body.push(...wrapText(out.text, w, st.isError ? "err" : undefined, { hard: true }));
+      else body.push([{ t: "(no output)", s: "dim" }]);
+      if (out.more) body.push([{ t: `… ${formatInt(out.more)} more lines (all of it is in the record: /export)`, s: "dim" }]);
+    } else if (st.state === "running" || st.state === "waiting") {
+      body.push([{ t: "(running)", s: "dim" }]);
+    } else {
+      body.push([{ t: "(no result was stored: the turn ended before this call ran)", s: "dim" }]);
+    }
+    push(body, ind);
+  }
+
+  // ---- scrolling ----------------------------------------------------------------------------
+
+  private lineCount(index: number): number {
+    const item = this.items[index];
+    return item ? this.rendered(item, this.lastW).lines.length : 0;
+  }
+
+  /** the anchor `delta` lines away (negative: up), clamped to the content */
+  private moveAnchor(a: Anchor, delta: number): Anchor {
+    let { index, offset } = a;
+    if (this.items.length === 0) return { index: 0, offset: 0 };
+    index = Math.min(Math.max(0, index), this.items.length - 1);
+    offset += delta;
+    while (offset < 0) {
+      if (index === 0) return { index: 0, offset: 0 };
+      index--;
+      offset += this.lineCount(index);
+    }
+    while (offset >= this.lineCount(index)) {
+      if (index >= this.items.length - 1) return { index, offset: Math.max(0, this.lineCount(index) - 1) };
+      offset -= this.lineCount(index);
+      index++;
+    }
+    return { index, offset };
+  }
+
+  /** the anchor of the top line of the current window */
+  topAnchor(): Anchor {
+    if (!this.follow) return this.anchor;
+    // bottom-aligned: walk up from the end by the window height
+    let remaining = this.lastH;
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      const n = this.lineCount(i);
+      if (n >= remaining) return { index: i, offset: n - remaining };
+      remaining -= n;
+    }
+    return { index: 0, offset: 0 };
+  }
+
+  private linesBelow(a: Anchor): number {
+    let n = this.lineCount(a.index) - a.offset;
+    for (let i = a.index + 1; i < this.items.length && n <= this.lastH; i++) n += this.lineCount(i);
+    return n;
+  }
+
+  private setAnchor(a: Anchor): void {
+    this.anchor = a;
+    // at (or past) the end: follow the bottom again
+    this.follow = this.linesBelow(a) <= this.lastH;
+  }
+
+  scroll(delta: number): void {
+    const top = this.topAnchor();
+    this.setAnchor(this.moveAnchor(top, delta));
+  }
+
+  pageUp(): void {
+    this.scroll(-Math.max(1, this.lastH - 2));
+  }
+
+  pageDown(): void {
+    this.scroll(Math.max(1, this.lastH - 2));
+  }
+
+  top(): void {
+    this.setAnchor({ index: 0, offset: 0 });
+  }
+
+  bottom(): void {
+    this.follow = true;
+  }
+
+  /** the visible window: exactly `height` lines or fewer when the content is shorter */
+  view(width: number, height: number): { lines: Line[]; following: boolean } {
+    this.lastW = Math.max(8, width);
+    this.lastH = Math.max(1, height);
+    const out: Line[] = [];
+    if (this.follow) {
+      for (let i = this.items.length - 1; i >= 0 && out.length < this.lastH; i--) {
+        const ls = this.rendered(this.items[i]!, this.lastW).lines;
+        const need = this.lastH - out.length;
+        const take = ls.length > need ? ls.slice(ls.length - need) : ls;
+        out.unshift(...take);
+      }
+      return { lines: out, following: true };
+    }
+    let { index, offset } = this.anchor;
+    if (index >= this.items.length) {
+      this.follow = true;
+      return this.view(width, height);
+    }
+    for (let i = index; i < this.items.length && out.length < this.lastH; i++) {
+      const ls = this.rendered(this.items[i]!, this.lastW).lines;
+      const from = i === index ? Math.min(offset, ls.length) : 0;
+      out.push(...ls.slice(from, from + (this.lastH - out.length)));
+      offset = 0;
+    }
+    if (out.length < this.lastH && (this.anchor.index > 0 || this.anchor.offset > 0)) {
+      // the content ends inside the window (after a resize or collapse): align to the bottom
+      this.follow = true;
+      return this.view(width, height);
+    }
+    return { lines: out, following: false };
+  }
+}
+
+function countLines(s: string): number {
+  let n = 1;
+  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function firstLines(s: string, lines: number, maxChars: number): string {
+  let end = 0;
+  for (let k = 0; k < lines; k++) {
+    const i = s.indexOf("\n", end);
+    if (i < 0) {
+      end = s.length;
+      break;
+    }
+    end = i + 1;
+  }
+  return s.slice(0, Math.min(end, maxChars)).replace(/\n$/, "");
+}
+
+function capText(s: string, maxLines: number): { text: string; more: number } {
+  const all = countLines(s);
+  if (all <= maxLines) return { text: s, more: 0 };
+  return { text: firstLines(s, maxLines, Number.MAX_SAFE_INTEGER), more: all - maxLines };
+}
+
+function capLines(ls: Line[], max: number): Line[] {
+  if (ls.length <= max) return ls;
+  return [...ls.slice(0, max), [{ t: `… ${formatInt(ls.length - max)} more diff lines`, s: "dim" }]];
+}
+
+function diffStat(diff: string): string {
+  let add = 0;
+  let del = 0;
+  for (const l of diff.split("\n")) {
+    if (l.startsWith("+++") || l.startsWith("---")) continue;
+    if (l.startsWith("+")) add++;
+    else if (l.startsWith("-")) del++;
+  }
+  return add || del ? `+${add} −${del}` : "";
+}
+
+function imageLabel(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {
+  const dims = b.width && b.height ? ` · ${b.width}×${b.height}` : "";
+  return `image ${inert(b.mediaType)} · ${formatBytes(b.bytes)}${dims}`;
+}
