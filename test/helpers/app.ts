@@ -1,0 +1,39 @@
+// Builds the real app in-process (real SQLite file, real HTTP to the fake provider) for
+// integration tests that need to look at its state between turns.
+import path from "node:path";
+import fs from "node:fs/promises";
+import { App, type AppOptions } from "../../src/session/app.js";
+import { openStore } from "../../src/session/store.js";
+import type { FakeProvider } from "./fake-provider.js";
+import { tempDir } from "./tmp.js";
+
+export const TEST_KEY = "sk-test-inprocess-7731";
+
+export async function makeApp(
+  fake: FakeProvider,
+  over: Partial<AppOptions> & { dir?: string } = {},
+): Promise<{ app: App; dir: string; workspace: string; dbPath: string }> {
+  const dir = over.dir ?? (await tempDir("albedo-app-"));
+  const workspace = path.join(dir, "work");
+  await fs.mkdir(workspace, { recursive: true });
+  const dbPath = path.join(dir, "history.sqlite");
+  const store = await openStore(dbPath);
+  const provider = over.provider ?? "anthropic";
+  const app = await App.create({
+    store,
+    provider,
+    model: provider === "anthropic" ? "claude-sonnet-4-5" : "gpt-4o",
+    baseUrl: provider === "anthropic" ? fake.anthropicBase : fake.openaiBase,
+    credentials: { keys: { anthropic: fake.key ?? TEST_KEY, openai: fake.key ?? TEST_KEY }, baseUrls: {} },
+    workspace,
+    permission: "auto",
+    compaction: "none",
+    compactionThreshold: 0.8,
+    keepToolRounds: 3,
+    reasoning: "off",
+    open: { fresh: true },
+    headless: true,
+    ...over,
+  });
+  return { app, dir, workspace, dbPath };
+}
