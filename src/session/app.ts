@@ -336,7 +336,7 @@ export class App implements Controller {
     if (problem) return problem;
     this.abort = new AbortController();
     try {
-      const said = await summarize(this.env(), this.messages.length, this.abort.signal);
+      const said = await summarize(this.env(), this.messages.length, this.abort.signal, { force: true });
       return said ? `Compaction: ${said}.` : "Nothing to compact yet: the history is short.";
     } catch (e) {
       return `Compaction failed: ${e instanceof Error ? e.message : String(e)}`;

@@ -138,8 +138,15 @@ function fixedTokens(env: TurnEnv): number {
 async function prepare(env: TurnEnv, turnStart: number): Promise<PrepareResult> {
   const summaries = await env.store.loadSummaries(env.sessionId);
   const prior = env.history.slice(0, turnStart);
+  // A stored summary exists only because one was asked for (/compact, a context-length
+  // refusal, or the summary strategy), so it is used whatever the strategy; but only the
+  // summary strategies ask for new ones automatically.
+  const own = env.compaction.strategy;
+  const autoSummary = own === "summary" || own === "microcompact+summary";
+  const strategy: CompactionStrategy =
+    autoSummary || summaries.length === 0 ? own : own === "microcompact" ? "microcompact+summary" : "summary";
   const opts = {
-    strategy: env.compaction.strategy,
+    strategy,
     summaries,
     keepRounds: env.compaction.keepRounds,
     threshold: env.compaction.threshold,
@@ -149,7 +156,9 @@ async function prepare(env: TurnEnv, turnStart: number): Promise<PrepareResult> 
     reserveTokens: fixedTokens(env),
     ...(env.contextWindow !== undefined ? { contextWindow: env.contextWindow } : {}),
   };
-  return prepareHistory(prior, opts);
+  const result = prepareHistory(prior, opts);
+  if (!autoSummary) result.needsSummary = false;
+  return result;
 }
 
 /** Stores the request the provider is about to get, for the inspector. */
@@ -171,12 +180,19 @@ async function record(env: TurnEnv, req: Request, iteration: number, note?: stri
  * Summarises an older prefix of the stored history with the model and stores the summary.
  * Returns a line for the person, or undefined when there was nothing to summarise.
  */
-export async function summarize(env: TurnEnv, uptoIndex: number, signal: AbortSignal, iteration = 0): Promise<string | undefined> {
+export async function summarize(
+  env: TurnEnv,
+  uptoIndex: number,
+  signal: AbortSignal,
+  opts: { iteration?: number; force?: boolean } = {},
+): Promise<string | undefined> {
+  const iteration = opts.iteration ?? 0;
   const prior = env.history.slice(0, uptoIndex);
   const summaries = await env.store.loadSummaries(env.sessionId);
-  // the same cut rule prepareHistory uses to decide a summary is due, so one summary settles it
-  const budget = env.contextWindow ? Math.floor(env.compaction.threshold * env.contextWindow) : undefined;
-  const keepRecentTokens = budget ? Math.floor(budget * KEEP_RECENT_SHARE) : 20_000;
+  // Automatic: the same cut rule prepareHistory uses to decide a summary is due, so one
+  // summary settles it. Forced (/compact, or the provider said too long): keep only the last turn.
+  const budget = env.contextWindow ? Math.floor(env.compaction.threshold * env.contextWindow) - fixedTokens(env) : undefined;
+  const keepRecentTokens = opts.force ? 0 : budget ? Math.floor(budget * KEEP_RECENT_SHARE) : 20_000;
   const input = planSummaryInput(prior, summaries, { keepRecentTokens, method: env.tokenMethod });
   if (!input) return undefined;
   const parts = summaryRequestParts(input.prefix, input.previous?.text);
@@ -220,7 +236,7 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
     let prepared = await prepare(env, turnStart);
     if (prepared.needsSummary) {
       try {
-        const said = await summarize(env, turnStart, signal, iteration);
+        const said = await summarize(env, turnStart, signal, { iteration });
         if (said) {
           env.events.emit("notice", { level: "info", text: `Compaction: ${said}.` });
           prepared = await prepare(env, turnStart);
@@ -317,7 +333,7 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       if (e instanceof ProviderError && e.kind === "context_length" && !contextRetryUsed && partial.length === 0) {
         contextRetryUsed = true;
         try {
-          const said = await summarize(env, turnStart, signal, iteration);
+          const said = await summarize(env, turnStart, signal, { iteration, force: true });
           if (said) {
             env.events.emit("notice", { level: "warning", text: `The provider said the context is too long; ${said}. Retrying once.` });
             iteration--;
