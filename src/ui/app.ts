@@ -790,6 +790,8 @@ class TuiApp {
     if (k.ch !== undefined && !k.ctrl && !k.meta) {
       this.history.reset();
       e.insert(k.ch);
+      // typing makes the slash-command hint more useful than an old message
+      if (this.flashMsg && this.flashMsg.style !== "err") this.flashMsg = undefined;
     }
   }
 

@@ -30,7 +30,7 @@ export class ContextPane {
   page = 0;
   pageData: Page | undefined;
   scroll = 0;
-  updatedAt = 0;
+  updatedAt: number | undefined;
   private seq = 0;
   private pageCache: { key: string; lines: Line[] } | undefined;
   private lastPageRows = 10;
@@ -113,7 +113,7 @@ export class ContextPane {
   }
 
   flashing(): boolean {
-    return this.updatedAt > 0 && this.now() - this.updatedAt < FLASH_MS;
+    return this.updatedAt !== undefined && this.now() - this.updatedAt < FLASH_MS;
   }
 
   private pageLines(width: number): Line[] {
@@ -152,7 +152,7 @@ export class ContextPane {
     const time = m.capturedAt.replace(/^.*T/, "").replace(/\.\d+Z?$/, "");
     out.push(...wrapText(`${m.provider} / ${inertLine(m.model)} · iteration ${m.iteration} · captured ${time}`, w, "dim"));
     const windowText = m.contextWindow !== undefined ? `window ${num(m.contextWindow)} tokens` : "window unknown";
-    out.push(...wrapText(`${windowText} · total ${num(m.totalBytes)} bytes (exact UTF-8)`, w, "dim"));
+    out.push(...wrapText(`${windowText} · total ${num(m.totalBytes)} bytes`, w, "dim"));
     out.push(...wrapText(`provider usage (previous response, as reported): ${m.providerUsage ? formatUsage(m.providerUsage) : "none reported"}`, w, "dim"));
     if (m.compaction) out.push(...wrapText(`compaction: ${inertLine(m.compaction)}`, w, "dim"));
     out.push([]);
@@ -179,7 +179,7 @@ export class ContextPane {
   private table(sections: SectionSummary[], w: number): Line[] {
     const methods = new Set(sections.map((s) => s.estimate.method));
     const oneMethod = methods.size === 1 ? [...methods][0]! : undefined;
-    const head = ["#", "source", "items", "bytes", oneMethod ? `≈ tokens (${oneMethod})` : "≈ tokens", "change", "pages"];
+    const head = ["#", "source", "items", "bytes", "≈ tokens", "change", "pages"];
     const rows = sections.map((s) => [
       String(s.index),
       inertLine(s.source),
@@ -207,13 +207,14 @@ export class ContextPane {
       out.push(i === this.section ? restyle(fit(l, w), { inv: true }) : l);
     });
     if (rows.length === 0) out.push([{ t: "(no sections)", s: "dim" }]);
+    out.push(...wrapText(`bytes are exact UTF-8; tokens are estimates${oneMethod ? ` (${oneMethod})` : ""}`, w, "dim"));
     return out;
   }
 
   private finish(out: Line[], w: number, height: number, keys: PaneKeys, where = ""): Line[] {
     const body = out.slice(0, Math.max(0, height - 1));
     while (body.length < height - 1) body.push([]);
-    const hint = `${keys.page} page · ${keys.section} section · ${keys.scroll} scroll · ${keys.close} close`;
+    const hint = `${keys.close} close · ${keys.page} page · ${keys.section} section · ${keys.scroll} scroll`;
     const footer: Line = [{ t: hint, s: "hint" }];
     if (where && lineWidth(footer) + textWidth(where) + 2 <= w) footer.push({ t: " ".repeat(w - lineWidth(footer) - textWidth(where)) }, { t: where, s: "dim" });
     body.push(truncate(footer, w));

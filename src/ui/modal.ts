@@ -107,7 +107,7 @@ export function sessionsBox(sessions: readonly Session[], current: string, index
   for (let i = start; i < Math.min(sessions.length, start + room); i++) {
     const s = sessions[i]!;
     const when = s.updatedAt.replace("T", " ").replace(/:\d\d(\.\d+)?Z?$/, "");
-    const right = `${s.id.slice(0, 8)}  ${when}${s.id === current ? "  (current)" : ""}`;
+    const right = `${s.id.slice(0, 8)}  ${when.padEnd(16)}  ${s.id === current ? "(current)" : "         "}`;
     const titleW = Math.max(4, inner - textWidth(right) - 2);
     const title = truncate([{ t: inertLine(s.title) || "(untitled)" }], titleW);
     const line: Line = [...fit(title, titleW), { t: "  " }, { t: right, s: "dim" }];

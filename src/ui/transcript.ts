@@ -71,6 +71,8 @@ export class Transcript {
   private turnRunning = false;
 
   follow = true;
+  /** how many times an item was laid out (a cache miss); tests and benchmarks read it */
+  renders = 0;
   private anchor: Anchor = { index: 0, offset: 0 };
   private lastW = 80;
   private lastH = 24;
@@ -282,7 +284,28 @@ export class Transcript {
     else this.expanded.add(sel.id);
     this.bump(sel.uid);
     this.reveal(sel.uid, sel.id);
+    if (this.expanded.has(sel.id)) this.revealBody(sel.uid, sel.id);
     return true;
+  }
+
+  /** after expanding: scroll so as much of the opened part shows as fits, its first line kept */
+  private revealBody(uid: number, id: string): void {
+    const index = this.items.findIndex((i) => i.uid === uid);
+    if (index < 0) return;
+    const r = this.rendered(this.items[index]!, this.lastW);
+    const at = r.targets.findIndex((t) => t.id === id);
+    const line = r.targets[at]?.line ?? 0;
+    const end = r.targets[at + 1]?.line ?? r.lines.length;
+    const top = this.topAnchor();
+    let dist: number;
+    if (top.index === index) dist = line - top.offset;
+    else {
+      dist = this.lineCount(top.index) - top.offset;
+      for (let i = top.index + 1; i < index; i++) dist += this.lineCount(i);
+      dist += line;
+    }
+    const overflow = dist + (end - line) - this.lastH;
+    if (overflow > 0) this.scroll(Math.min(overflow, dist));
   }
 
   selection(): string | undefined {
@@ -380,6 +403,7 @@ export class Transcript {
   private rendered(item: Item, width: number): Rendered {
     const have = this.cache.get(item.uid);
     if (have && have.version === item.version && have.width === width) return have;
+    this.renders++;
     const r = this.renderItem(item, width);
     const out: Rendered = { version: item.version, width, lines: r.lines, targets: r.targets };
     this.cache.set(item.uid, out);
@@ -601,8 +625,8 @@ export class Transcript {
       if (out.text) body.push(...wrapText(out.text, w, st.isError ? "err" : undefined, { hard: true }));
       else body.push([{ t: "(no output)", s: "dim" }]);
       if (out.more) body.push([{ t: `… ${formatInt(out.more)} more lines (all of it is in the record: /export)`, s: "dim" }]);
-    } else if (st.state === "running" || st.state === "waiting") {
-      body.push([{ t: "(running)", s: "dim" }]);
+    } else if (st.state === "running" || st.state === "waiting" || st.state === "queued") {
+      body.push([{ t: st.state === "queued" ? "(not started yet)" : "(running)", s: "dim" }]);
     } else {
       body.push([{ t: "(no result was stored: the turn ended before this call ran)", s: "dim" }]);
     }

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { ContextPane, type InspectorSource } from "../../src/ui/context-pane.js";
+import { lineText, type Line } from "../../src/ui/style.js";
+import type { InspectorView, Page, SectionSummary } from "../../src/context/types.js";
+
+const keys = { page: "←/→", section: "↑/↓", scroll: "PgUp/PgDn", close: "Esc" };
+const text = (ls: Line[]): string => ls.map(lineText).join("\n");
+
+function section(index: number, kind: SectionSummary["kind"], source: string, items: number, pages: number): SectionSummary {
+  return { index, kind, source, items, bytes: 1000 + index, estimate: { tokens: 250 + index, method: "chars/4" }, preview: "", chars: pages * 8000, pages, deltaBytes: index === 2 ? 64 : null };
+}
+
+function source(view: InspectorView): InspectorSource & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    async inspectorView() {
+      calls.push("view");
+      return view;
+    },
+    async inspectorPage(s: number, p: number): Promise<Page | undefined> {
+      calls.push(`page ${s} ${p}`);
+      if (view.state !== "current" || !view.sections[s] || p >= view.sections[s]!.pages) return undefined;
+      return { section: s, page: p, pages: view.sections[s]!.pages, text: `text of section ${s} page ${p}` };
+    },
+  };
+}
+
+const current: InspectorView = {
+  state: "current",
+  meta: { provider: "anthropic", model: "claude-x", capturedAt: "2026-11-30T10:00:00.000Z", iteration: 2, totalBytes: 4006, providerUsage: { inputTokens: 1200, outputTokens: 80 } },
+  sections: [section(0, "system", "system", 1, 1), section(1, "context", "AGENTS.md", 1, 1), section(2, "history", "history", 6, 3), section(3, "tools", "tools", 7, 2)],
+};
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+}
+
+describe("context pane", () => {
+  it("lists the sections with counts, meta, and the first page", async () => {
+    const src = source(current);
+    const pane = new ContextPane(src, () => undefined);
+    await pane.refresh();
+    const s = text(pane.render(90, 30, keys));
+    for (const name of ["system", "AGENTS.md", "history", "tools"]) expect(s).toContain(name);
+    expect(s).toContain("iteration 2");
+    expect(s).toContain("window unknown");
+    expect(s).toContain("provider usage (previous response, as reported): 1,200 input, 80 output tokens");
+    expect(s).toMatch(/2\s+history\s+6\s+1,002\s+≈ 252\s+\+64\s+3/);
+    expect(s).toContain("0 system · page 1 of 1");
+    expect(s).toContain("text of section 0 page 0");
+  });
+
+  it("steps sections and pages with only the two read calls", async () => {
+    const src = source(current);
+    const pane = new ContextPane(src, () => undefined);
+    await pane.refresh();
+    pane.stepSection(1);
+    pane.stepSection(1);
+    await settle();
+    pane.stepPage(1);
+    await settle();
+    let s = text(pane.render(90, 30, keys));
+    expect(s).toContain("2 history · page 2 of 3");
+    expect(s).toContain("text of section 2 page 1");
+    pane.stepPage(1);
+    pane.stepPage(1); // past the last page: stays
+    await settle();
+    s = text(pane.render(90, 30, keys));
+    expect(s).toContain("page 3 of 3");
+    pane.stepPage(-1);
+    await settle();
+    expect(text(pane.render(90, 30, keys))).toContain("page 2 of 3");
+    expect(src.calls.every((c) => c === "view" || c.startsWith("page "))).toBe(true);
+    expect(src.calls.filter((c) => c === "view")).toHaveLength(1);
+  });
+
+  it("says pending with the reason when there is no current request", async () => {
+    const pane = new ContextPane(source({ state: "pending", reason: "model switched to openai:gpt-4o", since: "2026-11-30T10:00:00Z" }), () => undefined);
+    await pane.refresh();
+    const s = text(pane.render(60, 20, keys));
+    expect(s).toContain("pending: model switched to openai:gpt-4o");
+  });
+
+  it("marks a refresh after a capture as updated, for a moment", async () => {
+    let now = 1_000;
+    const pane = new ContextPane(source(current), () => undefined, () => now);
+    await pane.refresh(true);
+    expect(text(pane.render(60, 20, keys))).toContain("updated");
+    now = 6_000;
+    expect(text(pane.render(60, 20, keys))).not.toContain("updated");
+  });
+
+  it("fills exactly the height it is given, footer last", async () => {
+    const pane = new ContextPane(source(current), () => undefined);
+    await pane.refresh();
+    const lines = pane.render(50, 12, keys);
+    expect(lines).toHaveLength(12);
+    expect(lineText(lines[11]!)).toContain("Esc close");
+  });
+});

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { InputEditor, PASTE_FOLD_CHARS, PromptHistory } from "../../src/ui/input.js";
+import { lineText } from "../../src/ui/style.js";
+
+describe("InputEditor", () => {
+  it("edits by grapheme: an emoji, a flag or an accented letter is one step", () => {
+    const e = new InputEditor();
+    e.insert("a👍🏽e\u0301🇺🇸");
+    e.backspace();
+    expect(e.text).toBe("a👍🏽e\u0301");
+    e.left();
+    e.backspace();
+    expect(e.text).toBe("ae\u0301");
+    e.home();
+    e.right();
+    e.deleteForward();
+    expect(e.text).toBe("a");
+  });
+
+  it("keeps a small paste as text and a large one as an atom whose full text is sent", () => {
+    const e = new InputEditor();
+    e.paste("short\r\npaste");
+    expect(e.text).toBe("short\npaste");
+    e.clear();
+    const big = "x".repeat(PASTE_FOLD_CHARS + 1);
+    e.insert("see: ");
+    e.paste(big);
+    e.insert(" thanks");
+    expect(e.text).toMatch(/^see: \[pasted #1 · 2\.0 kB · 1 line\] thanks$/);
+    expect(e.value()).toBe(`see: ${big} thanks`);
+  });
+
+  it("moves over and deletes an atom as one unit", () => {
+    const e = new InputEditor();
+    e.paste("y".repeat(5000));
+    e.insert("!");
+    e.left();
+    e.left(); // jumps over the whole atom
+    expect(e.cursor).toBe(0);
+    e.end();
+    e.left();
+    e.backspace(); // removes the atom, keeps "!"
+    expect(e.text).toBe("!");
+    expect(e.value()).toBe("!");
+    expect(e.pasteCount()).toBe(0);
+  });
+
+  it("a 2 MB paste stays one short line in the editor", () => {
+    const e = new InputEditor();
+    const big = "0123456789abcdef\n".repeat(125_000);
+    e.paste(big);
+    const layout = e.layout(80);
+    expect(layout.rows).toHaveLength(1);
+    expect(lineText(layout.rows[0]!)).toContain("2.1 MB");
+    expect(e.value()).toHaveLength(big.length);
+  });
+
+  it("wraps wide characters by cells and places the cursor on them", () => {
+    const e = new InputEditor();
+    e.insert("中文中文中");
+    const l = e.layout(4);
+    expect(l.rows.map(lineText)).toEqual(["中文", "中文", "中"]);
+    expect([l.cursorRow, l.cursorCol]).toEqual([2, 2]);
+  });
+
+  it("Up and Down move between visual rows and report the first and last row", () => {
+    const e = new InputEditor();
+    e.insert("first line\nsecond");
+    e.layout(40);
+    expect(e.vertical(-1)).toBe(true);
+    expect(e.cursor).toBe(6); // same column on the row above
+    expect(e.vertical(-1)).toBe(false);
+    expect(e.vertical(1)).toBe(true);
+    expect(e.vertical(1)).toBe(false);
+  });
+
+  it("word and line kills", () => {
+    const e = new InputEditor();
+    e.insert("one two three");
+    e.deleteWordBack();
+    expect(e.text).toBe("one two ");
+    e.home();
+    e.killToEnd();
+    expect(e.text).toBe("");
+  });
+
+  it("drops control characters from typed and pasted text", () => {
+    const e = new InputEditor();
+    e.paste("a\x1b[31mb\x07c");
+    expect(e.text).toBe("a[31mbc");
+  });
+});
+
+describe("PromptHistory", () => {
+  it("recalls earlier prompts and returns to the unfinished draft", () => {
+    const h = new PromptHistory(["one", "two"]);
+    expect(h.prev("draft")).toBe("two");
+    expect(h.prev("two")).toBe("one");
+    expect(h.prev("one")).toBeUndefined();
+    expect(h.next()).toBe("two");
+    expect(h.next()).toBe("draft");
+    expect(h.next()).toBeUndefined();
+  });
+
+  it("skips blanks and repeats of the last prompt, and keeps a bounded number", () => {
+    const h = new PromptHistory([], 3);
+    for (const p of ["a", "a", " ", "b", "c", "d"]) h.add(p);
+    expect(h.size()).toBe(3);
+    expect(h.prev("")).toBe("d");
+    expect(h.prev("")).toBe("c");
+    expect(h.prev("")).toBe("b");
+  });
+});

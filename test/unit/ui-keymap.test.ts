@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { ACTIONS, DEFAULT_BINDINGS, keymapsDir, loadKeymap, normalizeKey, prettyKey } from "../../src/ui/keymap.js";
+import { tempDir } from "../helpers/tmp.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await tempDir("albedo-keymap-");
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, text: string): string {
+  const p = path.join(dir, name);
+  fs.writeFileSync(p, text);
+  return p;
+}
+
+describe("keymap files", () => {
+  it("keymaps/default.json says exactly what the built-in defaults say", () => {
+    const file = JSON.parse(fs.readFileSync(path.join(keymapsDir(), "default.json"), "utf8")) as Record<string, unknown>;
+    delete file.$comment;
+    expect(file).toEqual(DEFAULT_BINDINGS);
+    expect(Object.keys(DEFAULT_BINDINGS).sort()).toEqual([...ACTIONS].sort());
+  });
+
+  it.each(["default", "vim", "emacs"])("%s loads without warnings and binds every action", (name) => {
+    const { keymap, warnings } = loadKeymap(name);
+    expect(warnings).toEqual([]);
+    expect(keymap.name).toBe(name);
+    for (const a of ACTIONS) expect(keymap.bindings[a].length).toBeGreaterThan(0);
+  });
+
+  it("vim moves through the context pane with hjkl", () => {
+    const { keymap } = loadKeymap("vim");
+    expect(keymap.bindings["context.nextPage"]).toContain("l");
+    expect(keymap.bindings["context.prevSection"]).toContain("k");
+  });
+});
+
+describe("bad keymaps fall back, with warnings that name the file and the entry", () => {
+  it("a file that is not JSON", () => {
+    const p = write("broken.json", "{ not json");
+    const { keymap, warnings } = loadKeymap(p);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(p);
+    expect(warnings[0]).toContain("not valid JSON");
+    expect(keymap.bindings).toEqual(DEFAULT_BINDINGS);
+  });
+
+  it("a missing file or keymap name", () => {
+    const { warnings } = loadKeymap("nosuchmap");
+    expect(warnings[0]).toContain("nosuchmap.json");
+    expect(warnings[0]).toContain("no such file");
+  });
+
+  it("an unknown action is ignored, the rest applies", () => {
+    const p = write("unknown-action.json", JSON.stringify({ "context.toggel": "C-x", "context.toggle": "C-x" }));
+    const { keymap, warnings } = loadKeymap(p);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(p);
+    expect(warnings[0]).toContain('"context.toggel"');
+    expect(warnings[0]).toContain("context.toggle");
+    expect(keymap.bindings["context.toggle"]).toEqual(["C-x"]);
+  });
+
+  it("an unknown or malformed key keeps that action's default", () => {
+    const p = write("bad-key.json", JSON.stringify({ "context.toggle": ["Ctrl+O"], "app.quit": 42, "input.submit": "enter" }));
+    const { keymap, warnings } = loadKeymap(p);
+    expect(warnings).toHaveLength(2);
+    expect(warnings.join("\n")).toContain('"Ctrl+O" is not a key name');
+    expect(warnings.join("\n")).toContain('"app.quit"');
+    expect(warnings.every((w) => w.includes(p))).toBe(true);
+    expect(keymap.bindings["context.toggle"]).toEqual(DEFAULT_BINDINGS["context.toggle"]);
+    expect(keymap.bindings["app.quit"]).toEqual(DEFAULT_BINDINGS["app.quit"]);
+  });
+
+  it("config overrides apply last and are checked the same way", () => {
+    const { keymap, warnings } = loadKeymap("default", { "context.toggle": "C-x", "transcript.top": "hyper-a" });
+    expect(keymap.bindings["context.toggle"]).toEqual(["C-x"]);
+    expect(keymap.bindings["transcript.top"]).toEqual(DEFAULT_BINDINGS["transcript.top"]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^config keys: "transcript.top"/);
+  });
+
+  it("a JSON array is not a keymap", () => {
+    const p = write("array.json", "[1,2]");
+    const { keymap, warnings } = loadKeymap(p);
+    expect(warnings[0]).toContain("expected an object");
+    expect(keymap.bindings).toEqual(DEFAULT_BINDINGS);
+  });
+});
+
+describe("key names", () => {
+  it("accepts blessed spellings and normalises them", () => {
+    expect(normalizeKey("C-o")).toBe("C-o");
+    expect(normalizeKey("return")).toBe("enter");
+    expect(normalizeKey("M-return")).toBe("M-enter");
+    expect(normalizeKey("G")).toBe("S-g");
+    expect(normalizeKey("linefeed")).toBe("C-j");
+    expect(normalizeKey("C-i")).toBe("tab");
+    expect(normalizeKey("S-C-up")).toBe("C-S-up");
+    expect(normalizeKey("pgup")).toBe("pageup");
+  });
+
+  it("rejects what is not a key", () => {
+    for (const bad of ["", "Ctrl+O", "C-", "hyper-a", "foo", "C-foo", " "]) expect(normalizeKey(bad)).toBeUndefined();
+  });
+
+  it("labels keys for people", () => {
+    expect(prettyKey("C-o")).toBe("^O");
+    expect(prettyKey("M-enter")).toBe("Alt-Enter");
+    expect(prettyKey("S-tab")).toBe("Shift-Tab");
+    expect(prettyKey("S-g")).toBe("G");
+    expect(prettyKey("pagedown")).toBe("PgDn");
+  });
+});

@@ -1,0 +1,161 @@
+import { describe, expect, it } from "vitest";
+import { Transcript } from "../../src/ui/transcript.js";
+import { lineText, type Line } from "../../src/ui/style.js";
+import type { Block, StoredMessage } from "../../src/record/types.js";
+
+let nextId = 1;
+function msg(role: "user" | "assistant", blocks: Block[], status: "complete" | "interrupted" = "complete"): StoredMessage {
+  const id = nextId++;
+  return { id, sessionId: "s", seq: id, role, blocks, status, createdAt: "2026-01-01T00:00:00Z" };
+}
+const screen = (ls: Line[]): string => ls.map(lineText).join("\n");
+
+function conversation(n: number): StoredMessage[] {
+  const out: StoredMessage[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push(msg("user", [{ type: "text", text: `question ${i}` }]));
+    out.push(msg("assistant", [{ type: "text", text: `answer ${i}` }]));
+  }
+  return out;
+}
+
+describe("transcript", () => {
+  it("shows user messages with a › gutter and assistant markdown without one", () => {
+    const t = new Transcript();
+    t.load([msg("user", [{ type: "text", text: "hello" }]), msg("assistant", [{ type: "text", text: "**hi** there" }])]);
+    const s = screen(t.view(40, 10).lines);
+    expect(s).toContain("› hello");
+    expect(s).toContain("  hi there");
+    expect(s).not.toContain("**");
+  });
+
+  it("lays out only the visible items of a long session, and caches them", () => {
+    const t = new Transcript();
+    t.load(conversation(2500));
+    const first = t.view(80, 20);
+    expect(screen(first.lines)).toContain("answer 2499");
+    const afterFirst = t.renders;
+    // far fewer than 5,000 items were wrapped for one screen
+    expect(afterFirst).toBeLessThan(30);
+    t.view(80, 20);
+    expect(t.renders).toBe(afterFirst);
+    // a new width wraps again (the cache is keyed by width), still only what shows
+    t.view(60, 20);
+    expect(t.renders - afterFirst).toBeLessThan(30);
+  });
+
+  it("follows the bottom, stops following when scrolled up, resumes at the end", () => {
+    const t = new Transcript();
+    t.load(conversation(50));
+    t.view(40, 10);
+    t.pageUp();
+    expect(t.follow).toBe(false);
+    const up = screen(t.view(40, 10).lines);
+    expect(up).not.toContain("answer 49");
+    t.message(msg("user", [{ type: "text", text: "new question" }]));
+    // new content does not pull a reader who scrolled up
+    expect(screen(t.view(40, 10).lines)).toBe(up);
+    t.pageDown();
+    t.pageDown();
+    expect(t.follow).toBe(true);
+    expect(screen(t.view(40, 10).lines)).toContain("new question");
+    t.top();
+    expect(screen(t.view(40, 10).lines)).toContain("question 0");
+  });
+
+  it("draws a tool call as one line that expands to its input and output", () => {
+    const t = new Transcript();
+    t.load([
+      msg("assistant", [{ type: "tool_use", id: "c1", name: "bash", input: { command: "npm test" } }]),
+      msg("user", [{ type: "tool_result", toolUseId: "c1", name: "bash", output: "3 passed\n\x1b]0;title\x07done", isError: false }]),
+    ]);
+    const collapsed = t.view(60, 10).lines.map(lineText).filter((l) => l.trim());
+    expect(collapsed).toEqual(["  ▸ bash  npm test   ✓"]);
+    expect(t.select(-1)).toBe(true);
+    expect(t.toggleSelected()).toBe(true);
+    const open = screen(t.view(60, 20).lines);
+    expect(open).toContain("▾ bash  npm test");
+    expect(open).toContain("$ npm test");
+    expect(open).toContain("3 passed");
+    // the title-setting sequence is gone, the text around it stays
+    expect(open).toContain("done");
+    expect(open).not.toContain("\x1b");
+    expect(open).not.toContain("title");
+  });
+
+  it("shows live tool states and a failed call with ✗", () => {
+    let now = 1000;
+    const t = new Transcript(() => now);
+    t.message(msg("assistant", [{ type: "tool_use", id: "c9", name: "read", input: { path: "a.txt" } }]));
+    t.turnState(true, false);
+    t.toolStart("c9");
+    now = 3500;
+    t.tick();
+    expect(screen(t.view(60, 5).lines)).toContain("… running 2.5s");
+    t.toolEnd({ id: "c9", output: "no such file", isError: true, ms: 2600 });
+    expect(screen(t.view(60, 5).lines)).toContain("▸ read  a.txt   ✗ 2.6s");
+  });
+
+  it("recomputes an edit's diff from the stored input, coloured", () => {
+    const t = new Transcript();
+    t.load([
+      msg("assistant", [{ type: "tool_use", id: "e1", name: "edit", input: { path: "src/a.ts", old_string: "let a = 1;", new_string: "let a = 2;" } }]),
+      msg("user", [{ type: "tool_result", toolUseId: "e1", name: "edit", output: "edited src/a.ts", isError: false }]),
+    ]);
+    expect(screen(t.view(60, 5).lines)).toContain("▸ edit  src/a.ts (+1 −1)   ✓");
+    t.select(-1);
+    t.toggleSelected();
+    const lines = t.view(60, 20).lines;
+    const del = lines.find((l) => lineText(l).includes("-let a = 1;"));
+    const add = lines.find((l) => lineText(l).includes("+let a = 2;"));
+    expect(del?.some((s) => s.s === "diffDel")).toBe(true);
+    expect(add?.some((s) => s.s === "diffAdd")).toBe(true);
+  });
+
+  it("streams deltas live, keeps them over a lagging checkpoint, and hands over to the stored message", () => {
+    const t = new Transcript();
+    t.message(msg("user", [{ type: "text", text: "go" }]));
+    t.streamingStarted();
+    t.textDelta("Hello ");
+    const stored = msg("assistant", [{ type: "text", text: "Hello " }], "interrupted");
+    t.message(stored); // the checkpoint holds less than has arrived
+    t.textDelta("world");
+    let s = screen(t.view(40, 10).lines);
+    expect(s).toContain("Hello world");
+    expect(s.match(/Hello/g)).toHaveLength(1);
+    t.message({ ...stored, blocks: [{ type: "text", text: "Hello world, done." }], status: "complete" });
+    s = screen(t.view(40, 10).lines);
+    expect(s).toContain("Hello world, done.");
+    expect(s.match(/Hello/g)).toHaveLength(1);
+  });
+
+  it("folds reasoning to one dimmed line that expands", () => {
+    const t = new Transcript();
+    t.load([msg("assistant", [{ type: "reasoning", text: "step one\nstep two" }, { type: "text", text: "answer" }])]);
+    const s = screen(t.view(40, 10).lines);
+    expect(s).toContain("▸ thinking · 17 chars");
+    expect(s).not.toContain("step one");
+    t.select(-1);
+    t.toggleSelected();
+    const open = t.view(40, 10).lines;
+    const line = open.find((l) => lineText(l).includes("step one"));
+    expect(line?.some((x) => x.s === "reasoning")).toBe(true);
+  });
+
+  it("folds a huge user message instead of wrapping all of it", () => {
+    const t = new Transcript();
+    const big = "line of pasted text\n".repeat(50_000);
+    t.load([msg("user", [{ type: "text", text: big }])]);
+    const s = screen(t.view(80, 30).lines);
+    expect(s).toContain("more lines");
+    expect(s.split("\n").length).toBeLessThanOrEqual(30);
+  });
+
+  it("prints notices by level with what to do", () => {
+    const t = new Transcript();
+    t.notice("error", "No API key: set ANTHROPIC_API_KEY");
+    const lines = t.view(60, 5).lines;
+    const l = lines.find((x) => lineText(x).includes("✗ No API key"));
+    expect(l?.some((x) => x.s === "err")).toBe(true);
+  });
+});
