@@ -1,0 +1,298 @@
+// The whole app on a real terminal: the built CLI in a pseudo-terminal, its output parsed by a
+// headless xterm, talking to the strict fake provider over loopback HTTP with a real SQLite
+// file. Every test reads the screen the way a person would.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
+import { CLI, makeHome, type Home } from "../helpers/cli.js";
+import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
+
+const KEY = "sk-test-tui-e2e-5151";
+const MODEL = "claude-sonnet-4-5";
+let fake: FakeProvider;
+let home: Home;
+const running: PtySession[] = [];
+
+beforeAll(async () => {
+  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
+  fake = await startFakeProvider({ key: KEY });
+});
+afterAll(async () => {
+  await fake.close();
+});
+beforeEach(async () => {
+  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
+  fake.requests.length = 0;
+});
+afterEach(() => {
+  for (const s of running.splice(0)) s.kill();
+});
+
+function tui(args: string[] = [], opts: { cols?: number; rows?: number; env?: NodeJS.ProcessEnv } = {}): PtySession {
+  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", MODEL, "--base-url", fake.anthropicBase, ...args], {
+    cols: opts.cols ?? 100,
+    rows: opts.rows ?? 30,
+    cwd: home.workspace,
+    env: { ...home.env, TERM: "xterm-256color", ...opts.env },
+  });
+  running.push(s);
+  return s;
+}
+
+async function ready(s: PtySession): Promise<void> {
+  await s.waitFor("Type a request", 20_000);
+}
+
+/** types a prompt and sends it (Enter in its own write: a terminal sends keys one by one) */
+async function ask(s: PtySession, text: string): Promise<void> {
+  s.send(text);
+  await s.waitFor(text.slice(0, 40));
+  s.send(KEYS.enter);
+}
+
+async function quit(s: PtySession): Promise<number> {
+  s.send(KEYS.ctrl("c"));
+  await s.waitFor("again to quit");
+  s.send(KEYS.ctrl("c"));
+  const e = await s.exited();
+  return e.exitCode;
+}
+
+function lastRow(s: PtySession): string {
+  return s.line(s.rows - 1);
+}
+
+describe("the terminal interface", () => {
+  it("starts with the prompt, a status line and the context key", async () => {
+    const s = tui();
+    await ready(s);
+    const status = lastRow(s);
+    expect(status).toContain("idle");
+    expect(status).toContain(`anthropic/${MODEL}`);
+    expect(status).toContain("^O context");
+    expect(status).toMatch(/≈ [\d,]+ \/ [\d,]+ tokens/);
+    expect(s.line(s.rows - 2)).toContain("›");
+    expect(await quit(s)).toBe(0);
+  });
+
+  it("streams an answer that ends on screen, then is idle again", async () => {
+    fake.script({ text: "First part of the answer, then more words, and finally THE-END-MARKER.", wordsPerEvent: 2, delayMs: 15 });
+    const s = tui();
+    await ready(s);
+    await ask(s, "what is the plan?");
+    await s.waitFor("THE-END-MARKER.");
+    await s.waitFor(/ idle /);
+    const screen = s.screenText();
+    expect(screen).toContain("› what is the plan?");
+    expect(screen).toContain("First part of the answer, then more words");
+    expect(await quit(s)).toBe(0);
+  });
+
+  it("shows a tool call as one line that expands to its input and output", async () => {
+    await fsp.writeFile(path.join(home.workspace, "notes.txt"), "the secret word is pelican\n");
+    fake.script({ toolCalls: [{ name: "read", input: { path: "notes.txt" } }] }, { text: "The word is pelican." });
+    const s = tui();
+    await ready(s);
+    await ask(s, "read my notes");
+    await s.waitFor("The word is pelican.");
+    const toolLine = s.screenText().split("\n").filter((l) => l.includes("▸ read"));
+    expect(toolLine).toHaveLength(1);
+    expect(toolLine[0]).toMatch(/▸ read {2}notes\.txt {3}✓ \d/);
+    expect(s.screenText()).not.toContain("secret word");
+    s.send(KEYS.shiftTab); // to the transcript: the last tool call is selected
+    await s.waitFor("expand");
+    s.send(KEYS.enter);
+    await s.waitFor("▾ read");
+    await s.waitFor("the secret word is pelican");
+    s.send(KEYS.enter); // collapses again
+    await s.waitForGone("secret word");
+    expect(await quit(s)).toBe(0);
+  });
+
+  it("asks permission for a command and takes the answer from the keyboard", async () => {
+    fake.script(
+      { toolCalls: [{ name: "bash", input: { command: "echo allowed-output-123" } }] },
+      { toolCalls: [{ name: "bash", input: { command: "echo never-runs-456" } }] },
+      { text: "Both done." },
+    );
+    const s = tui(["--permission", "ask"]);
+    await ready(s);
+    await ask(s, "run two commands");
+    await s.waitFor("Permission needed");
+    expect(s.screenText()).toContain("$ echo allowed-output-123");
+    expect(lastRow(s)).toContain("waiting for permission");
+    s.send("y");
+    await s.waitFor("Permission needed"); // the second call asks again
+    await s.waitFor("never-runs-456");
+    s.send("n");
+    await s.waitFor("Both done.");
+    const lines = s.screenText().split("\n");
+    expect(lines.find((l) => l.includes("echo allowed-output-123"))).toMatch(/✓/);
+    expect(lines.find((l) => l.includes("echo never-runs-456"))).toMatch(/✗/);
+    // the model was told the second one was denied
+    expect(JSON.stringify(fake.requests[2]!.body)).toMatch(/denied/i);
+    expect(await quit(s)).toBe(0);
+  });
+
+  it("Esc interrupts a streaming answer and keeps what arrived", async () => {
+    fake.script({ fault: "hang_after_text", text: "Partial words that arrived before the stop." });
+    const s = tui();
+    await ready(s);
+    await ask(s, "tell me a long story");
+    await s.waitFor("Partial words that arrived");
+    expect(lastRow(s)).toContain("streaming");
+    s.send(KEYS.escape);
+    await s.waitFor("Interrupted");
+    await s.waitFor("⏹ interrupted");
+    await s.waitFor(/ idle /);
+    expect(s.screenText()).toContain("Partial words that arrived before the stop.");
+    expect(await quit(s)).toBe(0);
+  });
+
+  it("keeps a sane layout when resized to 60x20 and back", async () => {
+    fake.script({ text: `A paragraph long enough to wrap at sixty columns, with CJK 中文字符 and an emoji 😀 in it. WRAP-END` });
+    const s = tui([], { cols: 100, rows: 30 });
+    await ready(s);
+    await ask(s, "write a paragraph");
+    await s.waitFor("WRAP-END");
+    s.resize(60, 20);
+    await s.waitFor(/WRAP-END/);
+    await s.settle(200);
+    let lines = s.screenText().split("\n");
+    expect(lines).toHaveLength(20);
+    expect(lines[19]).toContain("idle");
+    expect(lines[18]).toMatch(/^› /);
+    expect(lines.join("\n")).toContain("中文字符");
+    // the wrapped paragraph is intact: joined back it is the sentence
+    const para = lines.filter((l) => l.startsWith("  ")).map((l) => l.trim()).join(" ");
+    expect(para).toContain("A paragraph long enough to wrap at sixty columns, with CJK 中文字符 and an emoji 😀 in it. WRAP-END");
+    s.resize(100, 30);
+    await s.settle(200);
+    lines = s.screenText().split("\n");
+    expect(lines).toHaveLength(30);
+    expect(lines[29]).toContain("^O context");
+    const wide = lines.filter((l) => l.startsWith("  ")).map((l) => l.trim()).join(" ");
+    expect(wide).toContain("A paragraph long enough to wrap at sixty columns, with CJK 中文字符 and an emoji 😀 in it. WRAP-END");
+    expect(lines.filter((l) => l.includes("A paragraph"))).toHaveLength(1);
+    expect(await quit(s)).toBe(0);
+  });
+
+  it("--continue shows the earlier transcript from the record", async () => {
+    fake.script({ text: "Remembered answer ALPHA-7." });
+    const first = tui();
+    await ready(first);
+    await ask(first, "first question BRAVO-8");
+    await first.waitFor("ALPHA-7");
+    expect(await quit(first)).toBe(0);
+
+    const again = tui(["--continue"]);
+    await again.waitFor("Remembered answer ALPHA-7.", 20_000);
+    expect(again.screenText()).toContain("› first question BRAVO-8");
+    // Up recalls the earlier prompt from the record
+    again.send(KEYS.up);
+    await again.waitFor(/› first question BRAVO-8\s*\n.*idle/);
+    expect(await quit(again)).toBe(0);
+  });
+
+  it("shows tool output and model text with escape sequences as inert text", async () => {
+    const evil = "printf 'before \\033]0;PWNED-TITLE\\007 \\033]52;c;SGVsbG8=\\007 \\033[99;99HMOVED-TEXT \\033[7A\\033[31mRED-TEXT\\033[0m after\\n'";
+    fake.script({ toolCalls: [{ name: "bash", input: { command: evil } }] }, { text: "Model says \u001b]0;MODEL-TITLE\u0007 hello \u001b[99;98H done." });
+    const s = tui(["--permission", "auto"]);
+    await ready(s);
+    await ask(s, "print something odd");
+    await s.waitFor("hello");
+    s.send(KEYS.shiftTab);
+    await s.waitFor("expand");
+    s.send(KEYS.enter);
+    await s.waitFor("MOVED-TEXT");
+    const screen = s.screenText();
+    // the command line shows the printf source (backslash text); its output has no trace of the sequences
+    const out = screen.split("\n").find((l) => l.includes("MOVED-TEXT") && !l.includes("printf"));
+    expect(out?.trim()).toMatch(/^before\s+MOVED-TEXT RED-TEXT after$/);
+    expect(screen).toMatch(/Model says\s+hello\s+done\./);
+    expect(screen).not.toContain("MODEL-TITLE");
+    const raw = s.rawOutput();
+    for (const seq of ["\x1b]0;PWNED", "\x1b]52;", "\x1b[99;99H", "\x1b[7A", "\x1b]0;MODEL", "\x1b[99;98H"]) {
+      expect(raw.includes(seq), JSON.stringify(seq)).toBe(false);
+    }
+    expect(await quit(s)).toBe(0);
+  });
+
+  it("the context pane: pending at first, then sections with counts, pages with the arrows, closes", async () => {
+    await fsp.writeFile(path.join(home.workspace, "AGENTS.md"), "Be brief.\n");
+    fake.script({ text: "Noted." });
+    const s = tui();
+    await ready(s);
+    s.send(KEYS.ctrl("o"));
+    await s.waitFor("pending:");
+    s.send(KEYS.escape);
+    await s.waitForGone("pending:");
+    // a 20,000-character prompt makes the history section three pages long
+    s.send(KEYS.paste("lorem ipsum dolor ".repeat(1200)));
+    await s.waitFor("[pasted #1");
+    s.send(KEYS.enter);
+    await s.waitFor("Noted.");
+    s.send(KEYS.ctrl("o"));
+    await s.waitFor("system · page 1 of 1");
+    const screen = s.screenText();
+    expect(screen).toMatch(/0\s+system\s+1\s+[\d,]+\s+≈ [\d,]+/);
+    expect(screen).toMatch(/1\s+AGENTS\.md\s+1\s+/);
+    expect(screen).toMatch(/workspace facts\s+1\s+/);
+    expect(screen).toMatch(/history\s+1\s+[\d,]+\s+≈ [\d,]+\s+\S+\s+3/);
+    expect(screen).toMatch(/tools\s+\d+\s+[\d,]+/);
+    expect(screen).toContain("window 200,000 tokens");
+    for (let i = 0; i < 3; i++) s.send(KEYS.down);
+    await s.waitFor("history · page 1 of 3");
+    s.send(KEYS.right);
+    await s.waitFor("history · page 2 of 3");
+    s.send(KEYS.right);
+    await s.waitFor("history · page 3 of 3");
+    s.send(KEYS.left);
+    await s.waitFor("history · page 2 of 3");
+    s.send(KEYS.down);
+    await s.waitFor("tools · page 1 of");
+    s.send(KEYS.escape);
+    await s.waitForGone("tools · page");
+    await s.waitFor("Noted.");
+    // looking was free: only the one real request reached the provider
+    expect(fake.requests).toHaveLength(1);
+    expect(await quit(s)).toBe(0);
+  });
+
+  it("a 2 MB paste is one atom in the prompt and goes out whole", async () => {
+    fake.script({ text: "Got your paste." });
+    const s = tui();
+    await ready(s);
+    const big = "0123456789abcdefghijklmnopqrstuvwxyz-pasted-line\n".repeat(42_000);
+    s.send(KEYS.paste(big));
+    await s.waitFor(/\[pasted #1 · 2\.\d MB · 42,001 lines\]/, 20_000);
+    s.send(KEYS.enter);
+    await s.waitFor("Got your paste.", 30_000);
+    const sent = JSON.stringify(fake.requests[0]!.body);
+    expect(sent.split("pasted-line").length - 1).toBe(42_000);
+    expect(await quit(s)).toBe(0);
+  });
+});
+
+describe("terminals", () => {
+  it.each(["screen-256color", "tmux-256color", "xterm"])("TERM=%s starts cleanly, no terminfo errors", async (term) => {
+    const s = tui([], { env: { TERM: term } });
+    await ready(s);
+    const raw = s.rawOutput();
+    expect(raw).not.toMatch(/Error on|Setulc|TypeError/);
+    expect(lastRow(s)).toContain("^O context");
+    expect(await quit(s)).toBe(0);
+  });
+
+  it("NO_COLOR draws without colour codes", async () => {
+    const s = tui([], { env: { NO_COLOR: "1" } });
+    await ready(s);
+    await s.settle(100);
+    // SGR colour parameters: 30–37, 90–97 (fg), 40–47, 100–107 (bg), 38;5/48;5 (256)
+    const colours = [...s.rawOutput().matchAll(/\x1b\[([\d;]*)m/g)].flatMap((m) => m[1]!.split(";")).filter((p) => /^(3[0-8]|4[0-8]|9[0-7]|10[0-7])$/.test(p));
+    expect(colours).toEqual([]);
+    expect(await quit(s)).toBe(0);
+  });
+});
