@@ -156,11 +156,16 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
   let timedOut = false;
   let finished = false;
   let timer: NodeJS.Timeout | undefined;
+  /** bytes of the event stream that arrived since the last whole line */
+  let trickled = 0;
   const onUserAbort = (): void => ac.abort(userSignal?.reason);
   userSignal?.addEventListener("abort", onUserAbort, { once: true });
-  // Re-armed on every chunk: the limit is on silence, not on the length of an answer.
+  // Re-armed on progress: the limit is on silence, not on the length of an answer. In the
+  // event stream progress is a whole line, so a server that drips a byte at a time (never
+  // silent, never finishing anything) still hits the limit instead of holding the turn forever.
   const bump = (): void => {
     if (finished) return;
+    trickled = 0;
     clearTimeout(timer);
     timer = setTimeout(() => {
       timedOut = true;
@@ -182,18 +187,22 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
     });
     bump();
     const contentType = headerValue(res.headers, "content-type") ?? "";
+    // An error or JSON body is short: it gets one idle period after the headers, whole, so a
+    // dripped body cannot hold the turn either.
+    const noProgress = (): void => undefined;
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      const text = await readText(res.body, bump);
+      const text = await readText(res.body, noProgress);
       return statusFailure(args, res.statusCode, res.headers, text);
     }
     if (/application\/json|text\/html/i.test(contentType)) {
-      const text = await readText(res.body, bump);
+      const text = await readText(res.body, noProgress);
       throw new StreamFault(
         `${who.label} answered with ${contentType.split(";")[0]} instead of an event stream: ${providerMessage(text)}`,
         "stream",
       );
     }
-    for await (const frame of readSse(res.body, { onChunk: bump })) {
+    const progress = { onChunk: (n: number) => (trickled += n), onLine: bump };
+    for await (const frame of readSse(res.body, progress)) {
       if (finished) continue; // the body's tail after the final event; only its end matters
       if (handler.onFrame(frame) === "done") {
         finished = true;
@@ -210,7 +219,7 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
     );
   } catch (err) {
     if (finished && !userSignal?.aborted) return { ok: handler.result() };
-    return streamFailure(args, err, handler, { timedOut, idleMs, userAborted: userSignal?.aborted === true });
+    return streamFailure(args, err, handler, { timedOut, idleMs, trickled, userAborted: userSignal?.aborted === true });
   } finally {
     clearTimeout(timer);
     userSignal?.removeEventListener("abort", onUserAbort);
@@ -221,7 +230,7 @@ function streamFailure(
   args: PostArgs,
   err: unknown,
   handler: FrameHandler,
-  st: { timedOut: boolean; idleMs: number; userAborted: boolean },
+  st: { timedOut: boolean; idleMs: number; trickled: number; userAborted: boolean },
 ): Attempt {
   const { who } = args;
   const outputStarted = handler.outputStarted;
@@ -235,6 +244,7 @@ function streamFailure(
     return {
       fail: make(
         `no data from the provider for ${seconds(st.idleMs)} s (${who.label}); gave up waiting` +
+          (st.trickled > 0 ? ` (only ${st.trickled} ${st.trickled === 1 ? "byte" : "bytes"} trickled in, not one whole line)` : "") +
           (outputStarted ? ", the partial answer was kept" : ""),
         "timeout",
       ),

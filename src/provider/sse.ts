@@ -9,8 +9,11 @@ export interface SseFrame {
 }
 
 export interface ReadSseOptions {
-  /** called for every chunk of bytes, before parsing: the idle timer hangs on this */
-  onChunk?: () => void;
+  /** called for every chunk of bytes, before parsing, with its size in bytes */
+  onChunk?: (bytes: number) => void;
+  /** called when a chunk completes at least one line: progress, as opposed to bytes. A
+   * server dripping a byte at a time sends bytes without ever finishing a line. */
+  onLine?: () => void;
 }
 
 export async function* readSse(
@@ -33,8 +36,10 @@ export async function* readSse(
     last = text;
   };
   for await (const chunk of body) {
-    opts.onChunk?.();
-    feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+    opts.onChunk?.(typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.byteLength);
+    const text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+    feed(text);
+    if (opts.onLine && (text.includes("\n") || text.includes("\r"))) opts.onLine();
     while (ready.length > 0) yield ready.shift() as SseFrame;
   }
   feed(decoder.decode());
