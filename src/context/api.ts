@@ -206,6 +206,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       maxHeaderSize: 8 * 1024, // larger headers get 431 from node itself
       requestTimeout: 10_000, // whole request, against slow senders
       headersTimeout: 5_000,
+      // node checks the two timeouts above only this often (30 s by default), so a half
+      // request would otherwise hold its socket six times longer than headersTimeout says
+      connectionsCheckingInterval: 1_000,
       keepAliveTimeout: 5_000,
     },
     (req: IncomingMessage, res: ServerResponse) => {
