@@ -1,0 +1,146 @@
+// Shared pieces of the reliability suite: figures files for the summary, database checksums,
+// a seeded PRNG, reading the record, and the secret scan every file runs over its homes.
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { openStore } from "../../src/session/store.js";
+import type { StoredMessage, Session } from "../../src/record/types.js";
+import type { BadMessage } from "../../src/session/store-types.js";
+import { allFiles, type Home } from "../helpers/cli.js";
+import type { FakeProvider } from "../helpers/fake-provider.js";
+
+export const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const FIGURES_DIR = path.join(HERE, ".figures");
+export const LAST_RUN = path.join(HERE, "last-run.json");
+
+/** Each test file writes its own figures; the global teardown gathers them into one table. */
+export async function writeFigures(name: string, figures: Record<string, unknown>): Promise<void> {
+  await fs.mkdir(FIGURES_DIR, { recursive: true });
+  await fs.writeFile(path.join(FIGURES_DIR, `${name}.json`), JSON.stringify(figures, null, 2) + "\n");
+}
+
+/**
+ * Counts the cases of a file that ran to their end. A case registers itself when defined
+ * and marks itself held as its last statement, so a failed assertion leaves it unheld.
+ */
+export class Tally {
+  readonly tried = new Set<string>();
+  readonly held = new Set<string>();
+  add(name: string): string {
+    this.tried.add(name);
+    return name;
+  }
+  hold(name: string): void {
+    this.held.add(name);
+  }
+}
+
+export const anthropicArgs = (fake: FakeProvider): string[] => [
+  "--provider",
+  "anthropic",
+  "--model",
+  "claude-sonnet-4-5",
+  "--base-url",
+  fake.anthropicBase,
+];
+
+export const openaiArgs = (fake: FakeProvider): string[] => ["--provider", "openai", "--model", "gpt-4o", "--base-url", fake.openaiBase];
+
+/** sha256 of a file's bytes, or a marker when it does not exist. */
+export async function sha256File(file: string): Promise<string> {
+  try {
+    return createHash("sha256").update(await fs.readFile(file)).digest("hex");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return "(absent)";
+    throw e;
+  }
+}
+
+/**
+ * The stored state of a database: the main file and its WAL (committed pages live there
+ * until a checkpoint). The -shm index is left out: readers may rebuild it without any
+ * change to the data.
+ */
+export async function dbChecksum(db: string): Promise<string> {
+  return `${await sha256File(db)}/${await sha256File(`${db}-wal`)}`;
+}
+
+/** Mulberry32: small, seedable, and the same sequence on every machine. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface StoredRecord {
+  session: Session;
+  messages: StoredMessage[];
+  bad: BadMessage[];
+}
+
+/** The latest session of a database and its history, read through the product's own store. */
+export async function readRecord(db: string): Promise<StoredRecord> {
+  const store = await openStore(db);
+  try {
+    const [session] = await store.listSessions({ limit: 1 });
+    if (!session) throw new Error(`no session in ${db}`);
+    const h = await store.loadHistory(session.id);
+    return { session, ...h };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Every place a secret must not be: files under the home (data, state, config, workspace). */
+export async function secretHits(
+  roots: string[],
+  secrets: string[],
+  opts: { except?: string[] } = {},
+): Promise<string[]> {
+  const hits: string[] = [];
+  const except = new Set((opts.except ?? []).map((p) => path.resolve(p)));
+  for (const root of roots) {
+    for (const f of await allFiles(root)) {
+      if (except.has(path.resolve(f))) continue;
+      let bytes: Buffer;
+      try {
+        bytes = await fs.readFile(f);
+      } catch {
+        continue; // a FIFO or a file removed meanwhile
+      }
+      for (const s of secrets) if (bytes.includes(Buffer.from(s))) hits.push(`${f} holds ${s.slice(0, 6)}…`);
+    }
+  }
+  return hits;
+}
+
+/** Text that must carry no secret either: outputs, exports, pages, API bodies. */
+export function textHits(label: string, text: string, secrets: string[]): string[] {
+  return secrets.filter((s) => text.includes(s)).map((s) => `${label} holds ${s.slice(0, 6)}…`);
+}
+
+export async function removeHomes(homes: Home[]): Promise<void> {
+  await Promise.all(homes.map((h) => fs.rm(h.root, { recursive: true, force: true }).catch(() => undefined)));
+}
+
+export async function writeConfig(home: Home, config: unknown): Promise<string> {
+  const file = path.join(home.env.XDG_CONFIG_HOME as string, "albedo", "config.json");
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, typeof config === "string" ? config : JSON.stringify(config, null, 2));
+  return file;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Text of the text blocks of a message. */
+export function textOf(m: StoredMessage): string {
+  return m.blocks.map((b) => (b.type === "text" ? b.text : "")).join("");
+}
