@@ -177,16 +177,21 @@ class TuiApp {
       process.stderr.write(`albedo-tui: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
       process.exit(1);
     };
+    // a promise nobody awaited failed: say so and keep the session (the record is intact)
+    const onRejection = (e: unknown): void => {
+      this.transcript.notice("error", `internal error (please report it): ${e instanceof Error ? e.message : String(e)}`);
+      this.requestRender();
+    };
     const onOutputError = (): void => this.quit(129); // EIO/EPIPE: the terminal went away
     const signals: NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"];
     for (const s of signals) process.on(s, onSignal);
     process.on("uncaughtException", onFatal);
-    process.on("unhandledRejection", onFatal);
+    process.on("unhandledRejection", onRejection);
     process.stdout.on("error", onOutputError);
     this.offs.push(() => {
       for (const s of signals) process.off(s, onSignal);
       process.off("uncaughtException", onFatal);
-      process.off("unhandledRejection", onFatal);
+      process.off("unhandledRejection", onRejection);
       process.stdout.off("error", onOutputError);
     });
   }
@@ -326,8 +331,15 @@ class TuiApp {
       this.frameTimer = undefined;
     }
     this.lastFrame = Date.now();
-    this.surface.render(); // paints through onPaint, then writes only changed cells
-    this.surface.cursor(this.cursorPos);
+    // synchronized output: terminals that know mode 2026 show the frame at once (no tearing);
+    // the others ignore it
+    this.surface.write("\x1b[?2026h");
+    try {
+      this.surface.render(); // paints through onPaint, then writes only changed cells
+      this.surface.cursor(this.cursorPos);
+    } finally {
+      this.surface.write("\x1b[?2026l");
+    }
   }
 
   private staleStatus(): void {
@@ -497,7 +509,7 @@ class TuiApp {
         { t: `transcript: ${keyLabel(this.km, "transcript.selectPrev")}/${keyLabel(this.km, "transcript.selectNext")} select · ${keyLabel(this.km, "transcript.toggleExpand")} expand · ${keyLabel(this.km, "input.focus")} back to the prompt`, s: "hint" },
       ];
     } else if (this.focus === "context") {
-      right = [{ t: `context pane · ${keyLabel(this.km, "input.focus")}/typing goes to the prompt`, s: "hint" }];
+      right = [{ t: `context pane · typing goes to the prompt · ${keyLabel(this.km, "context.toggle")} or ${keyLabel(this.km, "context.close")} closes`, s: "hint" }];
     } else {
       const bytes = this.editor.pasteCount() ? ` · prompt ${formatBytes(Buffer.byteLength(this.editor.value()))}` : "";
       right = [
@@ -581,12 +593,14 @@ class TuiApp {
 
   private onPaste(text: string): void {
     if (this.modal) return;
-    if (this.focus !== "input") this.focus = this.pane.open && this.focus === "context" ? "input" : "input";
+    if (this.focus === "transcript") this.transcript.clearSelection();
+    this.focus = "input";
     this.editor.paste(text);
   }
 
   private onKey(k: KeyEvent): void {
-    if (this.modal) {
+    // quitting works everywhere, even with a question open (it is then answered "deny")
+    if (this.modal && !this.is("app.quit", k)) {
       this.onModalKey(this.modal, k);
       return;
     }
@@ -635,7 +649,6 @@ class TuiApp {
         else if (k.full === "down" || k.full === "j") m.scroll = Math.min(m.maxScroll, m.scroll + 1);
         else if (k.full === "pageup") m.scroll = Math.max(0, m.scroll - 10);
         else if (k.full === "pagedown") m.scroll = Math.min(m.maxScroll, m.scroll + 10);
-        else if (this.is("app.quit", k)) this.flash(`answer first: ${keyLabel(this.km, "permission.deny")} denies`, "warn");
         if (!answer) return;
         m.queue.shift();
         m.scroll = 0;
@@ -652,7 +665,7 @@ class TuiApp {
         else if (k.full === "pagedown") m.index = Math.min(m.list.length - 1, m.index + 10);
         else if (k.full === "home") m.index = 0;
         else if (k.full === "end") m.index = m.list.length - 1;
-        else if (k.full === "escape" || k.full === "q" || this.is("app.quit", k)) this.modal = undefined;
+        else if (k.full === "escape" || k.full === "q") this.modal = undefined;
         else if (k.full === "enter") {
           const s = m.list[m.index];
           this.modal = undefined;
@@ -682,6 +695,8 @@ class TuiApp {
     else if (this.is("context.scrollUp", k)) this.pane.scrollPage(-1);
     else if (this.is("context.scrollDown", k)) this.pane.scrollPage(1);
     else if (this.is("transcript.focus", k)) {
+      // over a narrow screen the pane hides the transcript: close it to show what gets focus
+      if (this.surface.cols < SIDE_BY_SIDE_COLS) this.pane.open = false;
       this.focusTranscript();
     } else if (this.is("input.focus", k)) {
       this.focus = "input";
@@ -783,6 +798,7 @@ class TuiApp {
         return e.killToStart();
       case "escape":
         this.flashMsg = undefined;
+        if (this.pane.open && this.surface.cols < SIDE_BY_SIDE_COLS) this.pane.open = false;
         return;
       default:
         break;

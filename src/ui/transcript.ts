@@ -58,7 +58,10 @@ const GUTTER = 2;
 
 export class Transcript {
   private items: Item[] = [];
+  private byUid = new Map<number, Item>();
   private byMsgId = new Map<number, Item>();
+  /** calls the running turn has made: until they run they show "queued", not "no result" */
+  private turnCalls = new Set<string>();
   private live: Item | undefined;
   private cache = new Map<number, Rendered>();
   private nextUid = 1;
@@ -84,9 +87,11 @@ export class Transcript {
   /** replaces everything with the record (start-up, /new, /sessions) */
   load(history: readonly StoredMessage[]): void {
     this.items = [];
+    this.byUid.clear();
     this.byMsgId.clear();
     this.cache.clear();
     this.live = undefined;
+    this.turnCalls.clear();
     this.results.clear();
     this.runs.clear();
     this.toolOwner.clear();
@@ -99,6 +104,7 @@ export class Transcript {
   clearView(): void {
     // a turn that is streaming keeps its live text on screen
     this.items = this.live ? [this.live] : [];
+    this.byUid = new Map(this.items.map((i) => [i.uid, i]));
     this.byMsgId.clear();
     this.cache.clear();
     this.selected = undefined;
@@ -107,6 +113,7 @@ export class Transcript {
 
   private add(body: Body): Item {
     const item: Item = { uid: this.nextUid++, version: 0, body };
+    this.byUid.set(item.uid, item);
     // live output stays last; everything else goes before it
     if (this.live && this.items[this.items.length - 1] === this.live && body.kind !== "live") {
       this.items.splice(this.items.length - 1, 0, item);
@@ -118,7 +125,7 @@ export class Transcript {
 
   private bump(uid: number | undefined): void {
     if (uid === undefined) return;
-    const item = this.items.find((i) => i.uid === uid);
+    const item = this.byUid.get(uid);
     if (item) item.version++;
   }
 
@@ -152,6 +159,7 @@ export class Transcript {
 
   /** a stored message appeared or changed */
   message(msg: StoredMessage): void {
+    if (this.turnRunning && msg.role === "assistant") for (const b of msg.blocks) if (b.type === "tool_use") this.turnCalls.add(b.id);
     const live = this.live;
     if (msg.role === "assistant" && live && live.body.kind === "live" && !live.body.closed) {
       const b = live.body;
@@ -174,6 +182,7 @@ export class Transcript {
     const live = this.live;
     if (!live) return;
     this.items = this.items.filter((i) => i !== live);
+    this.byUid.delete(live.uid);
     this.cache.delete(live.uid);
     if (live.body.kind === "live" && live.body.boundId !== undefined) this.bumpItem(this.byMsgId.get(live.body.boundId));
     if (this.selected?.uid === live.uid) this.selected = undefined;
@@ -221,6 +230,7 @@ export class Transcript {
     const changed = running !== this.turnRunning || waitingForPermission !== this.waitingForPermission;
     this.turnRunning = running;
     this.waitingForPermission = waitingForPermission;
+    if (!running) this.turnCalls.clear();
     if (changed) for (const [id, r] of this.runs) if (!r.done) this.bump(this.toolOwner.get(id));
     if (changed) for (const item of this.items) if (item.body.kind === "message" && item.body.msg.role === "assistant") item.version++;
   }
@@ -426,7 +436,7 @@ export class Transcript {
       };
     }
     if (stored) return { state: stored.isError ? "error" : "ok", output: stored.output, isError: stored.isError };
-    return { state: this.turnRunning ? "queued" : "none" };
+    return { state: this.turnRunning && this.turnCalls.has(id) ? "queued" : "none" };
   }
 
   private renderItem(item: Item, width: number): { lines: Line[]; targets: { id: string; line: number }[] } {

@@ -276,6 +276,39 @@ describe("the terminal interface", () => {
   });
 });
 
+describe("leaving", () => {
+  it.each([
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ])("%s restores the terminal and exits %i", async (signal, code) => {
+    const s = tui();
+    await ready(s);
+    s.kill(signal);
+    expect((await s.exited()).exitCode).toBe(code);
+    const tail = s.rawOutput().slice(-400);
+    // bracketed paste off, cursor visible, back on the normal screen
+    expect(tail).toContain("\x1b[?2004l");
+    expect(tail).toContain("\x1b[?25h");
+    expect(tail).toContain("\x1b[?1049l");
+  });
+
+  it("Ctrl-D on an empty prompt quits; with text it deletes instead", async () => {
+    const s = tui();
+    await ready(s);
+    s.send("ab");
+    await s.waitFor("› ab");
+    s.send(KEYS.left);
+    s.send(KEYS.ctrl("d"));
+    await s.waitFor(/› a\s*\n/);
+    expect(s.hasExited()).toBe(false);
+    s.send(KEYS.backspace);
+    await s.waitFor("Type a request");
+    s.send(KEYS.ctrl("d"));
+    expect((await s.exited()).exitCode).toBe(0);
+    expect(s.rawOutput().slice(-200)).toContain("\x1b[?1049l");
+  });
+});
+
 describe("terminals", () => {
   it.each(["screen-256color", "tmux-256color", "xterm"])("TERM=%s starts cleanly, no terminfo errors", async (term) => {
     const s = tui([], { env: { TERM: term } });
