@@ -121,7 +121,8 @@ export class ContextPane {
     if (!p) return [];
     const key = `${p.section}:${p.page}:${width}:${p.text.length}`;
     if (this.pageCache?.key === key) return this.pageCache.lines;
-    const lines = wrapText(inert(p.text), width, undefined, { hard: true });
+    // wrapped at spaces but with every character kept: this is the text as it was sent
+    const lines = wrapText(inert(p.text), width, undefined, { preserve: true });
     this.pageCache = { key, lines };
     return lines;
   }

@@ -117,6 +117,8 @@ export interface WrapOptions {
   indent?: Line;
   /** break anywhere rather than at spaces (code, tool output) */
   hard?: boolean;
+  /** break at spaces but keep every character, spaces included (exact text such as inspector pages) */
+  preserve?: boolean;
 }
 
 /**
@@ -151,13 +153,14 @@ export function wrapLine(line: Line, width: number, opts: WrapOptions = {}): Lin
       else if (!opts.hard && lastBreak > start && us[i]!.g !== " ") end = lastBreak;
     }
     const row = build(us, start, end);
+    const soft = !opts.hard && !opts.preserve;
     // trailing spaces at a soft break are noise
-    if (end < us.length && !opts.hard) trimEnd(row);
+    if (end < us.length && soft) trimEnd(row);
     out.push(first ? row : [...indent, ...row]);
     first = false;
     start = end;
     // spaces that caused the break don't start the next row
-    if (!opts.hard) while (start < us.length && us[start]!.g === " " && start !== 0) start++;
+    if (soft) while (start < us.length && us[start]!.g === " ") start++;
   }
   return out;
 }

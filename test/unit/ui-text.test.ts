@@ -63,3 +63,12 @@ describe("truncate and fit", () => {
     expect(lineWidth(fit([{ t: "😀😀😀" }], 5))).toBe(5);
   });
 });
+
+describe("preserving wrap", () => {
+  it("breaks at spaces but loses no character", () => {
+    const text = "alpha beta  gamma delta";
+    const rows = wrapText(text, 8, undefined, { preserve: true });
+    expect(rows.map(lineText).join("")).toBe(text);
+    for (const r of rows) expect(lineWidth(r)).toBeLessThanOrEqual(8);
+  });
+});
