@@ -511,10 +511,7 @@ class TuiApp {
     } else if (this.focus === "context") {
       right = [{ t: `context pane · typing goes to the prompt · ${keyLabel(this.km, "context.toggle")} or ${keyLabel(this.km, "context.close")} closes`, s: "hint" }];
     } else {
-      const bytes = this.editor.pasteCount() ? ` · prompt ${formatBytes(Buffer.byteLength(this.editor.value()))}` : "";
-      right = [
-        { t: `${keyLabel(this.km, "input.submit")} send · ${keyLabel(this.km, "input.newline")} newline · ${keyLabel(this.km, "transcript.focus")} transcript · /help${bytes}`, s: "hint" },
-      ];
+      right = [{ t: `${keyLabel(this.km, "input.submit")} send · ${keyLabel(this.km, "input.newline")} newline · ${keyLabel(this.km, "transcript.focus")} transcript · /help`, s: "hint" }];
     }
     const used = lineWidth(left);
     const r = truncate(right, Math.max(0, cols - used - 2));
