@@ -7,6 +7,7 @@ import type { ContextItem, Provider, ProviderName, ReasoningLevel } from "../pro
 import { createProvider, defaultModel, lookupModel as catalogLookup, missingKeyMessage } from "../provider/index.js";
 import type { ModelInfo } from "../provider/catalog.js";
 import type { HistoryStore } from "./store-types.js";
+import { StoreError } from "./store.js";
 import { SessionEmitter } from "./events.js";
 import type { AppInfo, CompactionStrategy, ContextStatus, Controller } from "./controller-types.js";
 import type { PermissionAnswer, PermissionPolicy, PermissionRequest } from "../tools/types.js";
@@ -249,7 +250,8 @@ export class App implements Controller {
     this.abort = new AbortController();
     const env = this.env();
     const run = runTurn(env, blocks, this.abort.signal).catch((e: unknown): TurnOutcome => {
-      const msg = `Internal error: ${e instanceof Error ? e.message : String(e)}`;
+      // a store failure (busy, closed…) already reads as a sentence the person can act on
+      const msg = e instanceof StoreError ? e.message : `Internal error: ${e instanceof Error ? e.message : String(e)}`;
       this.events.emit("notice", { level: "error", text: msg });
       return { ok: false, error: msg, finalText: "" };
     });
