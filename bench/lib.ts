@@ -192,7 +192,16 @@ export interface Chunk {
   /** performance.now() when node-pty handed us the data */
   t: number;
   bytes: number;
+  /** frames that begin in this chunk (see FRAME_START) */
+  starts: number;
 }
+
+/**
+ * blessed wraps every frame it draws in save-cursor … restore-cursor (screen.draw writes
+ * `sc` + cells + `rc` in one write), so ESC 7 counts frames exactly, however the pty splits
+ * or joins the writes. Programs that never save the cursor are counted by gaps instead.
+ */
+export const FRAME_START = "\x1b7";
 
 /** What the screen must show: a substring, a pattern, or a test over the visible text. */
 export type ScreenTest = string | RegExp | ((screen: string) => boolean);
@@ -222,6 +231,9 @@ export class PtyRun {
   private alive = true;
   private waiters: { test: ScreenTest; resolve: (t: number) => void }[] = [];
   private chunkWaiters: ((c: Chunk) => void)[] = [];
+  /** the end of the previous chunk, in case ESC 7 is split between two reads */
+  private tail = "";
+  private sawFrameStart = false;
 
   constructor(opts: SpawnOptions) {
     const cols = opts.cols ?? 120;
@@ -232,7 +244,11 @@ export class PtyRun {
     this.spawnedAt = performance.now();
     this.proc = pty.spawn(opts.file, opts.args, { name: "xterm-256color", cols, rows, cwd: opts.cwd, env });
     this.proc.onData((data) => {
-      const chunk: Chunk = { t: performance.now(), bytes: Buffer.byteLength(data, "utf8") };
+      const t = performance.now();
+      const starts = countOf(this.tail + data, FRAME_START);
+      this.tail = data.slice(-1);
+      if (starts > 0) this.sawFrameStart = true;
+      const chunk: Chunk = { t, bytes: Buffer.byteLength(data, "utf8"), starts };
       this.chunks.push(chunk);
       this.bytes += chunk.bytes;
       if (this.recording) this.recorded.push(Buffer.from(data, "utf8"));
@@ -333,8 +349,8 @@ export class PtyRun {
     return t;
   }
 
-  /** Output between two times, grouped into frames: chunks less than gapMs apart are one
-   *  frame, because one render may reach us as several reads of the pty. */
+  /** Output between two times: bytes, reads, and frames (by FRAME_START when the program
+   *  writes it; otherwise chunks less than gapMs apart count as one frame). */
   framesBetween(from: number, to: number, gapMs = FRAME_GAP_MS): { frames: number; bytes: number; chunks: number } {
     let frames = 0;
     let bytes = 0;
@@ -342,7 +358,8 @@ export class PtyRun {
     let last = -Infinity;
     for (const c of this.chunks) {
       if (c.t < from || c.t > to) continue;
-      if (c.t - last >= gapMs) frames++;
+      if (this.sawFrameStart) frames += c.starts;
+      else if (c.t - last >= gapMs) frames++;
       last = c.t;
       bytes += c.bytes;
       chunks++;
@@ -368,6 +385,12 @@ export class PtyRun {
     }
     this.term.dispose();
   }
+}
+
+function countOf(haystack: string, needle: string): number {
+  let n = 0;
+  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) n++;
+  return n;
 }
 
 /** Chunks closer than this belong to one frame. blessed writes a frame with one write(), which
