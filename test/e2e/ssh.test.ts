@@ -107,7 +107,7 @@ async function startSshd(): Promise<SshdResult> {
   }
   const user = os.userInfo().username;
   const log = path.join(dir, "sshd.log");
-  // a port picked free a moment ago can be taken before sshd binds it: try a few
+  // a port picked free a moment ago can be taken before sshd binds it: then try another
   let lastReason = "";
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
@@ -131,6 +131,7 @@ async function startSshd(): Promise<SshdResult> {
       ].join("\n"),
     );
     fs.rmSync(pidFile, { force: true });
+    fs.rmSync(log, { force: true });
     const child: ChildProcess = spawn(sshd, ["-D", "-f", config, "-E", log], { stdio: "ignore" });
     let exited: string | undefined;
     child.once("exit", (code, sig) => (exited = `exited with ${code ?? sig}`));
@@ -147,13 +148,15 @@ async function startSshd(): Promise<SshdResult> {
     }
     if (exited === undefined) child.kill("SIGKILL");
     lastReason = `sshd did not start (${exited ?? "not listening after 10 s"}): ${tail(log)}`;
+    if (!/bind|address already in use/i.test(lastReason)) break; // only a lost port race is worth a retry
   }
+  fs.rmSync(dir, { recursive: true, force: true });
   return { ok: false, reason: lastReason };
 }
 
 const sshd = await startSshd();
 const SKIP = !sshd.ok ? sshd.reason : undefined;
-if (SKIP) console.warn(`[ssh e2e] SKIPPED: no sshd could be started on 127.0.0.1: ${SKIP}`);
+if (SKIP) console.warn(`[ssh e2e] SKIPPED, no SSH connection to 127.0.0.1 is possible here: ${SKIP}`);
 
 function stopSshd(): void {
   if (!sshd.ok) return;
@@ -273,6 +276,12 @@ const prompt = (t: PtySession): string => t.line(t.rows - 2);
 
 describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
   const fakes: FakeProvider[] = [];
+  const homes: Home[] = [];
+  const newHome = async (): Promise<Home> => {
+    const h = await makeHome();
+    homes.push(h);
+    return h;
+  };
 
   afterEach(async () => {
     for (const t of sessions.splice(0)) t.kill("SIGKILL");
@@ -282,6 +291,7 @@ describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
       if (pid > 0 && alive(pid)) process.kill(pid, "SIGKILL");
     }
     for (const f of fakes.splice(0)) await f.close();
+    for (const h of homes.splice(0)) await fsp.rm(h.root, { recursive: true, force: true });
   });
 
   afterAll(() => {
@@ -298,7 +308,7 @@ describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
       const s = sshd as Sshd;
       const fake = await startFakeProvider({ key: KEY });
       fakes.push(fake);
-      const home = await makeHome();
+      const home = await newHome();
       const t = sshApp(s, home, fake, path.join(home.root, "remote.pid"));
 
       // start-up: the prompt, the status line, the model, the welcome line
@@ -417,7 +427,7 @@ describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
       const s = sshd as Sshd;
       const fake = await startFakeProvider({ key: KEY });
       fakes.push(fake);
-      const home = await makeHome();
+      const home = await newHome();
       const pidFile = path.join(home.root, "remote.pid");
       const t = sshApp(s, home, fake, pidFile);
       await t.waitFor("Type a request", WAIT);
