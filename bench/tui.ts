@@ -179,10 +179,10 @@ const FAKE_PROVIDER = path.resolve(BENCH_DIR, "../test/helpers/fake-provider.ts"
  * writing 20,000 SSE events takes it a while, and in this process that would delay reading
  * the pty, so every screen time would come out late.
  */
-async function startFake(key: string, answer: string, dir: string): Promise<FakeServer> {
+async function startFake(key: string, answer: string, dir: string, delayMs = 0): Promise<FakeServer> {
   if (!fs.existsSync(FAKE_PROVIDER)) throw new Error("test/helpers/fake-provider.ts does not exist yet");
   const script = path.join(dir, "fake-script.json");
-  await fsp.writeFile(script, JSON.stringify([{ text: answer, wordsPerEvent: 1 }]));
+  await fsp.writeFile(script, JSON.stringify([{ text: answer, wordsPerEvent: 1, ...(delayMs ? { delayMs } : {}) }]));
   const child = spawn(NODE, ["--import", "tsx", FAKE_PROVIDER, "--port", "0", "--key", key, "--script", script], {
     cwd: path.resolve(BENCH_DIR, ".."),
     stdio: ["ignore", "pipe", "inherit"],
@@ -217,10 +217,11 @@ interface StreamRun {
   recorded: Buffer;
 }
 
-async function streamOnce(tokens: number): Promise<StreamRun> {
+/** One answer streamed through the screen; delayMs paces the fake (0: as fast as it can). */
+async function streamOnce(tokens: number, delayMs = 0): Promise<StreamRun> {
   const key = "bench-key";
   const home = await benchHome({ ANTHROPIC_API_KEY: key });
-  const fake = await startFake(key, streamAnswer(tokens), home.root);
+  const fake = await startFake(key, streamAnswer(tokens), home.root, delayMs);
   const a = startAlbedo(home, ["--base-url", fake.anthropicBase]);
   try {
     await a.waitFor(READY, 20_000, "albedo-tui's first frame");
@@ -299,7 +300,13 @@ export async function benchStream(quick: boolean): Promise<Row[]> {
   const cpu = m((r) => r.cpuSeconds);
   const peak = m((r) => r.peakRss);
   const bytes = m((r) => r.bytes);
-  const fps = median(results.map((r) => r.frames / Math.max(0.001, (r.lastVisibleMs - r.firstVisibleMs) / 1000)));
+  // Coalescing shows only when words arrive slower than frames could be drawn: the fast
+  // stream above is parsed in a few event-loop turns. A paced stream (one word about every
+  // millisecond, far faster than any model) runs for seconds, long enough to count frames.
+  const pacedTokens = quick ? 300 : 3000;
+  const paced = await streamOnce(pacedTokens, 1);
+  const pacedSpan = (paced.lastVisibleMs - paced.firstVisibleMs) / 1000;
+  const fps = paced.frames / Math.max(0.001, pacedSpan);
   const floorLast = median(floors.map((f) => f.lastVisibleMs));
   const floorCpu = median(floors.map((f) => f.cpuSeconds));
   const floorPeak = median(floors.map((f) => f.peakRss));
@@ -322,7 +329,8 @@ export async function benchStream(quick: boolean): Promise<Row[]> {
       benchmark: `${label}: CPU seconds (albedo-tui process)`,
       albedo: `${cpu.toFixed(2)} s`,
       floor: `${floorCpu.toFixed(2)} s trivial writer`,
-      ratio: floorCpu > 0 ? cpu / floorCpu : null,
+      // the floor's CPU is below /proc's 10 ms tick: a ratio to it would mean nothing
+      ratio: null,
       target: "≤ 0.8 s",
       met: cpu <= 0.8,
       raw: { cpuSeconds: results.map((r) => r.cpuSeconds), floorCpuSeconds: floors.map((f) => f.cpuSeconds) },
@@ -337,14 +345,23 @@ export async function benchStream(quick: boolean): Promise<Row[]> {
       raw: { peakRssBytes: results.map((r) => r.peakRss) },
     },
     {
-      benchmark: `${label}: progressive, frames/s, bytes to terminal`,
-      albedo: `text from ${fmtMs(first)}, ${median(results.map((r) => r.frames))} frames, ${fps.toFixed(0)}/s, ${fmtBytes(bytes)}`,
+      benchmark: `${label}: progressive, bytes to terminal`,
+      albedo: `text from ${fmtMs(first)}, ${median(results.map((r) => r.frames))} frames until the last word, ${fmtBytes(bytes)}`,
       floor: "—",
       ratio: null,
-      // 60 frames/s plus one frame of slack for the gap rule's rounding
-      target: "progressive (≥ 3 frames), ≤ ~60 frames/s",
-      met: progressive && fps <= 62,
-      raw: { firstVisibleMs: results.map((r) => r.firstVisibleMs), frames: results.map((r) => r.frames), fps, bytes: results.map((r) => r.bytes), frameGapMs: FRAME_GAP_MS },
+      target: "text visible while streaming (≥ 3 frames)",
+      met: progressive,
+      raw: { firstVisibleMs: results.map((r) => r.firstVisibleMs), frames: results.map((r) => r.frames), bytes: results.map((r) => r.bytes) },
+    },
+    {
+      benchmark: `paced ${pacedTokens.toLocaleString("en-US")}-token stream (1 word/ms): frames/s`,
+      albedo: `${fps.toFixed(0)} frames/s (${paced.frames} frames in ${pacedSpan.toFixed(1)} s)`,
+      floor: "—",
+      ratio: fps / 60,
+      // 60 frames/s, with a couple of frames of slack for the status line's own redraws
+      target: "≤ ~60 frames/s",
+      met: fps <= 62,
+      raw: { pacedTokens, frames: paced.frames, spanSeconds: pacedSpan, fps, cpuSeconds: paced.cpuSeconds, bytes: paced.bytes },
     },
   ];
 }
