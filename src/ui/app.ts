@@ -166,11 +166,14 @@ class TuiApp {
   }
 
   private listenProcess(): void {
+    // Signal and terminal-error handlers stay installed after the screen is gone: when the
+    // terminal hangs up, more SIGHUPs and EIO errors follow, and their default (die at once)
+    // would cut short the store's last write of what had arrived.
     const onSignal = (sig: NodeJS.Signals): void => {
       const code = 128 + (os.constants.signals[sig] ?? 1);
-      this.quit(code);
-      // the caller normally exits after closing the store; make sure the process does end
-      setTimeout(() => process.exit(code), 3000).unref();
+      if (!this.closed) this.quit(code);
+      // the caller closes the store and exits; should that hang, end anyway
+      setTimeout(() => process.exit(code), 5000).unref();
     };
     const onFatal = (e: unknown): void => {
       this.teardown();
@@ -182,17 +185,20 @@ class TuiApp {
       this.transcript.notice("error", `internal error (please report it): ${e instanceof Error ? e.message : String(e)}`);
       this.requestRender();
     };
-    const onOutputError = (): void => this.quit(129); // EIO/EPIPE: the terminal went away
+    // EIO/EPIPE on the terminal, or its input ending: the terminal went away
+    const onTerminalGone = (): void => {
+      if (!this.closed) this.quit(129);
+    };
     const signals: NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"];
     for (const s of signals) process.on(s, onSignal);
+    process.stdout.on("error", onTerminalGone);
+    process.stdin.on("error", onTerminalGone);
+    process.stdin.on("end", onTerminalGone);
     process.on("uncaughtException", onFatal);
     process.on("unhandledRejection", onRejection);
-    process.stdout.on("error", onOutputError);
     this.offs.push(() => {
-      for (const s of signals) process.off(s, onSignal);
       process.off("uncaughtException", onFatal);
       process.off("unhandledRejection", onRejection);
-      process.stdout.off("error", onOutputError);
     });
   }
 
