@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
 import { openStore } from "../../src/session/store.js";
 import type { StoredMessage, Session } from "../../src/record/types.js";
 import type { BadMessage } from "../../src/session/store-types.js";
@@ -11,13 +12,28 @@ import { allFiles, type Home } from "../helpers/cli.js";
 import type { FakeProvider } from "../helpers/fake-provider.js";
 
 export const HERE = path.dirname(fileURLToPath(import.meta.url));
-export const FIGURES_DIR = path.join(HERE, ".figures");
-export const LAST_RUN = path.join(HERE, "last-run.json");
 
-/** Each test file writes its own figures; the global teardown gathers them into one table. */
+declare module "vitest" {
+  // set by summary-setup.ts (declared there too, for the setup's own compile)
+  export interface ProvidedContext {
+    reliabilityFiguresDir: string;
+  }
+}
+
+/**
+ * Each test file writes its own figures into this run's folder (from the global setup, see
+ * summary-setup.ts); the global teardown gathers them into one table. Without the setup (a
+ * different config) they go to .figures/manual and are simply not summarised.
+ */
 export async function writeFigures(name: string, figures: Record<string, unknown>): Promise<void> {
-  await fs.mkdir(FIGURES_DIR, { recursive: true });
-  await fs.writeFile(path.join(FIGURES_DIR, `${name}.json`), JSON.stringify(figures, null, 2) + "\n");
+  let dir: string;
+  try {
+    dir = inject("reliabilityFiguresDir") || path.join(HERE, ".figures", "manual");
+  } catch {
+    dir = path.join(HERE, ".figures", "manual");
+  }
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(path.join(dir, `${name}.json`), JSON.stringify(figures, null, 2) + "\n");
 }
 
 /**

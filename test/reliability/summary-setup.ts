@@ -1,0 +1,104 @@
+// Global setup of the test run: gives the run a folder for the reliability figures before any
+// file starts, and after the last file has finished gathers what the reliability files wrote
+// into one table, printed in the CI log and kept in test/reliability/last-run.json (ignored by
+// git). Test files run in parallel workers, so each writes its own figures file; only this hook
+// sees them all. The folder is per run (handed to the workers with provide/inject) so that two
+// test runs in one checkout never clear or mix each other's figures.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { TestProject } from "vitest/node";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const FIGURES_ROOT = path.join(HERE, ".figures");
+const LAST_RUN = path.join(HERE, "last-run.json");
+/** a run folder this old belongs to a run that died without its teardown */
+const STALE_MS = 60 * 60 * 1000;
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    reliabilityFiguresDir: string;
+  }
+}
+
+type Figures = Record<string, unknown>;
+
+let runDir = "";
+
+export function setup(project: TestProject): void {
+  fs.mkdirSync(FIGURES_ROOT, { recursive: true });
+  for (const d of fs.readdirSync(FIGURES_ROOT)) {
+    const p = path.join(FIGURES_ROOT, d);
+    try {
+      if (Date.now() - fs.statSync(p).mtimeMs > STALE_MS) fs.rmSync(p, { recursive: true, force: true });
+    } catch {
+      // another run removed it meanwhile
+    }
+  }
+  runDir = fs.mkdtempSync(path.join(FIGURES_ROOT, "run-"));
+  project.provide("reliabilityFiguresDir", runDir);
+}
+
+function read(name: string): Figures | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(runDir, `${name}.json`), "utf8")) as Figures;
+  } catch {
+    return undefined;
+  }
+}
+
+const num = (x: unknown): number => (typeof x === "number" ? x : 0);
+
+export function teardown(): void {
+  const f = {
+    kills: read("kills"),
+    faults: read("faults"),
+    badInput: read("bad-input"),
+    hostile: read("hostile-output"),
+    api: read("api-attack"),
+    secrets: read("secrets"),
+  };
+  fs.rmSync(runDir, { recursive: true, force: true });
+  if (Object.values(f).every((x) => x === undefined)) return; // no reliability file ran
+  const notRun = "not run";
+  const held = (x: Figures | undefined): string => (x ? `${num(x.held)}/${num(x.tried)}` : notRun);
+  const secretsFound = Object.values(f).reduce((a, x) => a + num(x?.secretsFound), 0);
+  const k = f.kills;
+  const a = f.api;
+  const rows: [string, string][] = [
+    ["kills survived", k ? `${num(k.survived)}/${num(k.runs)} (seed ${String(k.seed)})` : notRun],
+    ["complete messages lost", k ? String(num(k.messagesLost)) : notRun],
+    [
+      "max streamed chars lost per kill",
+      k ? `${num(k.maxCharsLost)} (${num(k.maxSecondsLost)} s at ${num(k.charsPerSecond)} chars/s; bound ${num(k.lossBoundChars)})` : notRun,
+    ],
+    ["next requests rejected", k ? String(num(k.rejected)) : notRun],
+    ["provider faults held", held(f.faults)],
+    ["bad inputs held", held(f.badInput)],
+    ["hostile sequences leaked", f.hostile ? `${num(f.hostile.sequencesLeaked)} of ${num(f.hostile.sequencesTried)} kinds (${held(f.hostile)} checks held)` : notRun],
+    ["API concurrent GETs answered", a ? `${num(a.concurrentAnswered)}/${num(a.concurrentGets)} (stream drew ${num(a.streamWordsDuringBurst)} words meanwhile)` : notRun],
+    [
+      "API malformed requests rejected",
+      a
+        ? `${num(a.malformedRejected4xx) + num(a.malformedDropped)}/${num(a.malformed)} (${num(a.malformedRejected4xx)} 4xx, ${num(a.malformedDropped)} dropped; ${num(a.halfRequestsCutOff)} half requests cut off)`
+        : notRun,
+    ],
+    ["API database unchanged / loopback only", a ? `${a.dbUnchanged === true ? "yes" : "NO"} / ${a.loopbackOnly === true ? "yes" : "NO"}` : notRun],
+    ["secrets found", `${secretsFound}${f.secrets ? ` (${num(f.secrets.placesScanned)} outputs and every file of every home scanned)` : ""}`],
+  ];
+  const w = Math.max(...rows.map(([n]) => n.length));
+  const line = "─".repeat(w + 2) + "┼" + "─".repeat(Math.max(...rows.map(([, v]) => v.length)) + 2);
+  const text = [
+    "",
+    "Reliability figures",
+    line,
+    ...rows.map(([n, v]) => ` ${n.padEnd(w)} │ ${v}`),
+    line,
+    "",
+  ].join("\n");
+  process.stdout.write(text + "\n");
+  fs.writeFileSync(
+    LAST_RUN,
+    JSON.stringify({ finishedAt: new Date().toISOString(), table: Object.fromEntries(rows), figures: f }, null, 2) + "\n",
+  );
+}
