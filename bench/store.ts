@@ -37,7 +37,7 @@ function close(db: Database): Promise<void> {
 export async function benchStore(quick: boolean): Promise<Row[]> {
   const count = quick ? 400 : 10_000;
   // appends alternate between the two databases in blocks, so drift hits both alike
-  const blocks = quick ? 4 : 20;
+  const blocks = quick ? 4 : 50;
   const loads = quick ? 3 : 9;
   const msgs: NewMessage[] = makeHistory({ messages: count, images: quick ? 1 : 4, seed: 23 }).map((m) => ({
     role: m.role,
