@@ -70,6 +70,27 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX summaries_by_session ON summaries (session_id, id);
     `,
   },
+  {
+    version: 2,
+    description: "message writes bump their session's updated_at inside the same statement",
+    // A trigger makes appending a message one statement (one round trip to SQLite's thread,
+    // atomic on its own) instead of a transaction of five. The stamp stays strictly later
+    // than every stored one, so "newest first" is exact even within one millisecond.
+    sql: `
+      CREATE TRIGGER messages_touch_on_insert AFTER INSERT ON messages BEGIN
+        UPDATE sessions SET updated_at = (
+          SELECT CASE WHEN now > m THEN now ELSE strftime('%Y-%m-%dT%H:%M:%fZ', m, '+0.001 seconds') END
+          FROM (SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now, COALESCE(MAX(updated_at), '') AS m FROM sessions)
+        ) WHERE id = NEW.session_id;
+      END;
+      CREATE TRIGGER messages_touch_on_update AFTER UPDATE OF blocks_json, status ON messages BEGIN
+        UPDATE sessions SET updated_at = (
+          SELECT CASE WHEN now > m THEN now ELSE strftime('%Y-%m-%dT%H:%M:%fZ', m, '+0.001 seconds') END
+          FROM (SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now, COALESCE(MAX(updated_at), '') AS m FROM sessions)
+        ) WHERE id = NEW.session_id;
+      END;
+    `,
+  },
 ];
 
 export const LATEST_VERSION: number = migrations.length;

@@ -372,10 +372,7 @@ export async function openStore(path: string, opts?: { busyTimeoutMs?: number })
 
 interface Prepared {
   maxUpdated: Statement;
-  touchSession: Statement;
-  nextSeq: Statement;
   insertMessage: Statement;
-  messageSession: Statement;
   updateMessage: Statement;
   loadMessages: Statement;
   getCapture: Statement;
@@ -402,12 +399,13 @@ export class SqliteStore implements HistoryStore {
     const p = (sql: string) => prepare(this.db, sql);
     this.st = {
       maxUpdated: await p("SELECT MAX(updated_at) AS m FROM sessions"),
-      touchSession: await p("UPDATE sessions SET updated_at = ? WHERE id = ?"),
-      nextSeq: await p("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM messages WHERE session_id = ?"),
+      // seq is taken inside the statement and the session is touched by a trigger, so an
+      // append is one atomic statement
       insertMessage: await p(
-        "INSERT INTO messages (session_id, seq, role, status, model, blocks_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO messages (session_id, seq, role, status, model, blocks_json, created_at) " +
+          "VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6) " +
+          "RETURNING id, seq",
       ),
-      messageSession: await p("SELECT session_id FROM messages WHERE id = ?"),
       updateMessage: await p("UPDATE messages SET blocks_json = ?, status = ? WHERE id = ?"),
       loadMessages: await p(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq`),
       getCapture: await p(
@@ -461,10 +459,6 @@ export class SqliteStore implements HistoryStore {
     return new Date(Date.parse(last) + 1).toISOString();
   }
 
-  private async touch(sessionId: string): Promise<void> {
-    const { changes } = await stmtRun(this.s.touchSession, [await this.nextStamp(), sessionId]);
-    if (changes === 0) throw new StoreError("no-session", `no session with id ${sessionId}`);
-  }
 
   private async requireSession(sessionId: string): Promise<SessionRow> {
     const [row] = await allSql<SessionRow>(this.db, `SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`, [sessionId]);
@@ -536,22 +530,29 @@ export class SqliteStore implements HistoryStore {
 
   appendMessage(sessionId: string, msg: NewMessage): Promise<StoredMessage> {
     const blocksJson = JSON.stringify(msg.blocks);
-    return this.tx(async () => {
-      await this.touch(sessionId);
-      const [row] = await stmtAll<{ seq: number }>(this.s.nextSeq, [sessionId]);
-      const seq = row?.seq ?? 1;
+    return this.serial(async () => {
       const createdAt = nowIso();
-      const { lastID } = await stmtRun(this.s.insertMessage, [
-        sessionId,
-        seq,
-        msg.role,
-        msg.status,
-        msg.model ?? null,
-        blocksJson,
-        createdAt,
-      ]);
+      let row: { id: number; seq: number } | undefined;
+      try {
+        [row] = await stmtAll<{ id: number; seq: number }>(this.s.insertMessage, [
+          sessionId,
+          msg.role,
+          msg.status,
+          msg.model ?? null,
+          blocksJson,
+          createdAt,
+        ]);
+      } catch (e) {
+        // the foreign key names the problem less clearly than we can
+        if (sqliteCode(e) === "SQLITE_CONSTRAINT" && /FOREIGN KEY/i.test(String((e as Error).message))) {
+          throw new StoreError("no-session", `no session with id ${sessionId}`);
+        }
+        throw e;
+      }
+      if (!row) throw new Error("the insert returned no row");
+      const seq = row.seq;
       const stored: StoredMessage = {
-        id: lastID,
+        id: row.id,
         sessionId,
         seq,
         role: msg.role,
@@ -566,11 +567,10 @@ export class SqliteStore implements HistoryStore {
 
   updateMessage(id: number, blocks: Block[], status: MessageStatus): Promise<void> {
     const blocksJson = JSON.stringify(blocks);
-    return this.tx(async () => {
-      const [row] = await stmtAll<{ session_id: string }>(this.s.messageSession, [id]);
-      if (!row) throw new Error(`no stored message with id ${id}`);
-      await stmtRun(this.s.updateMessage, [blocksJson, status, id]);
-      await this.touch(row.session_id);
+    return this.serial(async () => {
+      // one statement: the trigger touches the session
+      const { changes } = await stmtRun(this.s.updateMessage, [blocksJson, status, id]);
+      if (changes === 0) throw new Error(`no stored message with id ${id}`);
     });
   }
 
