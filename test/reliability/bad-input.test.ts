@@ -223,12 +223,10 @@ describe("databases", () => {
       const holder = await holdLock(h.db);
       try {
         const n = fake.requests.length;
-        const t0 = Date.now();
         const r = await runCli(["-p", "hello", "--continue", ...anthropicArgs(fake)], h);
         expect(r.code).toBe(1);
         expect(r.stderr).toMatch(/the database .*history\.sqlite is busy: it is locked by another process \(waited 5000 ms\)\. Close the other albedo-tui using it, or try again\./);
         expect(r.stderr).not.toMatch(/Internal error/);
-        expect(Date.now() - t0).toBeGreaterThanOrEqual(4_000); // it did wait before giving up
         expect(fake.requests.length).toBe(n);
         // a new session needs the write lock too
         const r2 = await runCli(["-p", "hello", ...anthropicArgs(fake)], h);

@@ -60,7 +60,14 @@ const FORBIDDEN: [string, string][] = [
   ["model title", "PWNED-MODEL"],
   ["model clipboard", "TU9ERUwtQ0xJUA=="],
   ["tool input title", "PWNED-INPUT"],
+  ["provider error title", "PWNED-ERROR"],
 ];
+
+/** A provider error whose message tries the same trick: it is shown, so it must be inert too. */
+const HOSTILE_ERROR = {
+  status: 400,
+  body: { type: "error", error: { type: "invalid_request_error", message: `bad thing ${ESC}]0;PWNED-ERROR${BEL}${ESC}[2J ERROR-END` } },
+};
 
 let fake: FakeProvider;
 const homes: Home[] = [];
@@ -176,7 +183,17 @@ describe("hostile tool output", () => {
     // the session's first lines are still there: nothing cleared the screen
     expect(t.screenText()).toContain("› show me the file");
 
-    // in the bytes: none of the tool's or the model's sequences, and no effect when replayed
+    // a provider error that carries sequences: shown, inert
+    t.send(KEYS.escape); // back to the prompt
+    await t.settle(100);
+    fake.script(HOSTILE_ERROR);
+    t.send("one more");
+    await t.waitFor("one more");
+    t.send(KEYS.enter);
+    await t.waitFor("ERROR-END", 20_000);
+    expect(t.screenText().split("\n").find((r) => r.includes("ERROR-END"))).toMatch(/bad thing\s+ERROR-END/);
+
+    // in the bytes: none of the tool's, the model's or the provider's sequences, and no effect when replayed
     const raw = t.rawOutput().slice(start);
     leaked = leaks(raw, "TUI");
     expect(leaked).toEqual([]);
@@ -202,7 +219,7 @@ describe("hostile tool output", () => {
     expect(exp.stdout).toContain("\\u001b]52;c;UFdORUQtQ0xJUA==\\u0007");
   });
 
-  check("in headless -p: the progress lines on stderr carry none of the sequences", async () => {
+  check("in headless -p: progress lines and the error on stderr carry none of the sequences", async () => {
     const h = await setup();
     fake.script({ toolCalls: [{ name: "bash", input: { command: "cat hostile.bin; exit 3 # \u009d0;PWNED-INPUT\u009c" } }] }, { text: "Saw a failure." });
     const r = await runCli(["-p", "run it", "--permission", "auto", ...anthropicArgs(fake)], h);
@@ -215,5 +232,13 @@ describe("hostile tool output", () => {
     const rec = await readRecord(h.db);
     const result = rec.messages.flatMap((m) => m.blocks).find((b) => b.type === "tool_result");
     expect(result?.type === "tool_result" && result.output.startsWith(DECODED.replace(/\n$/, ""))).toBe(true);
+    // a provider error with sequences, printed as the reason for exit 1
+    fake.script(HOSTILE_ERROR);
+    const e = await runCli(["-p", "again", "--continue", ...anthropicArgs(fake)], h);
+    expect(e.code).toBe(1);
+    expect(e.stderr).toMatch(/albedo-tui: .*bad thing\s+ERROR-END/);
+    const errLeaks = leaks(e.stderr, "-p error").concat(e.stderr.includes(ESC) ? ["-p error: ESC"] : []);
+    leaked.push(...errLeaks);
+    expect(errLeaks).toEqual([]);
   });
 });
