@@ -30,7 +30,6 @@ export interface TuiOptions {
 }
 
 const FRAME_MS = 20;
-const ESC_WAIT_MS = 30;
 const CTRL_C_WINDOW_MS = 2000;
 const FLASH_MS = 3000;
 const STATUS_MIN_MS = 500;
@@ -146,7 +145,7 @@ class TuiApp {
         this.escTimer = setTimeout(() => {
           this.escTimer = undefined;
           this.handleEvents(this.parser.flush());
-        }, ESC_WAIT_MS);
+        }, this.parser.pendingWaitMs());
       }
       this.handleEvents(events);
     };

@@ -142,6 +142,15 @@ export class KeyParser {
     return this.pending.length > 0 && this.paste === undefined;
   }
 
+  /**
+   * How long to wait for the rest before flushing: a lone ESC is most likely the Escape key,
+   * so briefly; a started sequence ("ESC [ 2 0") is a key or a paste marker cut by a busy
+   * system, which a person cannot type that fast, so longer.
+   */
+  pendingWaitMs(): number {
+    return this.pending === "\x1b" ? 30 : 400;
+  }
+
   feed(chunk: string): InputEvent[] {
     const out: InputEvent[] = [];
     let s = this.pending + chunk;

@@ -66,3 +66,16 @@ describe("KeyParser", () => {
     expect(fulls(p.feed("\x1b[I\x1b[O\x1b[<0;10;5Mq"))).toEqual(["q"]);
   });
 });
+
+describe("waiting for the rest of a sequence", () => {
+  it("waits briefly after a lone ESC, longer after a started sequence", () => {
+    const p = new KeyParser();
+    p.feed("\x1b");
+    const lone = p.pendingWaitMs();
+    p.flush();
+    p.feed("\x1b[20");
+    expect(p.pendingWaitMs()).toBeGreaterThan(lone);
+    // the paste marker completes after the wait: still a paste
+    expect(fulls(p.feed("0~big text\x1b[201~"))).toEqual(["paste:big text"]);
+  });
+});
