@@ -626,7 +626,8 @@ class TuiApp {
       return;
     }
     if (this.focus === "context" && this.pane.open && this.onContextKey(k)) return;
-    if (this.is("turn.interrupt", k) && this.controller.busy()) {
+    // busy() covers a turn; a /compact runs outside one but reports its state
+    if (this.is("turn.interrupt", k) && (this.controller.busy() || this.state !== "idle")) {
       this.controller.interrupt();
       this.flash("interrupting… what arrived is kept", "warn");
       return;
