@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The command line: TUI by default, -p for headless, subcommands that read the record.
+import v8 from "node:v8";
 import { Command, Option } from "commander";
 import fs from "node:fs";
 import path from "node:path";
@@ -8,6 +9,12 @@ import { loadConfig, ConfigError, type Config } from "./config/config.js";
 import { defaultConfigPath, defaultDbPath, stateDir } from "./config/paths.js";
 import { resolveSettings, UsageError, type Flags } from "./config/resolve.js";
 import type { HistoryStore } from "./session/store-types.js";
+
+// undici parses HTTP with WebAssembly; V8's optimising tier compiles it with a ~30 MB
+// native transient at the first request (undici loads lazily, after this line). The
+// baseline tier is fast enough for a parser reading a few MB a minute, and keeps peak
+// memory down (see the README's performance section).
+v8.setFlagsFromString("--liftoff-only");
 
 const pkgDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const version = (JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")) as { version: string }).version;

@@ -53,10 +53,32 @@ export function methodFor(provider: ProviderName, model: string): TokenMethod {
   return "chars/4";
 }
 
+// Every request re-sends the whole history, so the same texts are counted again and again;
+// a real tokenizer runs at ~30 MB/s, so remember counts of longer texts. Bounded by the
+// characters it holds; emptied whole when full (simple, and refilled by the next request).
+const CACHE_MIN_CHARS = 256;
+const CACHE_MAX_CHARS = 32 * 1024 * 1024;
+const cache = new Map<TokenMethod, Map<string, number>>();
+let cachedChars = 0;
+
 export function countTokens(text: string, method: TokenMethod): number {
   if (text.length === 0) return 0;
+  if (method === "chars/4") return Math.ceil(text.length / 4);
   try {
-    return counter(method)(text);
+    if (text.length < CACHE_MIN_CHARS) return counter(method)(text);
+    let m = cache.get(method);
+    if (!m) cache.set(method, (m = new Map()));
+    const have = m.get(text);
+    if (have !== undefined) return have;
+    const n = counter(method)(text);
+    if (cachedChars + text.length > CACHE_MAX_CHARS) {
+      cache.clear();
+      cachedChars = 0;
+      cache.set(method, (m = new Map()));
+    }
+    m.set(text, n);
+    cachedChars += text.length;
+    return n;
   } catch {
     // a tokenizer failure must not break a turn; fall back to the rough count
     return Math.ceil(text.length / 4);
