@@ -81,6 +81,7 @@ interface RunResult {
   lane: number;
   run: number;
   kind: Kind;
+  moment: string;
   delayMs: number;
   survived: boolean;
   messagesLost: number;
@@ -113,7 +114,7 @@ afterAll(async () => {
     charsPerSecond: CHARS_PER_SECOND,
     lossBoundChars: LOSS_BOUND_CHARS,
     rejected: results.reduce((a, r) => a + r.rejected, 0),
-    perKill: results.map((r) => `${r.kind} after ${r.delayMs} ms: sent ${r.sentChars}, kept ${r.keptChars}, lost ${r.lostChars}`),
+    perKill: results.map((r) => `${r.moment}, +${r.delayMs} ms: sent ${r.sentChars}, kept ${r.keptChars}, lost ${r.lostChars}`),
     secretsFound,
     problems: results.flatMap((r) => r.problems.map((p) => `lane ${r.lane} run ${r.run} (${r.kind}): ${p}`)),
   });
@@ -142,7 +143,9 @@ async function oneKill(h: Home, lane: number, run: number, rand: () => number): 
   const kinds: Kind[] = ["stream", "tool", "between"];
   const kind = kinds[Math.floor(rand() * kinds.length)]!;
   const delayMs = kind === "stream" ? Math.round(50 + rand() * 2500) : kind === "tool" ? Math.round(rand() * 400) : Math.round(rand() * 60);
-  const res: RunResult = { lane, run, kind, delayMs, survived: false, messagesLost: 0, sentChars: 0, keptChars: 0, lostChars: 0, rejected: 0, problems: [] };
+  const afterToolCall = kind === "between" && rand() < 0.5;
+  const moment = kind === "stream" ? "while text streams" : kind === "tool" ? "while a tool runs" : afterToolCall ? "after the tool call was committed" : "after the tool results were committed";
+  const res: RunResult = { lane, run, kind, moment, delayMs, survived: false, messagesLost: 0, sentChars: 0, keptChars: 0, lostChars: 0, rejected: 0, problems: [] };
 
   // a fresh fake (and proxy) per killed run: steps the killed process never asked for must
   // not be left queued for the next turn
@@ -172,8 +175,10 @@ async function oneKill(h: Home, lane: number, run: number, rand: () => number): 
       while (!cli.stderr().includes("▸ bash") && Date.now() < end && cli.child.exitCode === null) await sleep(5);
       await sleep(delayMs);
     } else {
-      // right after the tool results were committed as one user message
-      await waitForRecord(h.db, (ms) => ms.some((m) => m.seq > lastSeq && m.blocks.some((b) => b.type === "tool_result")), 20_000);
+      // right after a message was committed: the assistant's tool call, or the tool results
+      // stored as one user message (the record is watched, not stderr)
+      const block = afterToolCall ? "tool_use" : "tool_result";
+      await waitForRecord(h.db, (ms) => ms.some((m) => m.seq > lastSeq && m.status === "complete" && m.blocks.some((b) => b.type === block)), 20_000);
       await sleep(delayMs);
     }
     if (cli.child.exitCode !== null) res.problems.push(`the CLI ended before the kill: ${cli.stderr()}`);
