@@ -7,6 +7,7 @@ import type { StoredSummary } from "../src/session/store-types.js";
 import { estimateMessages } from "../src/compaction/estimate.js";
 import { prepareHistory } from "../src/compaction/prepare.js";
 import type { TokenMethod } from "../src/compaction/tokens.js";
+import { prng as rng } from "../test/helpers/prng.js";
 
 export interface BenchRow {
   name: string;
@@ -20,16 +21,6 @@ const RUNS = 7;
 const TARGET_TOKENS = 200_000;
 const WINDOW = 200_000;
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   "the test fails because the parser reads one token too far when a comment ends the file so " +

@@ -7,18 +7,8 @@
 // data.
 import zlib from "node:zlib";
 import type { Block, StoredMessage } from "../src/record/types.js";
+import { prng as rng } from "../test/helpers/prng.js";
 
-/** mulberry32: small, fast, and the same sequence everywhere. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   "the a to of and in is that it for on with as this be by are from at or not but we can if " +

@@ -13,6 +13,7 @@ import {
 } from "../../src/compaction/summary.js";
 import { AUTO_COMPACTION_OFF, autoCompactionOff, prepareHistory } from "../../src/compaction/prepare.js";
 import { replayMessages } from "../../src/replay/replay.js";
+import { prng as rng } from "../helpers/prng.js";
 
 // ---- building histories as plain data -------------------------------------------------------
 
@@ -84,18 +85,7 @@ function fiveRounds(): History {
     .say("Done: the build passes.");
 }
 
-// ---- a small seeded generator for property-style tests ---------------------------------------
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomHistory(seed: number): History {
   const r = rng(seed);

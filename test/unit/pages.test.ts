@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { imageMarker, MARKER_MAX, MARKER_RE, opaqueMarker, paginate } from "../../src/context/capture.js";
 import { PAGE_CHARS } from "../../src/context/types.js";
+import { prng as rng } from "../helpers/prng.js";
 
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
@@ -33,17 +34,6 @@ function checkPages(text: string, pages: string[], pageChars: number): number[] 
   return starts;
 }
 
-// a small deterministic generator so failures can be reproduced
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("paginate", () => {
   it("gives one empty page for an empty text", () => {

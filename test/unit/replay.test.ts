@@ -11,6 +11,7 @@ import {
 import type { Block, ImageBlock, Role } from "../../src/record/types.js";
 import { parseBlocks } from "../../src/record/schema.js";
 import type { WireMessage, WirePart } from "../../src/provider/types.js";
+import { prng } from "../helpers/prng.js";
 
 type Stored = { role: Role; blocks: Block[] };
 
@@ -310,17 +311,6 @@ describe("killed rounds and orphans", () => {
 
 // ---------- property-style: many random histories ----------
 
-/** mulberry32: small, seeded, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ["alpha", "beta", "read", "the", "file", "ok", "error", "\n", "é", "🚀", '"q"', "{}", "[]", "\\", "tool", "call"];
 const TOOLS = ["read", "write", "edit", "bash", "ls", "glob", "grep"];
