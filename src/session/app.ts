@@ -212,7 +212,14 @@ export class App implements Controller {
       system: SYSTEM_PROMPT,
       context: this.context,
       tools: this.tools,
-      toolCtx: { workspace: this.opts.workspace, policy: this.opts.permission, askPermission: this.askPermission },
+      toolCtx: {
+        workspace: this.opts.workspace,
+        policy: this.opts.permission,
+        askPermission: this.askPermission,
+        ...(this.opts.headless
+          ? { unattended: "albedo-tui runs headless (-p) with --permission ask and no one can be asked; rerun with --permission auto to allow this" }
+          : {}),
+      },
       memory: this.memory,
       compaction: { strategy: this.opts.compaction, threshold: this.opts.compactionThreshold, keepRounds: this.opts.keepToolRounds },
       tokenMethod: methodFor(this.providerName, this.model),

@@ -185,6 +185,7 @@ async function checkPermission(
   if (preview.diff !== undefined) req.diff = preview.diff;
   if (outside.length > 0) req.outsideWorkspace = outsideList;
 
+  if (ctx.unattended !== undefined) return fail(`denied: ${ctx.unattended} (${summary})`);
   const answer = await untilAborted(ctx.askPermission(req), ctx.signal);
   if (answer === ABORTED) return INTERRUPTED;
   switch (answer) {

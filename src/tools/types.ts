@@ -26,6 +26,9 @@ export interface ToolContext {
   policy: PermissionPolicy;
   /** asked when policy and tool need a person's answer; headless answers "deny" */
   askPermission: (req: PermissionRequest) => Promise<PermissionAnswer>;
+  /** set when no person can be asked (headless): why, so a refusal says so instead of
+   * "denied by the user" */
+  unattended?: string;
 }
 
 export interface ToolOutput {

@@ -172,7 +172,7 @@ describe("headless -p", () => {
     await expect(fs.stat(path.join(home.workspace, "out.txt"))).rejects.toThrow();
     const result = fake.requests[1]!.body.messages.at(-1).content[0];
     expect(result.is_error).toBe(true);
-    expect(JSON.stringify(result.content)).toMatch(/denied|permission/i);
+    expect(JSON.stringify(result.content)).toMatch(/denied: albedo-tui runs headless \(-p\) with --permission ask/);
 
     fake.script({ toolCalls: [{ name: "write", input: { path: "out.txt", content: "hi" } }] }, { text: "wrote it" });
     const r2 = await runCli(["-p", "write a file", "--permission", "auto", ...anthropic()], home);
