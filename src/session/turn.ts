@@ -384,8 +384,12 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       }
       env.events.emit("state", "tool", call.name);
       env.events.emit("tool_start", { id: call.id, name: call.name, input: call.input });
-      const t0 = Date.now();
-      const out = await runTool(env.tools, call.name, call.input, { ...env.toolCtx, signal }, env.memory);
+      // the time the tool ran: a person's wait at a permission prompt is not its cost
+      let t0 = Date.now();
+      const onRun = (): void => {
+        t0 = Date.now();
+      };
+      const out = await runTool(env.tools, call.name, call.input, { ...env.toolCtx, signal, onRun }, env.memory);
       const ms = Date.now() - t0;
       env.events.emit("tool_end", { id: call.id, name: call.name, output: out.output, isError: out.isError, ms, ...(out.diff ? { diff: out.diff } : {}) });
       results.push({ type: "tool_result", toolUseId: call.id, name: call.name, output: out.output, isError: out.isError });

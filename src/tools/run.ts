@@ -222,6 +222,7 @@ export async function runTool(
     const denied = await checkPermission(tool, input, ctx, memory);
     if (denied) return { ...denied, output: capText(denied.output) };
     if (ctx.signal.aborted) return INTERRUPTED;
+    ctx.onRun?.();
     const out = await tool.run(input, ctx);
     // A read cut short says nothing reliable; a write that finished did change the file,
     // and the record must say so even if the turn was interrupted meanwhile.

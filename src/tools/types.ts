@@ -29,6 +29,8 @@ export interface ToolContext {
   /** set when no person can be asked (headless): why, so a refusal says so instead of
    * "denied by the user" */
   unattended?: string;
+  /** called just before the tool runs, after any permission prompt (for timing) */
+  onRun?: () => void;
 }
 
 export interface ToolOutput {
