@@ -52,7 +52,7 @@ async function main(opts: MainOptions): Promise<number> {
   const headless = opts.print !== undefined;
   if (!headless && opts.image?.length) throw new UsageError("--image goes with -p; in the screen, attach with /image PATH");
   const store = await openDb(opts.db);
-  const { App, UnknownSessionError } = await import("./session/app.js");
+  const { App, UnknownSessionError, MissingKeyError } = await import("./session/app.js");
   let app;
   try {
     app = await App.create({
@@ -80,7 +80,7 @@ async function main(opts: MainOptions): Promise<number> {
     });
   } catch (e) {
     await store.close();
-    if (e instanceof UnknownSessionError) throw new CliError(e.message);
+    if (e instanceof UnknownSessionError || e instanceof MissingKeyError) throw new CliError(e.message);
     throw e;
   }
 

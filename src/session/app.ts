@@ -61,6 +61,8 @@ export interface AppOptions {
 }
 
 export class UnknownSessionError extends Error {}
+/** headless mode without the key it needs: nothing is created, the sentence says what to set */
+export class MissingKeyError extends Error {}
 
 export class App implements Controller {
   readonly events = new SessionEmitter();
@@ -86,6 +88,8 @@ export class App implements Controller {
   static async create(opts: AppOptions): Promise<App> {
     const app = new App(opts);
     app.buildProvider();
+    const keyProblem = app.keyProblem();
+    if (opts.headless && keyProblem) throw new MissingKeyError(keyProblem);
     app.context = await loadProjectContext(opts.workspace);
     const o = opts.open;
     if ("resume" in o) {
