@@ -51,6 +51,13 @@ async function main(opts: MainOptions): Promise<number> {
   }
   const headless = opts.print !== undefined;
   if (!headless && opts.image?.length) throw new UsageError("--image goes with -p; in the screen, attach with /image PATH");
+  // images are read before anything is stored, so a refused image leaves no trace
+  const headlessImages = [];
+  if (headless) {
+    if (!opts.print?.trim() && !opts.image?.length) throw new UsageError("-p needs a prompt");
+    const { loadImage } = await import("./session/images.js");
+    for (const f of opts.image ?? []) headlessImages.push(await loadImage(path.resolve(settings.workspace, f), settings.provider));
+  }
   const store = await openDb(opts.db);
   const { App, UnknownSessionError, MissingKeyError } = await import("./session/app.js");
   let app;
@@ -98,10 +105,7 @@ async function main(opts: MainOptions): Promise<number> {
   try {
     if (headless) {
       const prompt = opts.print ?? "";
-      if (!prompt.trim() && !(opts.image && opts.image.length)) throw new UsageError("-p needs a prompt");
-      const images = [];
-      for (const f of opts.image ?? []) images.push(await app.loadImage(f));
-      return await (await import("./session/headless.js")).runHeadless(app, prompt, images);
+      return await (await import("./session/headless.js")).runHeadless(app, prompt, headlessImages);
     }
     const { runTui } = await import("./ui/app.js");
     const { loadKeymap } = await import("./ui/keymap.js");

@@ -228,3 +228,69 @@ describe("headless -p", () => {
     }
   });
 });
+
+describe("headless images and reasoning", () => {
+  // a 3×2 PNG
+  const PNG = Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAEUlEQVR4nGP8z8Dwn4GBgYEJAA0EAQHcJ4Z2AAAAAElFTkSuQmCC",
+    "base64",
+  );
+
+  it("--image attaches the picture natively with its dimensions, and a blind model is told it was not seen", async () => {
+    await fs.writeFile(path.join(home.workspace, "shot.png"), PNG);
+    fake.script({ text: "I see a tiny image." });
+    const r = await runCli(["-p", "what is this?", "--image", "shot.png", ...anthropic()], home);
+    expect(r.code).toBe(0);
+    const content = fake.requests[0]!.body.messages[0].content;
+    expect(content[0]).toMatchObject({ type: "image", source: { type: "base64", media_type: "image/png", data: PNG.toString("base64") } });
+    const rec = await record(home);
+    expect(rec.messages[0]!.blocks[0]).toMatchObject({ type: "image", mediaType: "image/png", width: 3, height: 2, bytes: PNG.length });
+
+    // a model that cannot see gets an honest marker instead of the picture
+    fake.script({ text: "noted" });
+    const r2 = await runCli(["-p", "and now?", "--continue", "--provider", "openai", "--model", "some-local-model", "--base-url", fake.openaiBase], home);
+    expect(r2.code).toBe(0);
+    const sent = JSON.stringify(fake.requests[1]!.body.messages);
+    expect(sent).not.toContain(PNG.toString("base64"));
+    expect(sent).toMatch(/Image not seen: the model cannot view images \(image\/png, \d+ bytes, 3×2\)/);
+  });
+
+  it("refuses an oversize image naming the provider's limit, and stores nothing", async () => {
+    const big = Buffer.alloc(4 * 1024 * 1024);
+    PNG.copy(big);
+    await fs.writeFile(path.join(home.workspace, "big.png"), big);
+    const r = await runCli(["-p", "look", "--image", "big.png", ...anthropic()], home);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/big\.png is 4\.0 MB; Anthropic accepts images up to 5 MB of base64/);
+    expect(fake.requests).toHaveLength(0);
+    await expect(fs.stat(home.db)).rejects.toThrow();
+  });
+
+  it("--reasoning maps to Anthropic thinking; thinking is stored with its signature and replayed as prose without it", async () => {
+    fake.script({ reasoning: "Let me think about primes.", signature: "SIG-opaque-123", text: "7 is prime." });
+    const r = await runCli(["-p", "is 7 prime?", "--reasoning", "high", ...anthropic()], home);
+    expect(r.code).toBe(0);
+    expect(fake.requests[0]!.body.thinking).toMatchObject({ type: "enabled" });
+    const rec = await record(home);
+    expect(rec.messages[1]!.blocks[0]).toEqual({
+      type: "reasoning",
+      text: "Let me think about primes.",
+      opaque: { kind: "thinking_signature", body: "SIG-opaque-123" },
+    });
+    fake.script({ text: "yes" });
+    expect((await runCli(["-p", "sure?", "--continue", ...anthropic()], home)).code).toBe(0);
+    const sent = JSON.stringify(fake.requests[1]!.body.messages);
+    expect(sent).toContain("[Reasoning]: Let me think about primes.");
+    expect(sent).not.toContain("SIG-opaque-123");
+    expect(fake.rejections()).toEqual([]);
+  });
+
+  it("--reasoning on the OpenAI shape sends reasoning_effort and stores streamed reasoning_content", async () => {
+    fake.script({ reasoning: "Thinking in the open.", text: "Done." });
+    const r = await runCli(["-p", "go", "--reasoning", "low", "--provider", "openai", "--model", "o3-mini", "--base-url", fake.openaiBase], home);
+    expect(r.code).toBe(0);
+    expect(fake.requests[0]!.body.reasoning_effort).toBe("low");
+    const rec = await record(home);
+    expect(rec.messages[1]!.blocks[0]).toMatchObject({ type: "reasoning", text: "Thinking in the open." });
+  });
+});
