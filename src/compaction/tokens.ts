@@ -56,7 +56,7 @@ export function methodFor(provider: ProviderName, model: string): TokenMethod {
 // Every request re-sends the whole history, so the same texts are counted again and again;
 // a real tokenizer runs at ~30 MB/s, so remember counts of longer texts. Bounded by the
 // characters it holds; emptied whole when full (simple, and refilled by the next request).
-const CACHE_MIN_CHARS = 256;
+const CACHE_MIN_CHARS = 24;
 const CACHE_MAX_CHARS = 32 * 1024 * 1024;
 const cache = new Map<TokenMethod, Map<string, number>>();
 let cachedChars = 0;
