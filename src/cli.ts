@@ -5,10 +5,12 @@ import { Command, Option } from "commander";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadConfig, ConfigError, type Config } from "./config/config.js";
+import type { Config } from "./config/config.js";
 import { defaultConfigPath, defaultDbPath, stateDir } from "./config/paths.js";
-import { resolveSettings, UsageError, type Flags } from "./config/resolve.js";
+import { resolveSettings, UsageError, type Flags, type Settings } from "./config/resolve.js";
+import type { App } from "./session/app.js";
 import type { HistoryStore } from "./session/store-types.js";
+import type { Tui } from "./ui/app.js";
 
 // undici parses HTTP with WebAssembly; V8's optimising tier compiles it with a ~30 MB
 // native transient at the first request (undici loads lazily, after this line). The
@@ -30,7 +32,9 @@ async function openDb(file: string | undefined): Promise<HistoryStore> {
   return openStore(path.resolve(file ?? defaultDbPath()));
 }
 
-function readConfig(file: string | undefined): Config {
+// The config module brings zod (~35 ms to import): it loads while the screen is already up.
+async function readConfig(file: string | undefined): Promise<Config> {
+  const { loadConfig } = await import("./config/config.js");
   return loadConfig(file ?? defaultConfigPath()).config;
 }
 
@@ -42,24 +46,23 @@ interface MainOptions extends Flags {
   apiPort?: string;
 }
 
-async function main(opts: MainOptions): Promise<number> {
-  const config = readConfig(opts.config);
+interface Loaded {
+  app: App;
+  settings: Settings;
+  api: { close(): Promise<void> } | undefined;
+}
+
+/** config, settings, store, app and the local API: everything a session needs, in order */
+async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
+  const config = await readConfig(opts.config);
   const settings = resolveSettings(opts, config);
   if (opts.continue && opts.resume) throw new UsageError("use --continue or --resume ID, not both");
   if (!fs.existsSync(settings.workspace) || !fs.statSync(settings.workspace).isDirectory()) {
     throw new UsageError(`--workspace is not a folder: ${settings.workspace}`);
   }
-  const headless = opts.print !== undefined;
   if (!headless && opts.image?.length) throw new UsageError("--image goes with -p; in the screen, attach with /image PATH");
-  // images are read before anything is stored, so a refused image leaves no trace
-  const headlessImages = [];
-  if (headless) {
-    if (!opts.print?.trim() && !opts.image?.length) throw new UsageError("-p needs a prompt");
-    const { loadImage } = await import("./session/images.js");
-    for (const f of opts.image ?? []) headlessImages.push(await loadImage(path.resolve(settings.workspace, f), settings.provider));
-  }
   const store = await openDb(opts.db);
-  const { App, UnknownSessionError, MissingKeyError } = await import("./session/app.js");
+  const { App, UnknownSessionError } = await import("./session/app.js");
   let app;
   try {
     app = await App.create({
@@ -81,31 +84,48 @@ async function main(opts: MainOptions): Promise<number> {
       open: opts.resume ? { resume: opts.resume } : opts.continue ? { continue: true } : { fresh: true },
       headless,
       reloadConfig: async () => {
-        const fresh = resolveSettings(opts, readConfig(opts.config));
+        const fresh = resolveSettings(opts, await readConfig(opts.config));
         return { permission: fresh.permission, compaction: fresh.compaction, reasoning: fresh.reasoning, credentials: fresh.credentials };
       },
     });
   } catch (e) {
     await store.close();
-    if (e instanceof UnknownSessionError || e instanceof MissingKeyError) throw new CliError(e.message);
+    if (e instanceof UnknownSessionError) throw new CliError(e.message);
     throw e;
   }
 
-  let api: { close(): Promise<void> } | undefined;
+  let api: Loaded["api"];
   if (opts.api) {
-    const port = opts.apiPort === undefined ? 0 : Number(opts.apiPort);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--api-port must be a port number (got "${opts.apiPort}")`);
-    const { startApiServer } = await import("./context/api.js");
-    const server = await startApiServer({ store, port, tokenFile: path.join(stateDir(), "api-token") });
-    app.setApi({ url: server.url, tokenFile: server.tokenFile });
-    process.stderr.write(`albedo-tui: local API on ${server.url} (token in ${server.tokenFile})\n`);
-    api = server;
+    try {
+      const port = opts.apiPort === undefined ? 0 : Number(opts.apiPort);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--api-port must be a port number (got "${opts.apiPort}")`);
+      const { startApiServer } = await import("./context/api.js");
+      const server = await startApiServer({ store, port, tokenFile: path.join(stateDir(), "api-token") });
+      app.setApi({ url: server.url, tokenFile: server.tokenFile });
+      process.stderr.write(`albedo-tui: local API on ${server.url} (token in ${server.tokenFile})\n`);
+      api = server;
+    } catch (e) {
+      await app.close();
+      throw e;
+    }
   }
+  return { app, settings, api };
+}
 
+async function main(opts: MainOptions): Promise<number> {
+  const headless = opts.print !== undefined;
+  // With a person at a terminal, the screen comes first and the session loads behind it.
+  // Not with --api: its address goes to stderr once the server listens, which would land
+  // inside the screen; that run keeps the old order (address printed, then the screen).
+  if (!headless && !opts.api && process.stdin.isTTY && process.stdout.isTTY) return screenFirst(opts);
+  const { app, settings, api } = await load(opts, headless);
   try {
     if (headless) {
       const prompt = opts.print ?? "";
-      return await (await import("./session/headless.js")).runHeadless(app, prompt, headlessImages);
+      if (!prompt.trim() && !(opts.image && opts.image.length)) throw new UsageError("-p needs a prompt");
+      const images = [];
+      for (const f of opts.image ?? []) images.push(await app.loadImage(f));
+      return await (await import("./session/headless.js")).runHeadless(app, prompt, images);
     }
     const { runTui } = await import("./ui/app.js");
     const { loadKeymap } = await import("./ui/keymap.js");
@@ -113,6 +133,39 @@ async function main(opts: MainOptions): Promise<number> {
     return await runTui(app, { keymap, keymapWarnings: warnings, noColor: Boolean(process.env.NO_COLOR) });
   } finally {
     await api?.close();
+    await app.close();
+  }
+}
+
+/**
+ * The screen first: it is drawn before the config, the store and the app are loaded, takes
+ * keys meanwhile, and is given the session when it is ready. A failure while loading takes
+ * the screen down first, so the message is printed on the restored terminal, exactly as it
+ * would have been without a screen (same words, same exit code).
+ */
+async function screenFirst(opts: MainOptions): Promise<number> {
+  // mistakes in the command line alone are reported before anything is drawn
+  if (opts.continue && opts.resume) throw new UsageError("use --continue or --resume ID, not both");
+  if (opts.image?.length) throw new UsageError("--image goes with -p; in the screen, attach with /image PATH");
+  const { startTui } = await import("./ui/app.js");
+  const tui: Tui = startTui({ noColor: Boolean(process.env.NO_COLOR) });
+  let loaded: Loaded;
+  try {
+    loaded = await load(opts, false);
+  } catch (e) {
+    tui.close();
+    throw e;
+  }
+  const { app, settings } = loaded;
+  try {
+    const { loadKeymap } = await import("./ui/keymap.js");
+    const { keymap, warnings } = loadKeymap(settings.keymap, settings.keys);
+    // after a quit during start-up this resolves at once with that quit's code
+    return await tui.attach(app, { keymap, keymapWarnings: warnings });
+  } catch (e) {
+    tui.close();
+    throw e;
+  } finally {
     await app.close();
   }
 }
@@ -227,7 +280,8 @@ export async function run(argv: string[]): Promise<void> {
     await buildProgram().parseAsync(argv);
   } catch (e) {
     const code = e instanceof UsageError ? 2 : e instanceof CliError ? e.code : 1;
-    const msg = e instanceof ConfigError || e instanceof UsageError || e instanceof CliError ? e.message : e instanceof Error ? e.message : String(e);
+    // ConfigError, UsageError and CliError are written for people: their message is the line
+    const msg = e instanceof Error ? e.message : String(e);
     process.stderr.write(`albedo-tui: ${msg}\n`);
     process.exitCode = code;
   }

@@ -1,6 +1,13 @@
 // The full-screen interface: wires the controller's events to the transcript, the keys to
 // actions, and paints one frame at a time. Frames are coalesced by a single timer (at most
 // one per FRAME_MS while things change, none at all when idle).
+//
+// The screen comes first: startTui() draws a usable frame (the prompt takes keys at once, the
+// status line says it is starting) before the CLI reads the config, opens the store and builds
+// the app; attach() then hands it the controller and the configured keymap. What was typed
+// meanwhile stays in the prompt, and an Enter pressed meanwhile is held and sent on attach.
+// Only what that first frame needs is imported statically; the transcript (marked), the
+// context pane (the inspector's formatting) and the highlighter load afterwards.
 import os from "node:os";
 import type { Controller, ContextStatus } from "../session/controller-types.js";
 import type { SessionEvents, TurnState } from "../session/events.js";
@@ -8,25 +15,45 @@ import type { ImageBlock, Session } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
 import type { Usage } from "../provider/types.js";
-import { num } from "../context/format.js";
 import { COMMANDS, completeCommand, matchingCommands, parseInput, unquotePath, type CommandName } from "./commands.js";
-import { ContextPane } from "./context-pane.js";
+import type { ContextPane } from "./context-pane.js";
+import { loadHighlighter } from "./highlight.js";
 import { inertLine } from "./inert.js";
 import { InputEditor, PromptHistory } from "./input.js";
 import { KeyParser, type InputEvent, type KeyEvent } from "./keys.js";
-import { ACTION_HELP, ACTIONS, keyLabel, prettyKey, type Action, type Keymap } from "./keymap.js";
+import { ACTION_HELP, ACTIONS, defaultKeymap, keyLabel, prettyKey, type Action, type Keymap } from "./keymap.js";
 import { permissionBox, sessionsBox, type Box } from "./modal.js";
 import { createSurface, type Surface } from "./screen.js";
 import { Theme, type Line, type Seg, type StyleName } from "./style.js";
-import { fit, formatBytes, lineWidth, textWidth, truncate } from "./text.js";
-import { Transcript } from "./transcript.js";
+import { fit, formatBytes, formatInt, lineWidth, loadWidths, takeEstimated, textWidth, truncate } from "./text.js";
+import type { NoticeLevel, Transcript } from "./transcript.js";
 
 export type { Keymap } from "./keymap.js";
 
-export interface TuiOptions {
+export interface StartOptions {
+  noColor: boolean;
+}
+
+export interface AttachOptions {
   keymap: Keymap;
   keymapWarnings: string[];
-  noColor: boolean;
+}
+
+export interface TuiOptions extends StartOptions, AttachOptions {}
+
+/** The screen between startTui() and the end of the session. */
+export interface Tui {
+  /**
+   * Gives the screen its session and the configured keymap; resolves with the exit code when
+   * the person quits. Called after a quit during start-up, it resolves with that quit's code.
+   */
+  attach(controller: Controller, opts: AttachOptions): Promise<number>;
+  /** resolves with the exit code once the screen has closed (a quit, a signal, or close()) */
+  readonly done: Promise<number>;
+  /** whether the screen has closed already */
+  readonly closed: boolean;
+  /** tears the screen down and restores the terminal (start-up failed); resolves done with 1 */
+  close(): void;
 }
 
 const FRAME_MS = 20;
@@ -48,20 +75,42 @@ interface Flash {
   until: number;
 }
 
+/** Draws the starting frame at once; throws (with the terminal restored) if it cannot. */
+export function startTui(opts: StartOptions): Tui {
+  const app = new TuiApp(opts);
+  app.start();
+  return {
+    attach: (controller, o) => app.attach(controller, o),
+    done: app.done,
+    get closed() {
+      return app.isClosed();
+    },
+    close: () => app.close(),
+  };
+}
+
+/** The screen for a controller that is ready already (start and attach in one). */
 export async function runTui(controller: Controller, opts: TuiOptions): Promise<number> {
-  const app = new TuiApp(controller, opts);
-  return app.run();
+  return startTui(opts).attach(controller, opts);
 }
 
 class TuiApp {
   private readonly theme: Theme;
   private surface!: Surface;
-  private readonly transcript = new Transcript();
+  // set by attach(); until then `attached` is false and nothing below may touch them
+  private controller!: Controller;
+  private transcript!: Transcript;
+  private pane!: ContextPane;
+  private history!: PromptHistory;
+  private attached = false;
   private readonly editor = new InputEditor();
-  private readonly history: PromptHistory;
-  private readonly pane: ContextPane;
   private readonly parser = new KeyParser();
-  private readonly km: Keymap;
+  /** the default keys until attach() brings the configured ones */
+  private km: Keymap = defaultKeymap();
+  /** Enter was pressed before the session was ready: send the prompt when it is */
+  private held = false;
+  /** notices that arrived before there was a transcript to show them in */
+  private early: { level: NoticeLevel; text: string }[] = [];
   private focus: Focus = "input";
   private modal: Modal | undefined;
   private state: TurnState = "idle";
@@ -81,56 +130,88 @@ class TuiApp {
   private ticker: NodeJS.Timeout | undefined;
   private paneFlashTimer: NodeJS.Timeout | undefined;
   private cursorPos: { x: number; y: number } | undefined;
+  private waitingForColour = false;
   private closed = false;
-  private resolveRun: ((code: number) => void) | undefined;
+  private resolveRun!: (code: number) => void;
+  readonly done: Promise<number>;
   private readonly offs: (() => void)[] = [];
 
-  constructor(
-    private readonly controller: Controller,
-    private readonly opts: TuiOptions,
-  ) {
+  constructor(opts: StartOptions) {
     this.theme = new Theme(opts.noColor || !!process.env.NO_COLOR);
-    this.km = opts.keymap;
-    this.pane = new ContextPane(controller, () => this.requestRender());
-    this.history = new PromptHistory(promptsOf(controller));
+    this.done = new Promise<number>((resolve) => (this.resolveRun = resolve));
   }
 
-  run(): Promise<number> {
-    return new Promise<number>((resolve) => {
-      this.resolveRun = resolve;
-      try {
-        this.start();
-      } catch (e) {
-        this.teardown();
-        throw e;
-      }
-    });
+  isClosed(): boolean {
+    return this.closed;
   }
 
   // ---- start and stop ------------------------------------------------------------------------
 
-  private start(): void {
-    this.surface = createSurface({ theme: this.theme });
-    this.surface.onPaint(() => this.paint());
-    this.surface.onResize(() => this.frameNow());
-    // bracketed paste: a paste arrives as one event, not as keystrokes (Enter must not send it)
-    this.surface.write("\x1b[?2004h");
-    this.listenInput();
-    this.listenProcess();
+  start(): void {
+    try {
+      this.surface = createSurface({ theme: this.theme });
+      this.surface.onPaint(() => this.paint());
+      this.surface.onResize(() => this.frameNow());
+      // bracketed paste: a paste arrives as one event, not as keystrokes (Enter must not send it)
+      this.surface.write("\x1b[?2004h");
+      this.listenInput();
+      this.listenProcess();
+      this.frameNow();
+    } catch (e) {
+      this.close();
+      throw e;
+    }
+  }
+
+  async attach(controller: Controller, opts: AttachOptions): Promise<number> {
+    if (this.closed) return this.done;
+    // what the full screen needs beyond the first frame, loaded while that frame is up
+    const [{ Transcript }, { ContextPane }] = await Promise.all([import("./transcript.js"), import("./context-pane.js"), loadWidths()]);
+    if (this.closed) return this.done;
+    this.controller = controller;
+    this.km = opts.keymap;
+    this.transcript = new Transcript();
+    this.pane = new ContextPane(controller, () => this.requestRender());
+    this.history = new PromptHistory(promptsOf(controller));
+    this.attached = true;
     this.listenEvents();
 
-    this.transcript.load(this.controller.history());
-    const info = this.controller.info();
-    if (this.controller.history().length === 0) {
+    this.transcript.load(controller.history());
+    const info = controller.info();
+    if (controller.history().length === 0) {
       this.transcript.notice(
         "info",
         `albedo-tui · ${info.provider}/${info.model} in ${info.workspace}. Type a request and press ${keyLabel(this.km, "input.submit")}; /help lists commands and keys; ${keyLabel(this.km, "context.toggle")} shows what the model is sent.`,
       );
     }
-    for (const w of this.opts.keymapWarnings) this.transcript.notice("warning", w);
+    for (const w of opts.keymapWarnings) this.transcript.notice("warning", w);
     if (info.keyProblem) this.transcript.notice("error", info.keyProblem);
+    for (const n of this.early.splice(0)) this.transcript.notice(n.level, n.text);
     this.refreshStatus(true);
+    if (this.held) {
+      this.held = false;
+      this.flashMsg = undefined;
+      try {
+        this.submit();
+      } catch (e) {
+        this.fail("sending", e);
+      }
+    }
     this.frameNow();
+    return this.done;
+  }
+
+  /** start-up failed: restore the terminal so the caller's message is readable */
+  close(): void {
+    if (this.closed) return;
+    this.teardown();
+    this.resolveRun(1);
+  }
+
+  /** a line in the transcript, or kept for it when it does not exist yet */
+  private notice(level: NoticeLevel, text: string): void {
+    if (this.attached) this.transcript.notice(level, text);
+    else this.early.push({ level, text });
   }
 
   private listenInput(): void {
@@ -181,7 +262,7 @@ class TuiApp {
     };
     // a promise nobody awaited failed: say so and keep the session (the record is intact)
     const onRejection = (e: unknown): void => {
-      this.transcript.notice("error", `internal error (please report it): ${e instanceof Error ? e.message : String(e)}`);
+      this.notice("error", `internal error (please report it): ${e instanceof Error ? e.message : String(e)}`);
       this.requestRender();
     };
     // EIO/EPIPE on the terminal, or its input ending: the terminal went away
@@ -310,12 +391,12 @@ class TuiApp {
 
   private quit(code = 0): void {
     if (this.closed) return;
-    if (this.controller.busy()) this.controller.interrupt();
+    if (this.attached && this.controller.busy()) this.controller.interrupt();
     // questions still open are answered "deny" so the turn can end
     if (this.modal?.kind === "permission") for (const q of this.modal.queue) q.answer("deny");
     this.modal = undefined;
     this.teardown();
-    this.resolveRun?.(code);
+    this.resolveRun(code);
   }
 
   // ---- frames -----------------------------------------------------------------------------
@@ -344,6 +425,21 @@ class TuiApp {
       this.surface.cursor(this.cursorPos);
     } finally {
       this.surface.write("\x1b[?2026l");
+    }
+    this.afterFrame();
+  }
+
+  /** frames drawn before something arrived are drawn again when it does */
+  private afterFrame(): void {
+    // a width was estimated (string-width still loading): exact widths are moments away
+    if (takeEstimated()) void loadWidths().then(() => this.requestRender());
+    // code shown plain while the highlighter loads: colour it when it is there
+    if (this.attached && !this.waitingForColour && this.transcript.awaitingColour()) {
+      this.waitingForColour = true;
+      void loadHighlighter().then(() => {
+        this.waitingForColour = false;
+        if (this.transcript.recolour()) this.requestRender();
+      });
     }
   }
 
@@ -407,12 +503,13 @@ class TuiApp {
     const hintY = inputY - 1;
     const mainH = Math.max(0, hintY);
 
-    // transcript and context pane
-    const paneOpen = this.pane.open;
+    // transcript and context pane (none yet while starting: the area stays blank)
+    const paneOpen = this.attached && this.pane.open;
     const side = paneOpen && cols >= SIDE_BY_SIDE_COLS;
     const paneW = side ? Math.max(50, Math.min(Math.floor(cols * 0.45), cols - 50)) : cols;
     const transcriptW = side ? cols - paneW - 1 : cols;
-    if (mainH > 0) {
+    if (mainH > 0 && !this.attached) this.surface.paint(0, 0, cols, mainH, []);
+    if (mainH > 0 && this.attached) {
       if (!paneOpen || side) {
         const view = this.transcript.view(Math.max(8, transcriptW - 1), mainH);
         this.surface.paint(0, 0, transcriptW, mainH, view.lines);
@@ -436,7 +533,7 @@ class TuiApp {
     }
 
     // hint line, prompt, status
-    if (hintY >= 0) this.surface.paint(0, hintY, cols, 1, [this.hintLine(cols)]);
+    if (hintY >= 0) this.surface.paint(0, hintY, cols, 1, [this.attached ? this.hintLine(cols) : this.startingHint(cols)]);
     const start = Math.min(Math.max(0, layout.cursorRow - inputH + 1), Math.max(0, layout.rows.length - inputH));
     const inputLines: Line[] = [];
     for (let r = 0; r < inputH; r++) {
@@ -445,10 +542,17 @@ class TuiApp {
       inputLines.push([gutter, ...row]);
     }
     if (this.editor.isEmpty() && this.focus === "input") {
-      inputLines[0] = [{ t: "› ", s: "userGutter" }, { t: this.controller.busy() ? "Esc interrupts · type your next request" : "Type a request, or / for commands", s: "dim" }];
+      // "Type a request" only once a request can go out: tests and people wait for it
+      const placeholder = !this.attached
+        ? "Starting… type away; what you type is kept"
+        : this.controller.busy()
+          ? "Esc interrupts · type your next request"
+          : "Type a request, or / for commands";
+      inputLines[0] = [{ t: "› ", s: "userGutter" }, { t: placeholder, s: "dim" }];
     }
     this.surface.paint(0, inputY, cols, inputH, inputLines);
-    this.surface.paint(0, statusY, cols, 1, [this.statusLine(cols)], { t: "", s: "status" });
+    const status = this.attached ? this.statusLine(cols) : fit([{ t: " starting…", s: "statusAccent" }], cols, { t: "", s: "status" });
+    this.surface.paint(0, statusY, cols, 1, [status], { t: "", s: "status" });
 
     // modal boxes over everything else
     let box: Box | undefined;
@@ -484,6 +588,18 @@ class TuiApp {
     } else {
       this.cursorPos = undefined;
     }
+  }
+
+  /** the hint line before the session is ready: what Enter will do, and any flash */
+  private startingHint(cols: number): Line {
+    const f = this.flashMsg && this.flashMsg.until > Date.now() ? this.flashMsg : undefined;
+    const right: Line = f
+      ? [{ t: f.text, s: f.style }]
+      : this.held
+        ? [{ t: `sent once the session is open · ${keyLabel(this.km, "turn.interrupt")} keeps it in the prompt`, s: "warn" }]
+        : [{ t: `opening the session · ${keyLabel(this.km, "input.submit")} sends once it is open`, s: "hint" }];
+    const r = truncate(right, Math.max(0, cols - 2));
+    return [{ t: "─".repeat(Math.max(0, cols - lineWidth(r) - 2)) + " ", s: "rule" }, ...r];
   }
 
   private hintLine(cols: number): Line {
@@ -550,7 +666,7 @@ class TuiApp {
     parts.push({ line: [{ t: `${info.provider}/${inertLine(info.model)}`, s: "status" }], prio: 3 });
     parts.push({ line: [{ t: `session ${this.controller.session().id.slice(0, 8)}`, s: "status" }], prio: 5 });
     if (this.status) parts.push({ line: [{ t: contextText(this.status), s: "status" }], prio: 4 });
-    if (this.usage) parts.push({ line: [{ t: `provider usage: ${num(this.usage.inputTokens)} in / ${num(this.usage.outputTokens)} out`, s: "status" }], prio: 7 });
+    if (this.usage) parts.push({ line: [{ t: `provider usage: ${formatInt(this.usage.inputTokens)} in / ${formatInt(this.usage.outputTokens)} out`, s: "status" }], prio: 7 });
     parts.push({ line: [{ t: `${keyLabel(this.km, "context.toggle")} context`, s: "statusAccent" }], prio: 2 });
     if (info.api) parts.push({ line: [{ t: `api ${info.api.url}`, s: "status" }], prio: 6 });
     // drop the least important parts until the line fits
@@ -583,7 +699,7 @@ class TuiApp {
         if (ev.type === "paste") this.onPaste(ev.text);
         else this.onKey(ev);
       } catch (e) {
-        this.transcript.notice("error", `internal error handling a key: ${e instanceof Error ? e.message : String(e)}`);
+        this.notice("error", `internal error handling a key: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
     this.requestRender();
@@ -617,6 +733,7 @@ class TuiApp {
       return;
     }
     this.ctrlCAt = 0;
+    if (!this.attached) return this.onStartingKey(k);
     if (this.is("context.toggle", k)) {
       this.toggleContext();
       return;
@@ -767,6 +884,46 @@ class TuiApp {
       if (e.isEmpty()) return this.quit(0);
       return e.deleteForward();
     }
+    // Esc over a narrow screen also closes the context pane that hides the transcript
+    if (k.full === "escape" && this.pane.open && this.surface.cols < SIDE_BY_SIDE_COLS) this.pane.open = false;
+    this.editKey(k);
+  }
+
+  /**
+   * Keys before the session is ready: the prompt edits as it always does, Tab completes a
+   * command, Enter is held (the prompt goes out on attach) and Esc lets go of it again.
+   * History, the transcript and the context pane come with the session.
+   */
+  private onStartingKey(k: KeyEvent): void {
+    const e = this.editor;
+    if (this.is("app.redraw", k)) return this.surface.repaintAll();
+    if (this.is("input.submit", k)) {
+      if (e.value().trim()) this.held = true;
+      return;
+    }
+    if (this.held && this.is("turn.interrupt", k)) {
+      this.held = false;
+      this.flash(`kept in the prompt · ${keyLabel(this.km, "input.submit")} sends it`);
+      return;
+    }
+    if (this.is("input.newline", k)) return e.newline();
+    if (this.is("input.historyPrev", k)) return void e.vertical(-1);
+    if (this.is("input.historyNext", k)) return void e.vertical(1);
+    if (this.is("input.complete", k)) {
+      const done = completeCommand(e.text);
+      if (done !== undefined) e.set(done);
+      return;
+    }
+    if (this.is("app.quitIfEmpty", k)) {
+      if (e.isEmpty()) return this.quit(0);
+      return e.deleteForward();
+    }
+    this.editKey(k);
+  }
+
+  /** cursor movement, deletion and typing in the prompt */
+  private editKey(k: KeyEvent): void {
+    const e = this.editor;
     switch (k.full) {
       case "left":
       case "C-b":
@@ -801,13 +958,13 @@ class TuiApp {
         return e.killToStart();
       case "escape":
         this.flashMsg = undefined;
-        if (this.pane.open && this.surface.cols < SIDE_BY_SIDE_COLS) this.pane.open = false;
         return;
       default:
         break;
     }
     if (k.ch !== undefined && !k.ctrl && !k.meta) {
-      this.history.reset();
+      // typing leaves the prompt history (there is none before the session is attached)
+      if (this.attached) this.history.reset();
       e.insert(k.ch);
       // typing makes the slash-command hint more useful than an old message
       if (this.flashMsg && this.flashMsg.style !== "err") this.flashMsg = undefined;
@@ -988,8 +1145,8 @@ function promptsOf(c: Controller): string[] {
 /** "≈ 12,400 / 200,000 tokens (chars/4)", or the estimate with "window unknown" */
 export function contextText(s: ContextStatus): string {
   if (s.window !== undefined) {
-    const withWindow = s.estimate.replace(/ tokens/, ` / ${num(s.window)} tokens`);
-    return withWindow !== s.estimate ? withWindow : `${s.estimate} of ${num(s.window)}`;
+    const withWindow = s.estimate.replace(/ tokens/, ` / ${formatInt(s.window)} tokens`);
+    return withWindow !== s.estimate ? withWindow : `${s.estimate} of ${formatInt(s.window)}`;
   }
   return `${s.estimate} · window unknown`;
 }

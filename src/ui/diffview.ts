@@ -1,8 +1,18 @@
 // Coloured unified diffs for write/edit: from the tool's own diff when it ran live, or
 // recomputed from the stored tool_use input (edit: old_string → new_string) for history.
-import { createTwoFilesPatch } from "diff";
+import { createRequire } from "node:module";
 import { inert } from "./inert.js";
 import type { Line, StyleName } from "./style.js";
+
+type Diff = typeof import("diff");
+const require = createRequire(import.meta.url);
+let diffLib: Diff | undefined;
+// jsdiff (~1 MB, ~6 ms) is needed only to show an edit from the record; most sessions never
+// do, and the screen starts without it. Its CommonJS build loads synchronously on first use.
+function diff(): Diff {
+  diffLib ??= require("diff") as Diff;
+  return diffLib;
+}
 
 function styleFor(l: string): StyleName | undefined {
   if (l.startsWith("+++") || l.startsWith("---")) return "diffHeader";
@@ -26,7 +36,7 @@ export function diffLines(diff: string): Line[] {
 
 /** the diff an edit made, from its input alone (for sessions loaded from the record) */
 export function editDiff(path: string, oldString: string, newString: string): string {
-  return createTwoFilesPatch(path, path, oldString, newString, undefined, undefined, { context: 3 });
+  return diff().createTwoFilesPatch(path, path, oldString, newString, undefined, undefined, { context: 3 });
 }
 
 interface EditInput {

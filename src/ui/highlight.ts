@@ -2,17 +2,46 @@
 // per token; our theme wraps each token in private markers (the code is already inert, so it
 // holds no control characters of its own) and we turn the markers back into styled segments.
 // That keeps chalk's colour detection and ANSI codes out of the screen entirely.
-import { createRequire } from "node:module";
+//
+// highlight.js with all its languages costs ~80 ms and ~10 MB to load, so nothing waits for
+// it: the first fenced block with a language starts loading it in the background and is shown
+// plain meanwhile. Such a plain rendering is not cached here, and is counted (plainMisses), so
+// the transcript knows which of its items to lay out again when loadHighlighter()
+// resolves. Sessions that never show code never load it.
 import type { Theme } from "cli-highlight";
 import type { Line, Seg, StyleName } from "./style.js";
 
-type CliHighlight = typeof import("cli-highlight");
-const require = createRequire(import.meta.url);
+interface CliHighlight {
+  highlight(code: string, options: { language: string; ignoreIllegals: boolean; theme: Theme }): string;
+  supportsLanguage(name: string): boolean;
+}
 let lib: CliHighlight | undefined;
-// loaded on the first fenced block: highlight.js with all its languages costs ~80 ms at start-up
-function load(): CliHighlight {
-  lib ??= require("cli-highlight") as CliHighlight;
-  return lib;
+let loading: Promise<void> | undefined;
+let misses = 0;
+let failed = false;
+
+/** starts loading the highlighter (once); resolves when it is there, or failed to load */
+export function loadHighlighter(): Promise<void> {
+  loading ??= import("cli-highlight").then(
+    (m) => {
+      // a CommonJS module: its named exports are found by Node's export scan
+      lib = { highlight: m.highlight, supportsLanguage: m.supportsLanguage };
+    },
+    () => {
+      // no colours then; code stays plain and readable
+      failed = true;
+    },
+  );
+  return loading;
+}
+
+export function highlighterLoaded(): boolean {
+  return lib !== undefined;
+}
+
+/** how many code blocks were shown plain only because the highlighter was still loading */
+export function plainMisses(): number {
+  return misses;
 }
 
 const OPEN = "\x01";
@@ -116,12 +145,21 @@ export function highlightCode(code: string, lang: string | undefined): Line[] {
   const key = `${language}\0${code}`;
   const have = cache.get(key);
   if (have) return have;
+  if (!language || code.length > MAX_HIGHLIGHT) return plainLines(code);
+  const hl = lib;
+  if (!hl) {
+    // after a failed load plain is all there will be: not a miss, nothing to wait for
+    if (failed) return plainLines(code);
+    misses++;
+    void loadHighlighter();
+    return plainLines(code);
+  }
   let lines: Line[];
-  if (!language || code.length > MAX_HIGHLIGHT || !load().supportsLanguage(language)) {
+  if (!hl.supportsLanguage(language)) {
     lines = plainLines(code);
   } else {
     try {
-      lines = parseMarked(load().highlight(code, { language, ignoreIllegals: true, theme }));
+      lines = parseMarked(hl.highlight(code, { language, ignoreIllegals: true, theme }));
     } catch {
       lines = plainLines(code);
     }

@@ -4,13 +4,12 @@
 // value() puts the full text back. That keeps every keystroke and frame cheap however much
 // was pasted.
 import type { Line } from "./style.js";
-import { formatBytes, formatInt, graphemes, graphemeWidth } from "./text.js";
+import { formatBytes, formatInt, graphemes, graphemesOf, graphemeWidth } from "./text.js";
 
 export const PASTE_FOLD_CHARS = 2000;
 export const PASTE_FOLD_LINES = 20;
 
 const ATOM = /\[pasted #(\d+) · [^\]\n]*\]/g;
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
 interface Span {
   start: number;
@@ -124,17 +123,16 @@ export class InputEditor {
     const atom = this.atomAt(i, false);
     if (atom && atom.end === i) return atom.start;
     const from = Math.max(0, i - 64);
-    let last = from;
-    for (const g of segmenter.segment(this.text.slice(from, i))) last = from + g.index;
-    return last;
+    const gs = graphemesOf(this.text.slice(from, i));
+    return i - (gs[gs.length - 1]?.length ?? i - from);
   }
 
   private nextBoundary(i: number): number {
     if (i >= this.text.length) return this.text.length;
     const atom = this.atomAt(i, false);
     if (atom && atom.start === i) return atom.end;
-    const first = segmenter.segment(this.text.slice(i, i + 64))[Symbol.iterator]().next();
-    return first.done ? this.text.length : i + first.value.segment.length;
+    const first = graphemesOf(this.text.slice(i, i + 64))[0];
+    return first === undefined ? this.text.length : i + first.length;
   }
 
   left(): void {

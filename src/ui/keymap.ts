@@ -4,7 +4,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { z } from "zod";
 
 export const ACTIONS = [
   "input.submit",
@@ -178,7 +177,11 @@ export function keymapsDir(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../keymaps");
 }
 
-const fileSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+// A few typeofs rather than a zod schema: this module is part of the first frame (the default
+// keys and their labels), and importing zod takes longer (~35 ms) than that frame may.
+function isKeyList(v: unknown): v is string | string[] {
+  return typeof v === "string" || (Array.isArray(v) && v.every((k) => typeof k === "string"));
+}
 
 function defaults(): Record<Action, string[]> {
   const out = {} as Record<Action, string[]>;
@@ -202,13 +205,12 @@ function apply(into: Record<Action, string[]>, entries: Record<string, unknown>,
       warnings.push(`${source}: unknown action "${action}" (ignored)${hint}`);
       continue;
     }
-    const parsed = z.union([z.string(), z.array(z.string())]).safeParse(value);
-    if (!parsed.success) {
+    if (!isKeyList(value)) {
       warnings.push(`${source}: "${action}" must be a key name or a list of key names; keeping the default (${DEFAULT_BINDINGS[action].join(", ")})`);
       into[action] = [...DEFAULT_BINDINGS[action]];
       continue;
     }
-    const list = typeof parsed.data === "string" ? [parsed.data] : parsed.data;
+    const list = typeof value === "string" ? [value] : value;
     const keys: string[] = [];
     const bad: string[] = [];
     for (const k of list) {
@@ -242,14 +244,10 @@ function readFile(file: string, label: string, warnings: string[]): Record<strin
     warnings.push(`keymap ${label} (${file}): not valid JSON (${(e as Error).message}); using the default keys`);
     return undefined;
   }
-  const parsed = fileSchema.safeParse(json);
-  if (!parsed.success) {
-    // not a flat object of strings: still take what entries we can, one by one
-    if (json && typeof json === "object" && !Array.isArray(json)) return json as Record<string, unknown>;
-    warnings.push(`keymap ${label} (${file}): expected an object mapping action names to keys; using the default keys`);
-    return undefined;
-  }
-  return parsed.data;
+  // an object: its entries are checked one by one in apply(), so a bad one costs only itself
+  if (json && typeof json === "object" && !Array.isArray(json)) return json as Record<string, unknown>;
+  warnings.push(`keymap ${label} (${file}): expected an object mapping action names to keys; using the default keys`);
+  return undefined;
 }
 
 /**

@@ -1,18 +1,70 @@
 // Measuring and wrapping styled lines in terminal cells. Widths come from string-width per
 // grapheme cluster (CJK and emoji take two cells, combining marks none), which is what
 // terminals draw; blessed's own width tables are older and get emoji wrong.
-import stringWidth from "string-width";
+//
+// Start-up: the first frame must not wait for string-width (its module builds an ICU
+// segmenter, ~12 ms and a few MB before anything is drawn) nor for our own segmenter. Text
+// made only of printable ASCII and of the SIMPLE characters below (Latin-1 and Latin
+// Extended letters, general punctuation, arrows, box drawing: all the first frame shows) is
+// measured and split here, one cell and one cluster per UTF-16 unit; a unit test checks that
+// against string-width and Intl.Segmenter for every such character. string-width is imported
+// in the background when this module loads; a width asked for before it arrives is estimated,
+// and takeEstimated() tells the screen to draw that frame again.
 import type { Line, Seg } from "./style.js";
 
 const ASCII_PRINTABLE = /^[\x20-\x7e]*$/;
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+/** the characters that are one cell wide and a grapheme cluster each, in any sequence */
+export const SIMPLE_CHARS =
+  "\\x20-\\x7e\\u00a0-\\u00a8\\u00aa-\\u00ac\\u00af-\\u02ff\\u2010-\\u2027\\u2030-\\u203b\\u203d-\\u2048\\u204a-\\u205e" +
+  "\\u2190-\\u2193\\u219a-\\u21a8\\u21ab-\\u21ff\\u2500-\\u25a9\\u25ac-\\u25b5\\u25b7-\\u25bf\\u25c1-\\u25fa\\u25ff";
+const SIMPLE = new RegExp(`^[${SIMPLE_CHARS}]*$`);
+/** the same with newlines, which are clusters of their own too (the prompt's text has them) */
+const SIMPLE_LINES = new RegExp(`^[\\n${SIMPLE_CHARS}]*$`);
+
+let segmenter: Intl.Segmenter | undefined;
+let exactWidth: ((s: string) => number) | undefined;
+let widthLoad: Promise<void> | undefined;
+let estimated = false;
+
+/** imports string-width (once); widths are exact from when this resolves */
+export function loadWidths(): Promise<void> {
+  widthLoad ??= import("string-width").then((m) => {
+    exactWidth = m.default;
+  });
+  return widthLoad;
+}
+// started at once, so that only a frame drawn in the first few milliseconds can be estimated
+void loadWidths();
+
+/** true once since the last call when a width was estimated (string-width had not arrived) */
+export function takeEstimated(): boolean {
+  const was = estimated;
+  estimated = false;
+  return was;
+}
 
 export function isAsciiPrintable(s: string): boolean {
   return ASCII_PRINTABLE.test(s);
 }
 
+/** one cell per UTF-16 unit, one cluster per unit: no measuring or segmenting needed */
+function isSimple(s: string): boolean {
+  return ASCII_PRINTABLE.test(s) || SIMPLE.test(s);
+}
+
 export function graphemes(s: string): string[] {
-  if (isAsciiPrintable(s)) return s.split("");
+  if (isSimple(s)) return s.split("");
+  return splitClusters(s);
+}
+
+/** grapheme clusters of any text, newlines included (the prompt editor moves over them) */
+export function graphemesOf(s: string): string[] {
+  if (SIMPLE_LINES.test(s)) return s.split("");
+  return splitClusters(s);
+}
+
+function splitClusters(s: string): string[] {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
   const out: string[] = [];
   for (const g of segmenter.segment(s)) out.push(g.segment);
   return out;
@@ -24,13 +76,38 @@ export function graphemeWidth(g: string): number {
     const c = g.charCodeAt(0);
     if (c >= 0x20 && c < 0x7f) return 1;
     if (c < 0x20 || c === 0x7f) return 0;
+    if (SIMPLE.test(g)) return 1;
   }
-  const w = stringWidth(g);
+  const w = exactWidth ? exactWidth(g) : estimateWidth(g);
   return w > 2 ? 2 : w;
 }
 
+/**
+ * A width without string-width, for a frame drawn before it arrives: marks and format
+ * characters take none, East Asian wide ranges and emoji two, the rest one. Flagged, so the
+ * frame is drawn again with exact widths.
+ */
+function estimateWidth(g: string): number {
+  estimated = true;
+  if (/^[\p{M}\p{Cf}\p{Cc}]+$/u.test(g)) return 0;
+  const cp = g.codePointAt(0) ?? 0;
+  if (g.includes("\ufe0f") || (cp >= 0x1f000 && /\p{Extended_Pictographic}/u.test(g))) return 2;
+  const wide =
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1f64f) ||
+    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd);
+  return wide ? 2 : 1;
+}
+
 export function textWidth(s: string): number {
-  if (isAsciiPrintable(s)) return s.length;
+  if (isSimple(s)) return s.length;
   let w = 0;
   for (const g of graphemes(s)) w += graphemeWidth(g);
   return w;
@@ -227,6 +304,10 @@ export function formatBytes(n: number): string {
   return `${(n / 1_000_000).toFixed(1)} MB`;
 }
 
+/** 12,345: thousands separators by hand, since ICU number formatting costs megabytes to load */
 export function formatInt(n: number): string {
-  return Math.round(n).toLocaleString("en-US");
+  const r = Math.round(n);
+  if (!Number.isFinite(r)) return String(r);
+  const digits = String(Math.abs(r)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return r < 0 ? `-${digits}` : digits;
 }

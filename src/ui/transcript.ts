@@ -5,6 +5,7 @@
 // frame as a short one. Scrolling is an anchor (item, line) or "follow the bottom".
 import type { Block, StoredMessage, ToolResultBlock, ToolUseBlock } from "../record/types.js";
 import { diffForInput, diffLines } from "./diffview.js";
+import { plainMisses } from "./highlight.js";
 import { inert } from "./inert.js";
 import { renderMarkdown } from "./markdown.js";
 import type { Line, StyleName } from "./style.js";
@@ -64,6 +65,8 @@ export class Transcript {
   private turnCalls = new Set<string>();
   private live: Item | undefined;
   private cache = new Map<number, Rendered>();
+  /** items laid out with code shown plain because the highlighter was still loading */
+  private uncoloured = new Set<number>();
   private nextUid = 1;
   private results = new Map<string, ToolResultBlock>();
   private runs = new Map<string, ToolRun>();
@@ -90,6 +93,7 @@ export class Transcript {
     this.byUid.clear();
     this.byMsgId.clear();
     this.cache.clear();
+    this.uncoloured.clear();
     this.live = undefined;
     this.turnCalls.clear();
     this.results.clear();
@@ -107,6 +111,7 @@ export class Transcript {
     this.byUid = new Map(this.items.map((i) => [i.uid, i]));
     this.byMsgId.clear();
     this.cache.clear();
+    for (const uid of this.uncoloured) if (!this.byUid.has(uid)) this.uncoloured.delete(uid);
     this.selected = undefined;
     this.follow = true;
   }
@@ -184,6 +189,7 @@ export class Transcript {
     this.items = this.items.filter((i) => i !== live);
     this.byUid.delete(live.uid);
     this.cache.delete(live.uid);
+    this.uncoloured.delete(live.uid);
     if (live.body.kind === "live" && live.body.boundId !== undefined) this.bumpItem(this.byMsgId.get(live.body.boundId));
     if (this.selected?.uid === live.uid) this.selected = undefined;
     this.live = undefined;
@@ -274,6 +280,19 @@ export class Transcript {
 
   lines(lines: Line[]): void {
     this.add({ kind: "lines", lines });
+  }
+
+  /** whether some item shows code plain only until the highlighter has loaded */
+  awaitingColour(): boolean {
+    return this.uncoloured.size > 0;
+  }
+
+  /** lays out again (at the next frame) the items whose code was shown plain; true when any */
+  recolour(): boolean {
+    if (this.uncoloured.size === 0) return false;
+    for (const uid of this.uncoloured) this.bump(uid);
+    this.uncoloured.clear();
+    return true;
   }
 
   itemCount(): number {
@@ -414,7 +433,10 @@ export class Transcript {
     const have = this.cache.get(item.uid);
     if (have && have.version === item.version && have.width === width) return have;
     this.renders++;
+    const misses = plainMisses();
     const r = this.renderItem(item, width);
+    if (plainMisses() !== misses) this.uncoloured.add(item.uid);
+    else this.uncoloured.delete(item.uid);
     const out: Rendered = { version: item.version, width, lines: r.lines, targets: r.targets };
     this.cache.set(item.uid, out);
     return out;

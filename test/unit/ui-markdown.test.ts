@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { loadHighlighter } from "../../src/ui/highlight.js";
 import { renderMarkdown } from "../../src/ui/markdown.js";
 import { lineText, type Line } from "../../src/ui/style.js";
 import { lineWidth } from "../../src/ui/text.js";
@@ -21,7 +22,9 @@ describe("renderMarkdown", () => {
     expect(texts(out)).toEqual(["• one", "• two is long enough", "  to wrap here", "  • inner", "", "1. first", "2. second"]);
   });
 
-  it("colours fenced code by language and keeps its lines", () => {
+  it("colours fenced code by language and keeps its lines", async () => {
+    // the highlighter loads in the background (ui-highlight.test.ts covers the time before)
+    await loadHighlighter();
     const out = renderMarkdown("```ts\nconst x = 1; // note\n```", 40);
     expect(texts(out)).toEqual(["  const x = 1; // note"]);
     const st = styles(out[0]);

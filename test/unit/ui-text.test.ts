@@ -1,6 +1,11 @@
-import { describe, expect, it } from "vitest";
-import { fit, graphemeWidth, lineWidth, textWidth, truncate, wrapLine, wrapText } from "../../src/ui/text.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import stringWidth from "string-width";
+import { SIMPLE_CHARS, fit, formatInt, graphemes, graphemesOf, graphemeWidth, lineWidth, loadWidths, takeEstimated, textWidth, truncate, wrapLine, wrapText } from "../../src/ui/text.js";
 import { lineText, type Line } from "../../src/ui/style.js";
+
+// string-width loads in the background (the screen's first frame does not wait for it);
+// these tests are about exact widths
+beforeAll(() => loadWidths());
 
 const texts = (ls: Line[]): string[] => ls.map(lineText);
 
@@ -12,6 +17,46 @@ describe("widths", () => {
     expect(textWidth("e\u0301")).toBe(1);
     expect(textWidth("👍🏽")).toBe(2);
     expect(graphemeWidth("\u200b")).toBe(0);
+  });
+});
+
+describe("the characters measured without string-width or a segmenter", () => {
+  const simple = new RegExp(`^[${SIMPLE_CHARS}]$`);
+  const all: string[] = [];
+  for (let c = 0; c <= 0xffff; c++) if (simple.test(String.fromCharCode(c))) all.push(String.fromCharCode(c));
+
+  it("are each one cell wide, as string-width says", () => {
+    expect(all.length).toBeGreaterThan(1000);
+    const wrong = all.filter((ch) => stringWidth(ch) !== 1).map((ch) => ch.charCodeAt(0).toString(16));
+    expect(wrong).toEqual([]);
+    for (const ch of all) expect(graphemeWidth(ch)).toBe(1);
+  });
+
+  it("are each a grapheme cluster of their own in any order, newlines too, as Intl.Segmenter says", () => {
+    const seg = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+    // forwards, backwards, and interleaved with newlines: every neighbour pair a break
+    const texts = [all.join(""), [...all].reverse().join(""), all.join("\n")];
+    for (const text of texts) {
+      const exact = [...seg.segment(text)].map((g) => g.segment);
+      expect(exact.length).toBe(text.length);
+      expect(graphemesOf(text)).toEqual(exact);
+    }
+    expect(graphemes(all.join(""))).toEqual(all);
+    expect(textWidth(all.join(""))).toBe(all.length);
+  });
+
+  it("need no estimate: the first frame's text is exact before string-width arrives", () => {
+    takeEstimated();
+    textWidth(" starting… · anthropic/claude-sonnet-4-5 · ≈ 0 / 200,000 tokens ─── ›←↑→↓ é ñ ü");
+    expect(takeEstimated()).toBe(false);
+  });
+});
+
+describe("formatInt", () => {
+  it("writes thousands separators as en-US does", () => {
+    for (const n of [0, 7, 999, 1000, 12_345, 999_999, 1_000_000, 123_456_789, -1, -1234, -1_000_000, 12.6, 1e15]) {
+      expect(formatInt(n)).toBe(Math.round(n).toLocaleString("en-US"));
+    }
   });
 });
 
