@@ -11,6 +11,11 @@ export interface ReplayOptions {
 /** The marker for a stored message that has no blocks (a turn killed before any output). */
 export const EMPTY_MESSAGE_MARKER = "[This turn was interrupted before any output.]";
 
+/** Put before a request's history when it would otherwise open with an assistant message (a
+ * session whose first row could not be read, a summary request's prefix): providers want a
+ * user message first. */
+export const LEADING_USER_MARKER = "(conversation so far)";
+
 export function imageNotSeenMarker(mediaType: string, bytes: number, width?: number, height?: number): string {
   const dims = width && height ? `, ${width}×${height}` : "";
   return `[Image not seen: the model cannot view images (${mediaType}, ${bytes} bytes${dims}).]`;

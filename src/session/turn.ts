@@ -5,7 +5,7 @@
 import type { Block, StoredMessage, ToolUseBlock, ToolResultBlock, MessageStatus } from "../record/types.js";
 import type { ContextItem, Provider, ProviderName, ReasoningLevel, Request, Usage, WireMessage, WirePart } from "../provider/types.js";
 import { ProviderError } from "../provider/types.js";
-import { replayMessage, replayMessages } from "../replay/replay.js";
+import { LEADING_USER_MARKER, replayMessage, replayMessages } from "../replay/replay.js";
 import type { HistoryStore } from "./store-types.js";
 import type { SessionEmitter } from "./events.js";
 import type { ToolContext, ToolDef } from "../tools/types.js";
@@ -116,6 +116,9 @@ function buildRequest(env: TurnEnv, prepared: PrepareResult, turnStart: number):
   const [prompt, ...rounds] = live;
   if (prompt) history.push(replayMessage(prompt, { vision: env.vision }));
   for (const m of rounds) history.push(m.status === "complete" ? nativeMessage(m) : replayMessage(m, { vision: env.vision }));
+  // A session's first stored message is its first prompt, unless that row could not be read
+  // on load; a request opening with an assistant message is refused by Anthropic.
+  if (history[0]?.role !== "user") history.unshift({ role: "user", content: [{ type: "text", text: LEADING_USER_MARKER }] });
   return {
     provider: env.providerName,
     model: env.model,
@@ -198,7 +201,7 @@ export async function summarize(
   const parts = summaryRequestParts(input.prefix, input.previous?.text);
   const history = replayMessages(input.prefix, { vision: false });
   history.push({ role: "user", content: [{ type: "text", text: parts.prompt }] });
-  if (history[0]?.role !== "user") history.unshift({ role: "user", content: [{ type: "text", text: "(conversation so far)" }] });
+  if (history[0]?.role !== "user") history.unshift({ role: "user", content: [{ type: "text", text: LEADING_USER_MARKER }] });
   const req: Request = {
     provider: env.providerName,
     model: env.model,
