@@ -75,6 +75,8 @@ export class App implements Controller {
   private memory = new PermissionMemory();
   private abort: AbortController | undefined;
   private running: Promise<TurnOutcome> | undefined;
+  /** a /compact in progress: it calls the provider and stores a summary, so it excludes turns */
+  private compacting: Promise<string> | undefined;
   private lastEnv: TurnEnv | undefined;
   private apiInfo: AppInfo["api"];
   private bad: string[] = [];
@@ -186,7 +188,7 @@ export class App implements Controller {
   }
 
   busy(): boolean {
-    return this.running !== undefined;
+    return this.running !== undefined || this.compacting !== undefined;
   }
 
   private askPermission = (req: PermissionRequest): Promise<PermissionAnswer> => {
@@ -240,10 +242,14 @@ export class App implements Controller {
 
   /** runs one turn and reports how it ended (headless mode needs the outcome) */
   async runPrompt(text: string, images: ImageBlock[] = []): Promise<TurnOutcome> {
-    if (this.running) {
-      const msg = "A turn is already running; press Esc to interrupt it first.";
-      this.events.emit("notice", { level: "warning", text: msg });
-      return { ok: false, error: msg, finalText: "" };
+    const busy = this.running
+      ? "A turn is already running; press Esc to interrupt it first."
+      : this.compacting
+        ? "A /compact is running; wait for it, or press Esc to stop it."
+        : undefined;
+    if (busy) {
+      this.events.emit("notice", { level: "warning", text: busy });
+      return { ok: false, error: busy, finalText: "" };
     }
     const problem = this.keyProblem();
     if (problem) {
@@ -253,14 +259,20 @@ export class App implements Controller {
     const blocks: Block[] = [...images];
     if (text) blocks.push({ type: "text", text });
     if (blocks.length === 0) return { ok: true, finalText: "" };
-    if (!this.current.title && text) {
-      const title = text.replace(/\s+/g, " ").trim().slice(0, 60);
-      await this.opts.store.setTitle(this.current.id, title);
-      this.current.title = title;
-    }
-    this.abort = new AbortController();
+    // The turn counts as running from here, before the first await (the title): a second
+    // prompt arriving meanwhile must be refused, not run alongside on the same history.
+    const abort = new AbortController();
+    this.abort = abort;
     const env = this.env();
-    const run = runTurn(env, blocks, this.abort.signal).catch((e: unknown): TurnOutcome => {
+    const turn = async (): Promise<TurnOutcome> => {
+      if (!this.current.title && text) {
+        const title = text.replace(/\s+/g, " ").trim().slice(0, 60);
+        await this.opts.store.setTitle(this.current.id, title);
+        this.current.title = title;
+      }
+      return runTurn(env, blocks, abort.signal);
+    };
+    const run = turn().catch((e: unknown): TurnOutcome => {
       // a store failure (busy, closed…) already reads as a sentence the person can act on
       const msg = e instanceof StoreError ? e.message : `Internal error: ${e instanceof Error ? e.message : String(e)}`;
       this.events.emit("notice", { level: "error", text: msg });
@@ -286,7 +298,7 @@ export class App implements Controller {
   }
 
   async newSession(): Promise<void> {
-    if (this.running) throw new Error("a turn is running; press Esc first");
+    if (this.busy()) throw new Error("a turn is running; press Esc first");
     await this.load(await this.opts.store.createSession({ workspace: this.opts.workspace }));
     this.memory = new PermissionMemory();
     this.events.emit("session");
@@ -298,7 +310,7 @@ export class App implements Controller {
   }
 
   async switchSession(id: string): Promise<void> {
-    if (this.running) throw new Error("a turn is running; press Esc first");
+    if (this.busy()) throw new Error("a turn is running; press Esc first");
     const s = await this.opts.store.getSession(id);
     if (!s) throw new UnknownSessionError(`no session with id "${id}"`);
     await this.load(s);
@@ -345,15 +357,26 @@ export class App implements Controller {
 
   async compact(): Promise<string> {
     if (this.running) return "A turn is running; compact after it ends.";
+    if (this.compacting) return "A /compact is already running.";
     const problem = this.keyProblem();
     if (problem) return problem;
-    this.abort = new AbortController();
+    const abort = new AbortController();
+    this.abort = abort;
+    const work = async (): Promise<string> => {
+      try {
+        const said = await summarize(this.env(), this.messages.length, abort.signal, { force: true });
+        return said ? `Compaction: ${said}.` : "Nothing to compact yet: the history is short.";
+      } catch (e) {
+        return `Compaction failed: ${e instanceof Error ? e.message : String(e)}`;
+      }
+    };
+    // busy() holds while it runs: a prompt sent meanwhile would race it on the same history
+    const run = work();
+    this.compacting = run;
     try {
-      const said = await summarize(this.env(), this.messages.length, this.abort.signal, { force: true });
-      return said ? `Compaction: ${said}.` : "Nothing to compact yet: the history is short.";
-    } catch (e) {
-      return `Compaction failed: ${e instanceof Error ? e.message : String(e)}`;
+      return await run;
     } finally {
+      this.compacting = undefined;
       this.abort = undefined;
       this.events.emit("state", "idle");
       this.events.emit("info");
@@ -398,6 +421,7 @@ export class App implements Controller {
   async close(): Promise<void> {
     this.abort?.abort();
     if (this.running) await this.running.catch(() => undefined);
+    if (this.compacting) await this.compacting.catch(() => undefined);
     await this.opts.store.close();
   }
 }

@@ -62,3 +62,40 @@ describe("the first wire message is a user message", () => {
     await again.app.close();
   });
 });
+
+describe("one turn at a time", () => {
+  it("a second prompt sent while the first is still storing its title is refused, not run alongside", async () => {
+    const { app } = await makeApp(fake);
+    fake.script({ text: "one answer" }, { text: "another answer" });
+    const a = app.runPrompt("first prompt");
+    const b = app.runPrompt("second prompt");
+    const [ra, rb] = await Promise.all([a, b]);
+    expect(ra.ok).toBe(true);
+    expect(rb.ok).toBe(false);
+    expect(rb.error).toMatch(/already running/);
+    expect(app.history().map((m) => m.role)).toEqual(["user", "assistant"]);
+    await app.close();
+  });
+
+  it("a prompt sent while /compact runs is refused, and the app is busy meanwhile", async () => {
+    const { app } = await makeApp(fake);
+    fake.script({ text: words(3000, "a") });
+    await app.submit(words(3000, "q"));
+    fake.script({ text: words(3000, "b") });
+    await app.submit(words(3000, "r"));
+
+    fake.script({ text: words(40, "summary"), delayMs: 10, wordsPerEvent: 1 });
+    const compacting = nextState(app, "compacting");
+    const c = app.compact();
+    await compacting;
+    expect(app.busy()).toBe(true);
+    const out = await app.runPrompt("sneaking in");
+    expect(out.ok).toBe(false);
+    expect(out.error).toMatch(/running/);
+    expect(await c).toMatch(/Compaction: summarised/);
+    expect(app.busy()).toBe(false);
+    expect(app.history()).toHaveLength(4);
+    expect(fake.rejections()).toEqual([]);
+    await app.close();
+  });
+});
