@@ -147,6 +147,8 @@ export class App implements Controller {
     this.messages = loaded.messages;
     this.bad = loaded.bad.map((b) => `message #${b.seq} (${b.role}, id ${b.id}) could not be read: ${b.error}`);
     this.lastEnv = undefined;
+    // "allow for this session" answers belong to the session they were given in
+    this.memory = new PermissionMemory();
     for (const line of this.bad) this.events.emit("notice", { level: "warning", text: line });
   }
 
@@ -300,7 +302,6 @@ export class App implements Controller {
   async newSession(): Promise<void> {
     if (this.busy()) throw new Error("a turn is running; press Esc first");
     await this.load(await this.opts.store.createSession({ workspace: this.opts.workspace }));
-    this.memory = new PermissionMemory();
     this.events.emit("session");
     this.events.emit("info");
   }

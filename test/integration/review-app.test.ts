@@ -99,3 +99,28 @@ describe("one turn at a time", () => {
     await app.close();
   });
 });
+
+describe("permission answers for the session stay with their session", () => {
+  it("an 'allow for this session' given in one session does not carry over after /sessions switches", async () => {
+    const { app } = await makeApp(fake, { permission: "ask", headless: false });
+    const asked: string[] = [];
+    app.events.on("permission", (req, answer) => {
+      asked.push(`${app.session().id}:${req.tool}`);
+      answer("session");
+    });
+    const a = app.session().id;
+    fake.script({ toolCalls: [{ name: "bash", input: { command: "echo a" } }] }, { text: "done a" });
+    await app.submit("run something in A");
+    await app.newSession();
+    const b = app.session().id;
+    fake.script({ toolCalls: [{ name: "bash", input: { command: "echo b" } }] }, { text: "done b" });
+    await app.submit("run something in B");
+    await app.switchSession(a);
+    fake.script({ toolCalls: [{ name: "bash", input: { command: "echo a2" } }] }, { text: "done a2" });
+    await app.submit("again in A");
+    expect(fake.rejections()).toEqual([]);
+    // A's earlier grant was made in an earlier visit; after switching, the person is asked again
+    expect(asked).toEqual([`${a}:bash`, `${b}:bash`, `${a}:bash`]);
+    await app.close();
+  });
+});
