@@ -77,6 +77,9 @@ export class App implements Controller {
   private running: Promise<TurnOutcome> | undefined;
   /** a /compact in progress: it calls the provider and stores a summary, so it excludes turns */
   private compacting: Promise<string> | undefined;
+  /** a composition change made while a turn or /compact ran: their later requests were
+   * built from what they started with, so the view goes pending again when they end */
+  private pendingAfterRun: string | undefined;
   private lastEnv: TurnEnv | undefined;
   private apiInfo: AppInfo["api"];
   private bad: string[] = [];
@@ -149,6 +152,15 @@ export class App implements Controller {
     this.lastEnv = undefined;
     // "allow for this session" answers belong to the session they were given in
     this.memory = new PermissionMemory();
+    // The session's last request may have gone to another model (switched since, in another
+    // session or another run): the next one will differ, so that request is not current.
+    const view = await this.opts.store.inspectorView(s.id);
+    if (view.state === "current" && (view.meta.provider !== this.providerName || view.meta.model !== this.model)) {
+      await this.opts.store.setPending(
+        s.id,
+        `model is now ${this.providerName}:${this.model} (the last request went to ${view.meta.provider}:${view.meta.model})`,
+      );
+    }
     for (const line of this.bad) this.events.emit("notice", { level: "warning", text: line });
   }
 
@@ -284,6 +296,7 @@ export class App implements Controller {
     const outcome = await run;
     this.running = undefined;
     this.abort = undefined;
+    await this.pendingAgain();
     this.events.emit("state", "idle");
     this.events.emit("turn_end", { ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
     this.events.emit("info");
@@ -295,8 +308,19 @@ export class App implements Controller {
   }
 
   private async markPending(reason: string): Promise<void> {
+    if (this.busy()) this.pendingAfterRun = reason;
     await this.opts.store.setPending(this.current.id, reason);
     this.events.emit("capture");
+  }
+
+  /** After a turn or /compact: a change made while it ran leaves the view pending. */
+  private async pendingAgain(): Promise<void> {
+    const reason = this.pendingAfterRun;
+    if (reason === undefined) return;
+    this.pendingAfterRun = undefined;
+    await this.markPending(reason).catch((e: unknown) => {
+      this.events.emit("notice", { level: "warning", text: `The context view could not be marked pending: ${e instanceof Error ? e.message : String(e)}` });
+    });
   }
 
   async newSession(): Promise<void> {
@@ -343,15 +367,19 @@ export class App implements Controller {
 
   async reload(): Promise<string> {
     this.context = await loadProjectContext(this.opts.workspace);
-    if (this.opts.reloadConfig) {
-      const fresh = await this.opts.reloadConfig();
-      if (fresh.permission) this.opts.permission = fresh.permission;
-      if (fresh.compaction) this.opts.compaction = fresh.compaction;
-      if (fresh.reasoning) this.opts.reasoning = fresh.reasoning;
-      if (fresh.credentials) this.opts.credentials = fresh.credentials;
-      this.buildProvider();
+    try {
+      if (this.opts.reloadConfig) {
+        const fresh = await this.opts.reloadConfig();
+        if (fresh.permission) this.opts.permission = fresh.permission;
+        if (fresh.compaction) this.opts.compaction = fresh.compaction;
+        if (fresh.reasoning) this.opts.reasoning = fresh.reasoning;
+        if (fresh.credentials) this.opts.credentials = fresh.credentials;
+        this.buildProvider();
+      }
+    } finally {
+      // the project context is already re-read even when the config is not
+      await this.markPending("project context reloaded (/reload)");
     }
-    await this.markPending("project context reloaded (/reload)");
     this.events.emit("info");
     return `Reloaded: ${this.context.map((c) => c.source).join(", ")}.`;
   }
@@ -379,6 +407,7 @@ export class App implements Controller {
     } finally {
       this.compacting = undefined;
       this.abort = undefined;
+      await this.pendingAgain();
       this.events.emit("state", "idle");
       this.events.emit("info");
     }

@@ -124,3 +124,55 @@ describe("permission answers for the session stay with their session", () => {
     await app.close();
   });
 });
+
+describe("the inspector is pending after a change to request composition", () => {
+  it("/reload whose config fails to read still marks the view pending (the project context was re-read)", async () => {
+    const { app, workspace } = await makeApp(fake, {
+      reloadConfig: () => Promise.reject(new Error('config.json: field "provider": Invalid option')),
+    });
+    fake.script({ text: "ok" });
+    await app.submit("hi");
+    expect((await app.inspectorView()).state).toBe("current");
+    await fs.writeFile(path.join(workspace, "AGENTS.md"), "Use tabs.\n");
+    await expect(app.reload()).rejects.toThrow(/config\.json/);
+    const view = await app.inspectorView();
+    expect(view.state).toBe("pending");
+    await app.close();
+  });
+
+  it("/model during a turn leaves the view pending once the turn ends (its later requests used the old model)", async () => {
+    const { app } = await makeApp(fake);
+    fake.script({ toolCalls: [{ name: "ls", input: {} }] }, { text: "listed" });
+    let switched: Promise<string> | undefined;
+    app.events.on("state", (s) => {
+      if (s === "tool" && !switched) switched = app.setModel("claude-haiku-4-5");
+    });
+    await app.submit("list the folder");
+    expect(await switched).toMatch(/claude-haiku-4-5/);
+    expect(fake.requests.map((r) => r.body.model)).toEqual(["claude-sonnet-4-5", "claude-sonnet-4-5"]);
+    const view = await app.inspectorView();
+    expect(view.state).toBe("pending");
+    if (view.state === "pending") expect(view.reason).toMatch(/claude-haiku-4-5/);
+    await app.close();
+  });
+
+  it("switching to a session whose last request used another model shows pending, not that request as current", async () => {
+    const { app } = await makeApp(fake);
+    fake.script({ text: "answer in A" });
+    await app.submit("question in A");
+    const a = app.session().id;
+    await app.newSession();
+    await app.setModel("claude-haiku-4-5");
+    await app.switchSession(a);
+    const view = await app.inspectorView();
+    expect(view.state).toBe("pending");
+    if (view.state === "pending") expect(view.reason).toMatch(/claude-haiku-4-5/);
+    // the next request is captured and current again
+    fake.script({ text: "answer with haiku" });
+    await app.submit("next");
+    const after = await app.inspectorView();
+    expect(after.state).toBe("current");
+    if (after.state === "current") expect(after.meta.model).toBe("claude-haiku-4-5");
+    await app.close();
+  });
+});
