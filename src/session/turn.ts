@@ -268,13 +268,24 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       if (text) blocks.push({ type: "text", text });
       return blocks;
     };
+    let checkpointFailed = false;
     const writeCheckpoint = (): void => {
       timer = undefined;
       lastWrite = Date.now();
       const blocks = partialBlocks();
       writes = writes.then(async () => {
-        if (!checkpoint) checkpoint = await append(env, "assistant", blocks, "interrupted");
-        else await env.store.updateMessage(checkpoint.id, blocks, "interrupted");
+        try {
+          if (!checkpoint) checkpoint = await append(env, "assistant", blocks, "interrupted");
+          else await env.store.updateMessage(checkpoint.id, blocks, "interrupted");
+        } catch (e) {
+          // A checkpoint is insurance against a kill. One that cannot be written (a database
+          // busy for a moment) must not cost the answer itself: the next checkpoint tries
+          // again, and the complete message is stored when the stream ends.
+          if (!checkpointFailed) {
+            checkpointFailed = true;
+            env.events.emit("notice", { level: "warning", text: `Could not checkpoint the streaming answer (${errorText(e)}); it is stored when complete.` });
+          }
+        }
       });
     };
     const onDelta = (): void => {

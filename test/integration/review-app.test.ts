@@ -176,3 +176,38 @@ describe("the inspector is pending after a change to request composition", () =>
     await app.close();
   });
 });
+
+describe("a failed streaming checkpoint does not lose the answer", () => {
+  it("when writing the first checkpoint fails, the complete answer is still stored and the turn succeeds", async () => {
+    const dir = await tempDir("albedo-review-");
+    const real = await openStore(path.join(dir, "checkpoint.sqlite"));
+    let failed = 0;
+    const store: HistoryStore = new Proxy(real, {
+      get(target, prop, receiver) {
+        if (prop === "appendMessage") {
+          return (sessionId: string, msg: Parameters<HistoryStore["appendMessage"]>[1]) => {
+            if (msg.status === "interrupted" && failed === 0) {
+              failed++;
+              return Promise.reject(new StoreError("busy", "the database is busy (test)"));
+            }
+            return target.appendMessage(sessionId, msg);
+          };
+        }
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const { app } = await makeApp(fake, { dir, store });
+    fake.script({ text: words(30, "w"), delayMs: 5, wordsPerEvent: 1 });
+    const out = await app.runPrompt("answer slowly");
+    expect(failed).toBe(1);
+    expect(out.ok).toBe(true);
+    const { messages } = await real.loadHistory(app.session().id);
+    expect(messages.map((m) => [m.role, m.status])).toEqual([
+      ["user", "complete"],
+      ["assistant", "complete"],
+    ]);
+    expect(JSON.stringify(messages[1]!.blocks)).toContain("w29");
+    await app.close();
+  });
+});
