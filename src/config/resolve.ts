@@ -40,6 +40,21 @@ export interface Settings {
 
 export class UsageError extends Error {}
 
+/** A provider base URL must be http(s): "localhost:8080" parses as a URL of scheme "localhost:",
+ * and would only fail at the first request, with an error that names nothing we can act on. */
+function httpUrl(source: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let ok = false;
+  try {
+    const u = new URL(value);
+    ok = (u.protocol === "http:" || u.protocol === "https:") && u.host !== "";
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new UsageError(`${source} must be an http(s) URL such as http://localhost:8080/v1 (got "${value}")`);
+  return value;
+}
+
 function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
   if (value === undefined) return undefined;
   if ((allowed as readonly string[]).includes(value)) return value as T;
@@ -54,18 +69,18 @@ export function resolveSettings(flags: Flags, config: Config, env: NodeJS.Proces
   if (anthropicKey) keys.anthropic = anthropicKey;
   if (openaiKey) keys.openai = openaiKey;
   const baseUrls: Settings["credentials"]["baseUrls"] = {};
-  const ab = env.ANTHROPIC_BASE_URL || config.anthropicBaseUrl;
-  const ob = env.OPENAI_BASE_URL || config.openaiBaseUrl;
+  const ab = env.ANTHROPIC_BASE_URL
+    ? httpUrl("ANTHROPIC_BASE_URL", env.ANTHROPIC_BASE_URL)
+    : httpUrl('"anthropicBaseUrl" in the config file', config.anthropicBaseUrl);
+  const ob = env.OPENAI_BASE_URL
+    ? httpUrl("OPENAI_BASE_URL", env.OPENAI_BASE_URL)
+    : httpUrl('"openaiBaseUrl" in the config file', config.openaiBaseUrl);
   if (ab) baseUrls.anthropic = ab;
   if (ob) baseUrls.openai = ob;
-  const baseUrl = flags.baseUrl ?? (config.provider === provider ? config.baseUrl : undefined);
-  if (baseUrl !== undefined) {
-    try {
-      new URL(baseUrl);
-    } catch {
-      throw new UsageError(`--base-url is not a URL: "${baseUrl}"`);
-    }
-  }
+  const baseUrl =
+    flags.baseUrl !== undefined
+      ? httpUrl("--base-url", flags.baseUrl)
+      : httpUrl('"baseUrl" in the config file', config.provider === provider ? config.baseUrl : undefined);
   const model = flags.model ?? (config.provider === undefined || config.provider === provider ? config.model : undefined);
   const s: Settings = {
     provider,
