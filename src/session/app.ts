@@ -216,6 +216,19 @@ export class App implements Controller {
     });
   };
 
+  /** Keys shorter than this are placeholders for local servers ("ollama", "none"): cutting
+   * them out of tool output would only garble ordinary words. */
+  private static readonly REDACT_MIN_KEY = 12;
+
+  /** The configured keys out of a tool's output, before it is stored or sent anywhere. */
+  private redactKeys = (text: string): string => {
+    let out = text;
+    for (const key of Object.values(this.opts.credentials.keys)) {
+      if (key && key.length >= App.REDACT_MIN_KEY && out.includes(key)) out = out.split(key).join("[redacted key]");
+    }
+    return out;
+  };
+
   private env(): TurnEnv {
     const m = this.lookupModel(this.providerName, this.model);
     const env: TurnEnv = {
@@ -241,6 +254,7 @@ export class App implements Controller {
           : {}),
       },
       memory: this.memory,
+      redact: this.redactKeys,
       compaction: { strategy: this.opts.compaction, threshold: this.opts.compactionThreshold, keepRounds: this.opts.keepToolRounds },
       tokenMethod: methodFor(this.providerName, this.model),
       events: this.events,

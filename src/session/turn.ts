@@ -33,6 +33,9 @@ export interface TurnEnv {
   context: ContextItem[];
   tools: ToolDef[];
   toolCtx: Omit<ToolContext, "signal">;
+  /** cuts the configured keys out of a tool's output: a project's .env or a config file may
+   * hold them, and tool output is stored and sent with every later request */
+  redact?: (text: string) => string;
   memory: PermissionMemory;
   compaction: { strategy: CompactionStrategy; threshold: number; keepRounds: number };
   tokenMethod: TokenMethod;
@@ -405,8 +408,11 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       };
       const out = await runTool(env.tools, call.name, call.input, { ...env.toolCtx, signal, onRun }, env.memory);
       const ms = Date.now() - t0;
-      env.events.emit("tool_end", { id: call.id, name: call.name, output: out.output, isError: out.isError, ms, ...(out.diff ? { diff: out.diff } : {}) });
-      results.push({ type: "tool_result", toolUseId: call.id, name: call.name, output: out.output, isError: out.isError });
+      const redact = env.redact ?? ((t: string): string => t);
+      const output = redact(out.output);
+      const diff = out.diff !== undefined ? redact(out.diff) : undefined;
+      env.events.emit("tool_end", { id: call.id, name: call.name, output, isError: out.isError, ms, ...(diff ? { diff } : {}) });
+      results.push({ type: "tool_result", toolUseId: call.id, name: call.name, output, isError: out.isError });
     }
     await append(env, "user", results, "complete");
     if (signal.aborted) {

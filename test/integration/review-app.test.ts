@@ -211,3 +211,27 @@ describe("a failed streaming checkpoint does not lose the answer", () => {
     await app.close();
   });
 });
+
+describe("a configured key never enters the record through a tool", () => {
+  it("a project .env holding the key is read, and the key is in neither the database nor the next request", async () => {
+    const { app, workspace, dbPath } = await makeApp(fake);
+    await fs.writeFile(path.join(workspace, ".env"), `ANTHROPIC_API_KEY=${TEST_KEY}\nDEBUG=1\n`);
+    fake.script(
+      { toolCalls: [{ name: "read", input: { path: ".env" } }, { name: "bash", input: { command: "cat .env" } }] },
+      { text: "I see the settings." },
+    );
+    const ended: string[] = [];
+    app.events.on("tool_end", (r) => ended.push(r.output));
+    await app.submit("what is in .env?");
+    expect(fake.rejections()).toEqual([]);
+    expect(fake.requests).toHaveLength(2);
+    expect(fake.requests[1]!.rawBody).not.toContain(TEST_KEY);
+    expect(fake.requests[1]!.rawBody).toContain("DEBUG=1");
+    expect(ended.join("\n")).not.toContain(TEST_KEY);
+    await app.close();
+    for (const f of [dbPath, `${dbPath}-wal`]) {
+      const bytes = await fs.readFile(f).catch(() => Buffer.alloc(0));
+      expect(bytes.includes(Buffer.from(TEST_KEY)), f).toBe(false);
+    }
+  });
+});
