@@ -13,7 +13,7 @@ import type { AppInfo, CompactionStrategy, ContextStatus, Controller } from "./c
 import type { PermissionAnswer, PermissionPolicy, PermissionRequest } from "../tools/types.js";
 import { builtinTools, PermissionMemory } from "../tools/run.js";
 import { loadProjectContext, SYSTEM_PROMPT } from "./project-context.js";
-import { runTurn, summarize, type TurnEnv, type TurnOutcome } from "./turn.js";
+import { runTurn, summarize, SUMMARY_REQUEST_NOTE, type TurnEnv, type TurnOutcome } from "./turn.js";
 import { loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
 import { estimateMessages } from "../compaction/estimate.js";
@@ -152,16 +152,33 @@ export class App implements Controller {
     this.lastEnv = undefined;
     // "allow for this session" answers belong to the session they were given in
     this.memory = new PermissionMemory();
-    // The session's last request may have gone to another model (switched since, in another
-    // session or another run): the next one will differ, so that request is not current.
-    const view = await this.opts.store.inspectorView(s.id);
-    if (view.state === "current" && (view.meta.provider !== this.providerName || view.meta.model !== this.model)) {
-      await this.opts.store.setPending(
-        s.id,
-        `model is now ${this.providerName}:${this.model} (the last request went to ${view.meta.provider}:${view.meta.model})`,
-      );
-    }
+    // The session's last request may have been composed otherwise (another model, switched
+    // since in another session or another run; project context edited between runs): the
+    // next one will differ, so that request is not current.
+    const stale = this.staleReason(await this.opts.store.inspectorView(s.id));
+    if (stale) await this.opts.store.setPending(s.id, stale);
     for (const line of this.bad) this.events.emit("notice", { level: "warning", text: line });
+  }
+
+  /** Why a session's stored request no longer shows how the next one is composed, if it does not. */
+  private staleReason(view: InspectorView): string | undefined {
+    if (view.state !== "current") return undefined;
+    const { meta } = view;
+    if (meta.provider !== this.providerName || meta.model !== this.model) {
+      return `model is now ${this.providerName}:${this.model} (the last request went to ${meta.provider}:${meta.model})`;
+    }
+    // a summary request carries none of the project context: nothing to compare
+    if (meta.compaction === SUMMARY_REQUEST_NOTE) return undefined;
+    const before = new Map(view.sections.filter((x) => x.kind === "context").map((x) => [x.source, x.bytes]));
+    const now = new Map<string, number>();
+    for (const item of this.context) {
+      // numbered as the capture numbers a repeated source
+      let source = item.source;
+      for (let n = 2; now.has(source); n++) source = `${item.source} (${n})`;
+      now.set(source, Buffer.byteLength(item.text, "utf8"));
+    }
+    const changed = [...new Set([...before.keys(), ...now.keys()])].filter((k) => before.get(k) !== now.get(k));
+    return changed.length > 0 ? `project context changed since the last request (${changed.join(", ")})` : undefined;
   }
 
   /** problems found while loading the session (bad rows), for headless mode to print */

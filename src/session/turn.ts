@@ -167,6 +167,9 @@ async function prepare(env: TurnEnv, turnStart: number): Promise<PrepareResult> 
   return result;
 }
 
+/** The compaction note of a captured summary request (it carries no project context). */
+export const SUMMARY_REQUEST_NOTE = "summary request";
+
 /** Stores the request the provider is about to get, for the inspector. */
 async function record(env: TurnEnv, req: Request, iteration: number, note?: string): Promise<void> {
   const previousBytes = await env.store.lastSectionBytes(env.sessionId);
@@ -216,7 +219,7 @@ export async function summarize(
     reasoning: "off",
   };
   env.events.emit("state", "compacting");
-  await record(env, req, iteration, "summary request");
+  await record(env, req, iteration, SUMMARY_REQUEST_NOTE);
   const result = await env.provider.stream(req, { signal });
   if (result.usage) env.lastUsage = result.usage;
   const text = result.blocks

@@ -235,3 +235,34 @@ describe("a configured key never enters the record through a tool", () => {
     }
   });
 });
+
+describe("a resumed session whose request composition changed since its last request", () => {
+  it("AGENTS.md edited between runs: the view is pending until the next request, not the old one as current", async () => {
+    const first = await makeApp(fake);
+    fake.script({ text: "noted" });
+    await first.app.submit("hello");
+    const id = first.app.session().id;
+    await first.app.close();
+    await fs.writeFile(path.join(first.workspace, "AGENTS.md"), "Always answer in French.\n");
+
+    const again = await makeApp(fake, { dir: first.dir, open: { resume: id } });
+    const view = await again.app.inspectorView();
+    expect(view.state).toBe("pending");
+    if (view.state === "pending") expect(view.reason).toMatch(/AGENTS\.md/);
+    fake.script({ text: "d'accord" });
+    await again.app.submit("and now?");
+    expect((await again.app.inspectorView()).state).toBe("current");
+    await again.app.close();
+  });
+
+  it("the same composition: the last request stays current on resume", async () => {
+    const first = await makeApp(fake);
+    fake.script({ text: "noted" });
+    await first.app.submit("hello");
+    const id = first.app.session().id;
+    await first.app.close();
+    const again = await makeApp(fake, { dir: first.dir, open: { resume: id } });
+    expect((await again.app.inspectorView()).state).toBe("current");
+    await again.app.close();
+  });
+});
