@@ -1,8 +1,10 @@
 // Export of a stored session: pure functions of the record (SPEC §1: every surface reads the
-// same record). Markdown is for people, so image and opaque bodies are named, never copied;
-// JSON is the record itself.
+// same record). Markdown is for people, so image and opaque bodies are named, never copied,
+// and what tools and models wrote is made inert: `albedo-tui export ID` prints it to a
+// terminal, and the file is read with cat. JSON is the record itself.
 import type { Block, Session, StoredMessage } from "../record/types.js";
 import { assertNever } from "../record/types.js";
+import { sanitizeForTerminal } from "../tools/sanitize.js";
 
 export const EXPORT_FORMAT = "albedo-tui/session";
 export const EXPORT_VERSION = 1;
@@ -94,7 +96,7 @@ export function exportMarkdown(session: Session, messages: StoredMessage[]): str
     if (m.blocks.length === 0) out.push("_(no content)_");
     for (const b of m.blocks) out.push(blockMarkdown(b));
   }
-  return out.join("\n\n") + "\n";
+  return sanitizeForTerminal(out.join("\n\n") + "\n");
 }
 
 export function exportJson(session: Session, messages: StoredMessage[]): string {
