@@ -161,12 +161,22 @@ class TuiApp {
       this.close();
       throw e;
     }
+    // once the frame is out, the rest of the screen loads while the session does: its file
+    // reads overlap the store's, instead of all of it waiting for attach()
+    setImmediate(() => void this.parts().catch(() => undefined));
+  }
+
+  private partsLoad: Promise<[typeof import("./transcript.js"), typeof import("./context-pane.js"), void]> | undefined;
+  /** the transcript (with marked), the context pane and exact widths: the rest of the screen */
+  private parts(): NonNullable<TuiApp["partsLoad"]> {
+    this.partsLoad ??= Promise.all([import("./transcript.js"), import("./context-pane.js"), loadWidths()]);
+    return this.partsLoad;
   }
 
   async attach(controller: Controller, opts: AttachOptions): Promise<number> {
     if (this.closed) return this.done;
     // what the full screen needs beyond the first frame, loaded while that frame is up
-    const [{ Transcript }, { ContextPane }] = await Promise.all([import("./transcript.js"), import("./context-pane.js"), loadWidths()]);
+    const [{ Transcript }, { ContextPane }] = await this.parts();
     if (this.closed) return this.done;
     this.controller = controller;
     this.km = opts.keymap;
@@ -187,7 +197,9 @@ class TuiApp {
     for (const w of opts.keymapWarnings) this.transcript.notice("warning", w);
     if (info.keyProblem) this.transcript.notice("error", info.keyProblem);
     for (const n of this.early.splice(0)) this.transcript.notice(n.level, n.text);
-    this.refreshStatus(true);
+    // The context estimate walks the whole history (with a real tokenizer for OpenAI models,
+    // ~30 MB/s): the session's first frame does not wait for it, the next one shows it.
+    this.staleStatus();
     if (this.held) {
       this.held = false;
       this.flashMsg = undefined;

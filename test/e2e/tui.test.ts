@@ -2,11 +2,12 @@
 // headless xterm, talking to the strict fake provider over loopback HTTP with a real SQLite
 // file. Every test reads the screen the way a person would.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, type Home } from "../helpers/cli.js";
+import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
 
 const KEY = "sk-test-tui-e2e-5151";
@@ -68,6 +69,8 @@ describe("the terminal interface", () => {
   it("starts with the prompt, a status line and the context key", async () => {
     const s = tui();
     await ready(s);
+    // the context estimate follows the session's first frame
+    await s.waitFor(/≈ [\d,]+ \/ [\d,]+ tokens/);
     const status = lastRow(s);
     expect(status).toContain("idle");
     expect(status).toContain(`anthropic/${MODEL}`);
@@ -273,6 +276,121 @@ describe("the terminal interface", () => {
     const sent = JSON.stringify(fake.requests[0]!.body);
     expect(sent.split("pasted-line").length - 1).toBe(42_000);
     expect(await quit(s)).toBe(0);
+  });
+});
+
+/**
+ * Holds SQLite's write lock on the database from another process, so that albedo-tui's
+ * start-up waits (up to the store's 5 s busy timeout) with its first frame on screen.
+ */
+async function holdWriteLock(file: string): Promise<{ release(): Promise<void> }> {
+  const code = `
+    import sqlite3 from "sqlite3";
+    const db = new sqlite3.Database(process.env.LOCK_DB);
+    db.exec("BEGIN EXCLUSIVE", (e) => {
+      if (e) { console.error(e.message); process.exit(1); }
+      console.log("locked");
+    });
+    process.stdin.on("end", () => db.exec("ROLLBACK", () => db.close(() => process.exit(0))));
+    process.stdin.resume();`;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", code], { cwd: path.resolve(import.meta.dirname, "../.."), env: { ...process.env, LOCK_DB: file }, stdio: ["pipe", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => d.toString().includes("locked") && resolve());
+    child.on("exit", (c) => reject(new Error(`the lock holder exited (${c})`)));
+  });
+  return {
+    release: () =>
+      new Promise<void>((resolve) => {
+        child.removeAllListeners("exit");
+        child.on("exit", () => resolve());
+        child.stdin!.end();
+      }),
+  };
+}
+
+describe("start-up: the screen comes first", () => {
+  it("takes keys before the session is open, and sends an Enter pressed meanwhile once it is", async () => {
+    // a database that exists, locked by another process: opening a new session waits for it
+    expect((await runCli(["sessions", "--db", home.db], home)).code).toBe(0);
+    const lock = await holdWriteLock(home.db);
+    let released = false;
+    try {
+      fake.script({ text: "Answered the early question." });
+      const s = tui(["--db", home.db]);
+      await s.waitFor("Starting…", 20_000);
+      expect(lastRow(s)).toContain("starting…");
+      s.send("an early question");
+      await s.waitFor("› an early question");
+      s.send(KEYS.enter);
+      await s.waitFor("sent once the session is open");
+      // still starting: nothing was sent, the text stays in the prompt
+      expect(lastRow(s)).toContain("starting…");
+      expect(fake.requests).toHaveLength(0);
+      await lock.release();
+      released = true;
+      await s.waitFor("Answered the early question.", 20_000);
+      expect(s.screenText()).toContain("› an early question");
+      expect(JSON.stringify(fake.requests[0]!.body)).toContain("an early question");
+      await s.waitFor(/ idle /);
+      expect(await quit(s)).toBe(0);
+    } finally {
+      if (!released) await lock.release();
+    }
+  });
+
+  it("quits cleanly from the starting screen (Ctrl-C twice)", async () => {
+    expect((await runCli(["sessions", "--db", home.db], home)).code).toBe(0);
+    const lock = await holdWriteLock(home.db);
+    let released = false;
+    try {
+      const s = tui(["--db", home.db]);
+      await s.waitFor("Starting…", 20_000);
+      s.send(KEYS.ctrl("c"));
+      await s.waitFor("again to quit");
+      s.send(KEYS.ctrl("c"));
+      // the terminal is given back at once; the process ends when the store has closed
+      await s.waitForGone("Starting…");
+      await lock.release();
+      released = true;
+      expect((await s.exited()).exitCode).toBe(0);
+      expect(s.rawOutput().slice(-400)).toContain("\x1b[?1049l");
+      expect(fake.requests).toHaveLength(0);
+    } finally {
+      if (!released) await lock.release();
+    }
+  });
+
+  it.each([
+    ["a --db that is not SQLite", async (h: Home) => {
+      const file = path.join(h.root, "notes.txt");
+      await fsp.writeFile(file, "not a database\n".repeat(50));
+      return { args: ["--db", file], message: `albedo-tui: ${file} is not an albedo-tui database (not an SQLite file)`, code: 1 };
+    }],
+    ["a config file that is not JSON", async (h: Home) => {
+      const file = path.join(h.env.XDG_CONFIG_HOME as string, "albedo", "config.json");
+      await fsp.mkdir(path.dirname(file), { recursive: true });
+      await fsp.writeFile(file, "{ provider: anthropic,");
+      return { args: [], message: `${file} is not valid JSON`, code: 1 };
+    }],
+    ["an unknown --resume id", async () => ({ args: ["--resume", "0123456789ab"], message: 'no session with id "0123456789ab"', code: 1 })],
+    ["a --workspace that is not a folder", async (h: Home) => {
+      const file = path.join(h.root, "plain-file");
+      await fsp.writeFile(file, "x");
+      return { args: ["--workspace", file], message: `albedo-tui: --workspace is not a folder: ${file}`, code: 2 };
+    }],
+  ])("%s: the screen is taken down first, then the message, the exit code as without a screen", async (_what, setup) => {
+    const { args, message, code } = await setup(home);
+    const s = tui(args);
+    const exit = await s.exited();
+    expect(exit.exitCode).toBe(code);
+    const raw = s.rawOutput();
+    // left the alternate screen (and showed the cursor) before writing the message
+    const left = raw.lastIndexOf("\x1b[?1049l");
+    const said = raw.indexOf(message.slice(0, 40));
+    expect(left).toBeGreaterThan(-1);
+    expect(said).toBeGreaterThan(left);
+    await s.waitFor(message.slice(0, 60));
+    expect(s.screenText()).toContain(message.slice(0, 60));
   });
 });
 
