@@ -9,6 +9,7 @@ import type { Config } from "./config/config.js";
 import { defaultConfigPath, defaultDbPath, stateDir } from "./config/paths.js";
 import { resolveSettings, UsageError, type Flags, type Settings } from "./config/resolve.js";
 import type { App } from "./session/app.js";
+import type { ImageBlock } from "./record/types.js";
 import type { HistoryStore } from "./session/store-types.js";
 import type { Tui } from "./ui/app.js";
 
@@ -50,6 +51,8 @@ interface Loaded {
   app: App;
   settings: Settings;
   api: { close(): Promise<void> } | undefined;
+  /** -p's images, read before anything was stored */
+  images: ImageBlock[];
 }
 
 /** config, settings, store, app and the local API: everything a session needs, in order */
@@ -61,8 +64,15 @@ async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
     throw new UsageError(`--workspace is not a folder: ${settings.workspace}`);
   }
   if (!headless && opts.image?.length) throw new UsageError("--image goes with -p; in the screen, attach with /image PATH");
+  // images are read before anything is stored, so a refused image leaves no trace
+  const images: ImageBlock[] = [];
+  if (headless) {
+    if (!opts.print?.trim() && !opts.image?.length) throw new UsageError("-p needs a prompt");
+    const { loadImage } = await import("./session/images.js");
+    for (const f of opts.image ?? []) images.push(await loadImage(path.resolve(settings.workspace, f), settings.provider));
+  }
   const store = await openDb(opts.db);
-  const { App, UnknownSessionError } = await import("./session/app.js");
+  const { App, UnknownSessionError, MissingKeyError } = await import("./session/app.js");
   let app;
   try {
     app = await App.create({
@@ -90,7 +100,7 @@ async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
     });
   } catch (e) {
     await store.close();
-    if (e instanceof UnknownSessionError) throw new CliError(e.message);
+    if (e instanceof UnknownSessionError || e instanceof MissingKeyError) throw new CliError(e.message);
     throw e;
   }
 
@@ -109,7 +119,7 @@ async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
       throw e;
     }
   }
-  return { app, settings, api };
+  return { app, settings, api, images };
 }
 
 async function main(opts: MainOptions): Promise<number> {
@@ -118,13 +128,10 @@ async function main(opts: MainOptions): Promise<number> {
   // Not with --api: its address goes to stderr once the server listens, which would land
   // inside the screen; that run keeps the old order (address printed, then the screen).
   if (!headless && !opts.api && process.stdin.isTTY && process.stdout.isTTY) return screenFirst(opts);
-  const { app, settings, api } = await load(opts, headless);
+  const { app, settings, api, images } = await load(opts, headless);
   try {
     if (headless) {
       const prompt = opts.print ?? "";
-      if (!prompt.trim() && !(opts.image && opts.image.length)) throw new UsageError("-p needs a prompt");
-      const images = [];
-      for (const f of opts.image ?? []) images.push(await app.loadImage(f));
       return await (await import("./session/headless.js")).runHeadless(app, prompt, images);
     }
     const { runTui } = await import("./ui/app.js");

@@ -48,11 +48,7 @@ export interface Tui {
    * the person quits. Called after a quit during start-up, it resolves with that quit's code.
    */
   attach(controller: Controller, opts: AttachOptions): Promise<number>;
-  /** resolves with the exit code once the screen has closed (a quit, a signal, or close()) */
-  readonly done: Promise<number>;
-  /** whether the screen has closed already */
-  readonly closed: boolean;
-  /** tears the screen down and restores the terminal (start-up failed); resolves done with 1 */
+  /** tears the screen down and restores the terminal (start-up failed) */
   close(): void;
 }
 
@@ -81,10 +77,6 @@ export function startTui(opts: StartOptions): Tui {
   app.start();
   return {
     attach: (controller, o) => app.attach(controller, o),
-    done: app.done,
-    get closed() {
-      return app.isClosed();
-    },
     close: () => app.close(),
   };
 }
@@ -131,18 +123,16 @@ class TuiApp {
   private paneFlashTimer: NodeJS.Timeout | undefined;
   private cursorPos: { x: number; y: number } | undefined;
   private waitingForColour = false;
+  private partsLoad: Promise<[typeof import("./transcript.js"), typeof import("./context-pane.js"), void]> | undefined;
   private closed = false;
   private resolveRun!: (code: number) => void;
-  readonly done: Promise<number>;
+  /** resolves with the exit code once the screen has closed (a quit, a signal, or close()) */
+  private readonly done: Promise<number>;
   private readonly offs: (() => void)[] = [];
 
   constructor(opts: StartOptions) {
     this.theme = new Theme(opts.noColor || !!process.env.NO_COLOR);
     this.done = new Promise<number>((resolve) => (this.resolveRun = resolve));
-  }
-
-  isClosed(): boolean {
-    return this.closed;
   }
 
   // ---- start and stop ------------------------------------------------------------------------
@@ -166,7 +156,6 @@ class TuiApp {
     setImmediate(() => void this.parts().catch(() => undefined));
   }
 
-  private partsLoad: Promise<[typeof import("./transcript.js"), typeof import("./context-pane.js"), void]> | undefined;
   /** the transcript (with marked), the context pane and exact widths: the rest of the screen */
   private parts(): NonNullable<TuiApp["partsLoad"]> {
     this.partsLoad ??= Promise.all([import("./transcript.js"), import("./context-pane.js"), loadWidths()]);
