@@ -41,8 +41,9 @@ const READY: ScreenTest = (s) => /^›/m.test(s) && /^\s*idle · .*claude-sonnet
  * The first usable frame: the "›" prompt is drawn and takes keys. The screen draws it before
  * the session loads, with the status line saying "starting…" (what is typed stays in the
  * prompt, and Enter is held until the session is open), so a person can type from this frame;
- * READY follows once the session is there. Either status line counts, so a program that
- * draws only when ready is measured the same way.
+ * READY follows once the session is there (the context estimate in the status line comes a
+ * frame after READY: it walks the whole history). Either status line counts, so a program
+ * that draws only when ready is measured the same way.
  */
 const USABLE: ScreenTest = (s) => /^›/m.test(s) && (/^\s*starting…/m.test(s) || /^\s*idle · .*claude-sonnet-4-5/m.test(s));
 

@@ -45,9 +45,21 @@ describe("the characters measured without string-width or a segmenter", () => {
     expect(textWidth(all.join(""))).toBe(all.length);
   });
 
-  it("need no estimate: the first frame's text is exact before string-width arrives", () => {
+  it("cover the starting frame's own text, so it is exact before string-width arrives", () => {
+    // what src/ui/app.ts draws before the session is attached (status, prompt, hint line)
+    const starting = [
+      " starting…",
+      "› Starting… type away; what you type is kept",
+      "───── opening the session · Enter sends once it is open",
+      "sent once the session is open · Esc keeps it in the prompt",
+      "press ^C again to quit",
+      "kept in the prompt · Enter sends it",
+      "› naïve café → résumé",
+    ];
+    const simpleText = new RegExp(`^[${SIMPLE_CHARS}]*$`);
+    for (const text of starting) expect(simpleText.test(text), text).toBe(true);
     takeEstimated();
-    textWidth(" starting… · anthropic/claude-sonnet-4-5 · ≈ 0 / 200,000 tokens ─── ›←↑→↓ é ñ ü");
+    for (const text of starting) expect(textWidth(text)).toBe(text.length);
     expect(takeEstimated()).toBe(false);
   });
 });
