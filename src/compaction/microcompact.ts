@@ -3,6 +3,7 @@
 // wrote all stay; only bulky old output goes, and the marker says what went and how big it was.
 import type { Block, ToolResultBlock } from "../record/types.js";
 import type { PreparedMessage, Removed } from "./types.js";
+import { formatInt } from "../record/numbers.js";
 
 export interface MicrocompactResult {
   messages: PreparedMessage[];
@@ -11,7 +12,7 @@ export interface MicrocompactResult {
 
 /** "[output of bash cleared: 48,213 bytes]" / "[error output of bash cleared: 1,024 bytes]" */
 export function clearedOutputMarker(name: string, isError: boolean, bytes: number): string {
-  return `[${isError ? "error output" : "output"} of ${name} cleared: ${bytes.toLocaleString("en-US")} bytes]`;
+  return `[${isError ? "error output" : "output"} of ${name} cleared: ${formatInt(bytes)} bytes]`;
 }
 
 /** Index of the first message of the K most recent tool rounds, or msgs.length when K is 0.
@@ -76,7 +77,7 @@ function blur(b: ToolResultBlock): { block: ToolResultBlock; bytes: number } | u
 
 /** "14 outputs, 412 kB" */
 export function describeRemoved(r: Removed): string {
-  return `${r.outputs.toLocaleString("en-US")} ${r.outputs === 1 ? "output" : "outputs"}, ${formatBytes(r.bytes)}`;
+  return `${formatInt(r.outputs)} ${r.outputs === 1 ? "output" : "outputs"}, ${formatBytes(r.bytes)}`;
 }
 
 export function formatBytes(n: number): string {

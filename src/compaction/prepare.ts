@@ -9,6 +9,7 @@ import { describeRemoved, microcompact } from "./microcompact.js";
 import { applySummaryCounted, planSummaryInput } from "./summary.js";
 import type { TokenMethod } from "./tokens.js";
 import type { PreparedMessage } from "./types.js";
+import { formatInt } from "../record/numbers.js";
 
 export type { PreparedMessage } from "./types.js";
 
@@ -120,7 +121,7 @@ export function prepareHistory(history: readonly StoredMessage[], opts: PrepareO
   const estimate = estimateMessages(messages, opts.method, estOpts);
 
   const notes: string[] = [];
-  if (summarized > 0) notes.push(`summary: ${summarized.toLocaleString("en-US")} ${summarized === 1 ? "message" : "messages"}`);
+  if (summarized > 0) notes.push(`summary: ${formatInt(summarized)} ${summarized === 1 ? "message" : "messages"}`);
   if (outputs > 0) notes.push(`microcompact: ${describeRemoved({ outputs, bytes })}`);
 
   const result: PrepareResult = {

@@ -6,6 +6,7 @@ import type { StoredSummary } from "../session/store-types.js";
 import { estimateMessage, type EstimateOptions } from "./estimate.js";
 import type { TokenMethod } from "./tokens.js";
 import type { PreparedMessage } from "./types.js";
+import { formatInt } from "../record/numbers.js";
 
 /** A summarised prefix smaller than this saves less than the note itself costs. */
 export const MIN_SUMMARY_PREFIX_TOKENS = 800;
@@ -80,7 +81,7 @@ export function summaryRequestParts(
   prefix: ReadonlyArray<Pick<StoredMessage, "role" | "blocks">>,
   previousSummary?: string,
 ): { system: string; prompt: string } {
-  const count = `${prefix.length.toLocaleString("en-US")} ${prefix.length === 1 ? "message" : "messages"}`;
+  const count = `${formatInt(prefix.length)} ${prefix.length === 1 ? "message" : "messages"}`;
   const parts = [
     `Write the handover note for the conversation above (${count}).`,
     "Use these sections in this order; leave one out only when it has nothing to say.",
@@ -140,7 +141,7 @@ function newer(a: StoredSummary, b: StoredSummary): boolean {
 
 /** "[Summary of earlier conversation (messages 1–120), written by claude-sonnet-4]\n…" */
 export function summaryText(summary: Pick<StoredSummary, "text" | "model">, count: number): string {
-  const range = count === 1 ? "message 1" : `messages 1–${count.toLocaleString("en-US")}`;
+  const range = count === 1 ? "message 1" : `messages 1–${formatInt(count)}`;
   return `[Summary of earlier conversation (${range}), written by ${summary.model}]\n${summary.text}`;
 }
 

@@ -3,6 +3,7 @@
 // and local models vary), and the method label says so.
 import { createRequire } from "node:module";
 import type { ProviderName } from "../provider/types.js";
+import { formatInt } from "../record/numbers.js";
 
 export type TokenMethod = "o200k tokenizer" | "cl100k tokenizer" | "chars/4";
 
@@ -92,5 +93,5 @@ export function estimateText(text: string, method: TokenMethod): Estimate {
 /** "≈ 41,200 tokens (o200k tokenizer)". Takes any method label, so a history estimate that
  * also names its image rule ("chars/4 + images by size") formats the same way. */
 export function formatEstimate(e: Estimate | { tokens: number; method: string }): string {
-  return `≈ ${e.tokens.toLocaleString("en-US")} tokens (${e.method})`;
+  return `≈ ${formatInt(e.tokens)} tokens (${e.method})`;
 }

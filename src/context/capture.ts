@@ -10,6 +10,7 @@
 import type { ProviderName, Request, Usage, WirePart } from "../provider/types.js";
 import { encodeTool, toolResultText } from "../provider/encode-tools.js";
 import { assertNever } from "../record/types.js";
+import { formatInt } from "../record/numbers.js";
 import { countTokens, methodFor } from "../compaction/tokens.js";
 import { PAGE_CHARS, type Capture, type SectionKind, type SectionSummary, type TokenEstimate } from "./types.js";
 
@@ -43,8 +44,7 @@ const PREVIEW_CHARS = 200;
 /** Flat image estimate when the size is unknown: about what a large image costs either provider. */
 export const UNKNOWN_IMAGE_TOKENS = 1600;
 
-// Thousands separators by hand: ICU number formatting costs megabytes at start-up.
-const nf = { format: (n: number): string => String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",") };
+const nf = { format: formatInt };
 
 /** The key that links a section to the same section of the previous capture. */
 export function sectionKey(s: Pick<SectionSummary, "kind" | "source">): string {

@@ -1,13 +1,12 @@
 // Plain-text rendering of the inspector for the shell (`albedo-tui context`) and the screen.
 // Pure: the same view always gives the same text.
 import { assertNever } from "../record/types.js";
+import { formatInt } from "../record/numbers.js";
 import type { InspectorView, Page, SectionSummary, TokenEstimate } from "./types.js";
 import type { Usage } from "../provider/types.js";
 
-const nf = new Intl.NumberFormat("en-US");
-
 export function num(n: number): string {
-  return nf.format(n);
+  return formatInt(n);
 }
 
 /** "≈ 41,200 tokens (o200k tokenizer)": always an estimate, always with its method. */

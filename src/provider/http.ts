@@ -12,6 +12,7 @@ import {
   type StreamOptions,
   type StreamResult,
 } from "./types.js";
+import { formatInt } from "../record/numbers.js";
 
 // undici is loaded with the first request, not at start-up: the screen should not wait for
 // an HTTP client it does not use yet (about 60 ms and 11 MB on these machines).
@@ -303,7 +304,7 @@ function statusFailure(
   const overflowText = `${detail.message} ${detail.code ?? ""} ${detail.type ?? ""}`;
   if ((status === 400 || status === 413 || status === 422) && CONTEXT_OVERFLOW.some((re) => re.test(overflowText))) {
     const w = args.transport.contextWindow;
-    const window = w ? `${args.model}'s context window of ${w.toLocaleString("en-US")} tokens` : `${args.model}'s context window`;
+    const window = w ? `${args.model}'s context window of ${formatInt(w)} tokens` : `${args.model}'s context window`;
     return {
       fail: make(
         `the conversation is too long for ${window}: ${msg}. Run /compact to shrink it, or start a new session.`,

@@ -20,6 +20,7 @@ import { estimateMessages } from "../compaction/estimate.js";
 import { autoCompactionOff } from "../compaction/prepare.js";
 import { formatEstimate, methodFor } from "../compaction/tokens.js";
 import type { InspectorView, Page } from "../context/types.js";
+import { formatInt } from "../record/numbers.js";
 
 export const DEFAULT_BASE_URL: Record<ProviderName, string> = {
   anthropic: "https://api.anthropic.com",
@@ -391,7 +392,7 @@ export class App implements Controller {
     await this.markPending(`model switched to ${provider}:${model}`);
     this.events.emit("info");
     const info = this.lookupModel(provider, model);
-    const window = info.contextWindow ? `${info.contextWindow.toLocaleString("en-US")} tokens` : "unknown";
+    const window = info.contextWindow ? `${formatInt(info.contextWindow)} tokens` : "unknown";
     const key = this.keyProblem();
     return `Model: ${provider}:${model} (context window ${window}${info.known ? "" : ", not in the catalog"}).${key ? " " + key : ""}`;
   }

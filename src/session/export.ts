@@ -5,6 +5,7 @@
 import type { Block, Session, StoredMessage } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { sanitizeForTerminal } from "../tools/sanitize.js";
+import { formatInt } from "../record/numbers.js";
 
 export const EXPORT_FORMAT = "albedo-tui/session";
 export const EXPORT_VERSION = 1;
@@ -32,7 +33,7 @@ function inlineCode(text: string): string {
 
 export function describeImage(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {
   const dims = b.width !== undefined && b.height !== undefined ? `, ${b.width}×${b.height}` : "";
-  return `${b.mediaType}, ${b.bytes.toLocaleString("en-US")} bytes${dims}`;
+  return `${b.mediaType}, ${formatInt(b.bytes)} bytes${dims}`;
 }
 
 function stringifyInput(input: unknown): string {

@@ -1,12 +1,13 @@
 // One cap for everything a tool returns: output enters the record (and every later
 // request) only after this, so one runaway command cannot fill the context window.
+import { formatInt } from "../record/numbers.js";
 
 /** The most any tool result may hold, in characters. */
 export const MAX_TOOL_OUTPUT = 50_000;
 
 /** The note put where output was removed; one wording everywhere so it is recognisable. */
 export function cutNote(bytes: number): string {
-  return `[… ${bytes.toLocaleString("en-US")} bytes cut …]`;
+  return `[… ${formatInt(bytes)} bytes cut …]`;
 }
 
 /**

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { ToolDef } from "./types.js";
 import { resolvePath } from "./paths.js";
 import { humanSize, looksBinary, MAX_TEXT_FILE, openRegular, throwIfAborted } from "./files.js";
+import { formatInt } from "../record/numbers.js";
 
 export const DEFAULT_READ_LIMIT = 2000;
 /** Longer lines are cut (minified bundles, data dumps): they cost context and say little. */
@@ -195,7 +196,7 @@ export const readTool: ToolDef<typeof input> = {
       const width = Math.max(4, String(last).length);
       const body = shown
         .map((l, k) => {
-          const cut = l.cut > 0 ? `… [line cut: ${l.cut.toLocaleString("en-US")} more chars]` : "";
+          const cut = l.cut > 0 ? `… [line cut: ${formatInt(l.cut)} more chars]` : "";
           return `${String(first + k).padStart(width)}│ ${l.text}${cut}`;
         })
         .join("\n");

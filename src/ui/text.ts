@@ -304,10 +304,4 @@ export function formatBytes(n: number): string {
   return `${(n / 1_000_000).toFixed(1)} MB`;
 }
 
-/** 12,345: thousands separators by hand, since ICU number formatting costs megabytes to load */
-export function formatInt(n: number): string {
-  const r = Math.round(n);
-  if (!Number.isFinite(r)) return String(r);
-  const digits = String(Math.abs(r)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return r < 0 ? `-${digits}` : digits;
-}
+export { formatInt } from "../record/numbers.js";
