@@ -6,7 +6,7 @@ import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.
 import type { ContextItem, Provider, ProviderName, ReasoningLevel } from "../provider/types.js";
 import { createProvider, defaultModel, lookupModel as catalogLookup, missingKeyMessage } from "../provider/index.js";
 import type { ModelInfo } from "../provider/catalog.js";
-import type { HistoryStore } from "./store-types.js";
+import type { BadMessage, HistoryStore } from "./store-types.js";
 import { StoreError } from "./store.js";
 import { SessionEmitter } from "./events.js";
 import type { AppInfo, CompactionStrategy, ContextStatus, Controller } from "./controller-types.js";
@@ -62,6 +62,13 @@ export interface AppOptions {
 }
 
 export class UnknownSessionError extends Error {}
+
+/** How many of the newest messages a screen reads before its first frame. */
+const FIRST_FRAME_MESSAGES = 300;
+
+function badLines(bad: readonly BadMessage[]): string[] {
+  return bad.map((b) => `message #${b.seq} (${b.role}, id ${b.id}) could not be read: ${b.error}`);
+}
 /** headless mode without the key it needs: nothing is created, the sentence says what to set */
 export class MissingKeyError extends Error {}
 
@@ -69,6 +76,8 @@ export class App implements Controller {
   readonly events = new SessionEmitter();
   private current!: Session;
   private messages: StoredMessage[] = [];
+  /** settles when messages holds the whole record (see load) */
+  private wholeHistory: Promise<void> = Promise.resolve();
   private providerName: ProviderName;
   private model: string;
   private provider!: Provider;
@@ -147,9 +156,14 @@ export class App implements Controller {
 
   private async load(s: Session): Promise<void> {
     this.current = s;
-    const loaded = await this.opts.store.loadHistory(s.id);
+    // On a screen, the newest messages come first so the first frame does not wait for a
+    // long record; the rest follows at once, and everything that needs the whole record
+    // (a turn, /compact, /export) waits for it.
+    const first = this.opts.headless ? undefined : FIRST_FRAME_MESSAGES;
+    const loaded = await this.opts.store.loadHistory(s.id, first === undefined ? undefined : { last: first });
     this.messages = loaded.messages;
-    this.bad = loaded.bad.map((b) => `message #${b.seq} (${b.role}, id ${b.id}) could not be read: ${b.error}`);
+    const partial = first !== undefined && loaded.messages.length + loaded.bad.length >= first;
+    this.bad = partial ? [] : badLines(loaded.bad);
     this.lastEnv = undefined;
     // "allow for this session" answers belong to the session they were given in
     this.memory = new PermissionMemory();
@@ -159,6 +173,27 @@ export class App implements Controller {
     const stale = this.staleReason(await this.opts.store.inspectorView(s.id));
     if (stale) await this.opts.store.setPending(s.id, stale);
     for (const line of this.bad) this.events.emit("notice", { level: "warning", text: line });
+    // last, so the store's queue serves the first frame's reads before this long one
+    this.wholeHistory = partial ? this.loadRest(s) : Promise.resolve();
+    // whoever needs the whole record awaits this and sees a failure; nobody else must crash on it
+    this.wholeHistory.catch(() => undefined);
+  }
+
+  /** Reads the whole record behind the first frame, in place of the newest part shown so far. */
+  private async loadRest(s: Session): Promise<void> {
+    try {
+      const full = await this.opts.store.loadHistory(s.id);
+      if (this.current !== s) return; // switched away meanwhile
+      // in place: a turn's env holds this same array
+      this.messages.splice(0, this.messages.length, ...full.messages);
+      this.bad = badLines(full.bad);
+      for (const line of this.bad) this.events.emit("notice", { level: "warning", text: line });
+      this.events.emit("session");
+      this.events.emit("info");
+    } catch (e) {
+      this.events.emit("notice", { level: "error", text: `could not read the rest of the session: ${e instanceof Error ? e.message : String(e)}` });
+      throw e;
+    }
   }
 
   /** Why a session's stored request no longer shows how the next one is composed, if it does not. */
@@ -311,6 +346,7 @@ export class App implements Controller {
     this.abort = abort;
     const env = this.env();
     const turn = async (): Promise<TurnOutcome> => {
+      await this.wholeHistory;
       if (!this.current.title && text) {
         const title = text.replace(/\s+/g, " ").trim().slice(0, 60);
         await this.opts.store.setTitle(this.current.id, title);
@@ -425,6 +461,7 @@ export class App implements Controller {
     this.abort = abort;
     const work = async (): Promise<string> => {
       try {
+        await this.wholeHistory;
         const said = await summarize(this.env(), this.messages.length, abort.signal, { force: true });
         return said ? `Compaction: ${said}.` : "Nothing to compact yet: the history is short.";
       } catch (e) {
@@ -446,6 +483,7 @@ export class App implements Controller {
   }
 
   async exportSession(format: "md" | "json"): Promise<string> {
+    await this.wholeHistory;
     const file = path.join(this.opts.workspace, `albedo-${this.current.id}.${format === "md" ? "md" : "json"}`);
     const text = format === "md" ? exportMarkdown(this.current, this.messages) : exportJson(this.current, this.messages);
     await fs.writeFile(file, text);

@@ -41,7 +41,8 @@ export interface HistoryStore {
   appendMessage(sessionId: string, msg: NewMessage): Promise<StoredMessage>;
   /** replace blocks/status of a stored message in place (streaming checkpoints, completion) */
   updateMessage(id: number, blocks: Block[], status: MessageStatus): Promise<void>;
-  loadHistory(sessionId: string): Promise<LoadedHistory>;
+  /** the whole history in order; with `last`, only its newest `last` messages (still in order) */
+  loadHistory(sessionId: string, opts?: { last?: number }): Promise<LoadedHistory>;
 
   /** replaces the session's previous capture (and clears pending) */
   saveCapture(sessionId: string, capture: Capture): Promise<void>;

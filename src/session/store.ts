@@ -375,6 +375,7 @@ interface Prepared {
   insertMessage: Statement;
   updateMessage: Statement;
   loadMessages: Statement;
+  loadTail: Statement;
   getCapture: Statement;
   insertPage: Statement;
   getPage: Statement;
@@ -408,6 +409,9 @@ export class SqliteStore implements HistoryStore {
       ),
       updateMessage: await p("UPDATE messages SET blocks_json = ?, status = ? WHERE id = ?"),
       loadMessages: await p(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq`),
+      loadTail: await p(
+        `SELECT ${MESSAGE_COLS} FROM (SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
+      ),
       getCapture: await p(
         "SELECT meta_json, sections_json, pending_reason, pending_since FROM captures WHERE session_id = ?",
       ),
@@ -574,9 +578,12 @@ export class SqliteStore implements HistoryStore {
     });
   }
 
-  loadHistory(sessionId: string): Promise<LoadedHistory> {
+  loadHistory(sessionId: string, opts?: { last?: number }): Promise<LoadedHistory> {
     return this.serial(async () => {
-      const rows = await stmtAll<MessageRow>(this.s.loadMessages, [sessionId]);
+      const rows =
+        opts?.last !== undefined
+          ? await stmtAll<MessageRow>(this.s.loadTail, [sessionId, Math.max(0, Math.floor(opts.last))])
+          : await stmtAll<MessageRow>(this.s.loadMessages, [sessionId]);
       const messages: StoredMessage[] = [];
       const bad: BadMessage[] = [];
       for (const r of rows) {
