@@ -68,8 +68,25 @@ export function blockToPart(block: Block, opts: ReplayOptions): WirePart {
 }
 
 /** Replays one stored message's blocks as the content of one wire message. */
+// Every request replays the whole history, and a stored block always crosses the same way,
+// so its part is made once per block (stored blocks are never mutated: updates replace
+// them). Handing out the very same strings each time also lets the token-count cache find
+// them without hashing megabytes of text again (V8 keeps a string's hash with it).
+const seenParts = new WeakMap<Block, WirePart>();
+const blindParts = new WeakMap<Block, WirePart>();
+
+function partOf(b: Block, opts: ReplayOptions): WirePart {
+  const memo = opts.vision ? seenParts : blindParts;
+  let part = memo.get(b);
+  if (!part) {
+    part = blockToPart(b, opts);
+    memo.set(b, part);
+  }
+  return part;
+}
+
 export function replayMessage(msg: { role: StoredMessage["role"]; blocks: Block[] }, opts: ReplayOptions): WireMessage {
-  const content = msg.blocks.map((b) => blockToPart(b, opts));
+  const content = msg.blocks.map((b) => partOf(b, opts));
   // providers reject empty content, and empty or whitespace-only text parts too
   // (Anthropic: "text content blocks must contain non-whitespace text")
   const nonEmpty = content.filter((p) => p.type !== "text" || p.text.trim().length > 0);
