@@ -1013,6 +1013,13 @@ class TuiApp {
       this.flash(`a turn is running · ${keyLabel(this.km, "turn.interrupt")} interrupts it; your text stays here`, "warn");
       return;
     }
+    const keyProblem = this.controller.info().keyProblem;
+    if (keyProblem) {
+      // nothing can be sent: keep what was typed rather than lose it to an error line
+      // the full sentence is in the transcript and the status line already
+      this.flash("no API key: see above · your text stays here", "err");
+      return;
+    }
     this.history.add(text);
     this.editor.clear();
     const images = this.attachments;

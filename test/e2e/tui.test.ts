@@ -66,6 +66,17 @@ function lastRow(s: PtySession): string {
 }
 
 describe("the terminal interface", () => {
+  it("opens without a key, says which variable to set, and keeps what was typed", async () => {
+    const s = tui([], { env: { ANTHROPIC_API_KEY: "" } });
+    await ready(s);
+    await s.waitFor("No API key for anthropic: set ANTHROPIC_API_KEY");
+    await ask(s, "keep this prompt");
+    await s.waitFor("your text stays here");
+    expect(s.line(s.rows - 2)).toContain("keep this prompt");
+    expect(fake.requests).toHaveLength(0);
+    expect(await quit(s)).toBe(0);
+  });
+
   it("starts with the prompt, a status line and the context key", async () => {
     const s = tui();
     await ready(s);
