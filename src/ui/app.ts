@@ -667,6 +667,7 @@ class TuiApp {
     parts.push({ line: [{ t: `${info.provider}/${inertLine(info.model)}`, s: "status" }], prio: 3 });
     parts.push({ line: [{ t: `session ${this.controller.session().id.slice(0, 8)}`, s: "status" }], prio: 5 });
     if (this.status) parts.push({ line: [{ t: contextText(this.status), s: "status" }], prio: 4 });
+    if (this.status) parts.push({ line: [{ t: inertLine(this.status.compaction), s: "status" }], prio: 6 });
     if (this.usage) parts.push({ line: [{ t: `provider usage: ${formatInt(this.usage.inputTokens)} in / ${formatInt(this.usage.outputTokens)} out`, s: "status" }], prio: 7 });
     parts.push({ line: [{ t: `${keyLabel(this.km, "context.toggle")} context`, s: "statusAccent" }], prio: 2 });
     if (info.api) parts.push({ line: [{ t: `api ${info.api.url}`, s: "status" }], prio: 6 });

@@ -11,6 +11,8 @@ import { fit, lineWidth, restyle, textWidth, truncate, wrapText } from "./text.j
 export interface InspectorSource {
   inspectorView(): Promise<InspectorView>;
   inspectorPage(section: number, page: number): Promise<Page | undefined>;
+  /** the strategy in force (and why auto-compaction is off, when it is); optional for tests */
+  contextStatus?(): { compaction: string };
 }
 
 export interface PaneKeys {
@@ -155,7 +157,9 @@ export class ContextPane {
     const windowText = m.contextWindow !== undefined ? `window ${num(m.contextWindow)} tokens` : "window unknown";
     out.push(...wrapText(`${windowText} · total ${num(m.totalBytes)} bytes`, w, "dim"));
     out.push(...wrapText(`provider usage (previous response, as reported): ${m.providerUsage ? formatUsage(m.providerUsage) : "none reported"}`, w, "dim"));
-    if (m.compaction) out.push(...wrapText(`compaction: ${inertLine(m.compaction)}`, w, "dim"));
+    const strategy = this.src.contextStatus?.().compaction;
+    if (strategy) out.push(...wrapText(`compaction in force: ${inertLine(strategy)}`, w, "dim"));
+    out.push(...wrapText(`compaction in this request: ${m.compaction ? inertLine(m.compaction) : "nothing left out"}`, w, "dim"));
     out.push([]);
     out.push(...this.table(view.sections, w));
     const s = view.sections[this.section];
