@@ -30,7 +30,8 @@ export function toolResultProse(name: string, output: string, isError: boolean):
 }
 
 export function reasoningProse(text: string): string {
-  return `[Reasoning]: ${text}`;
+  // redacted thinking has no readable text: say so rather than send an empty label
+  return `[Reasoning]: ${text.trim() ? text : "(not shown by the provider)"}`;
 }
 
 function stringifyInput(input: unknown): string {

@@ -257,6 +257,8 @@ describe("the terminal interface", () => {
     expect(screen).toMatch(/history\s+1\s+[\d,]+\s+≈ [\d,]+\s+\S+\s+3/);
     expect(screen).toMatch(/tools\s+\d+\s+[\d,]+/);
     expect(screen).toContain("window 200,000 tokens");
+    expect(screen).toContain("compaction in force: microcompact+summary");
+    expect(screen).toContain("compaction in this request: nothing left out");
     for (let i = 0; i < 3; i++) s.send(KEYS.down);
     await s.waitFor("history · page 1 of 3");
     s.send(KEYS.right);

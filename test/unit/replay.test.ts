@@ -397,7 +397,7 @@ function expectedPart(b: Block, vision: boolean): WirePart | null {
     case "tool_result":
       return { type: "text", text: `${b.isError ? "Error" : "Result"} (${b.name}): ${b.output}` };
     case "reasoning":
-      return { type: "text", text: `[Reasoning]: ${b.text}` };
+      return { type: "text", text: `[Reasoning]: ${b.text.trim() ? b.text : "(not shown by the provider)"}` };
     case "image":
       return vision ? { ...b } : null; // blind markers are checked separately
   }
@@ -506,5 +506,16 @@ describe("Block schema (parseBlocks)", () => {
     const r = parseBlocks("[{not json");
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error).toMatch(/not valid JSON/);
+  });
+});
+
+describe("redacted reasoning", () => {
+  it("says the provider did not show it instead of sending an empty label, and never its body", () => {
+    const [m] = replayMessages(
+      [{ role: "assistant", blocks: [{ type: "reasoning", text: "", opaque: { kind: "redacted_thinking", body: "ENCRYPTED-BODY" } }, { type: "text", text: "ok" }] }],
+      { vision: true },
+    );
+    expect(m!.content[0]).toEqual({ type: "text", text: "[Reasoning]: (not shown by the provider)" });
+    expect(JSON.stringify(m)).not.toContain("ENCRYPTED-BODY");
   });
 });
