@@ -15,6 +15,7 @@ import vm from "node:vm";
 import * as pty from "node-pty";
 // The named export type-checks but fails at run time under ESM: take Terminal off the default.
 import xtermHeadless from "@xterm/headless";
+import { makeHome, type Home } from "../test/helpers/cli.js";
 
 const { Terminal } = xtermHeadless;
 type HeadlessTerminal = InstanceType<typeof Terminal>;
@@ -411,33 +412,14 @@ export const FRAME_GAP_MS = 2;
 
 // --------------------------------------------------------------------- environment
 
-export interface BenchHome {
-  root: string;
-  workspace: string;
-  db: string;
-  env: NodeJS.ProcessEnv;
-}
+export type BenchHome = Home;
 
 /**
  * A throw-away home for one run of the CLI: its own XDG folders (nothing of the user's is
  * read or written), a workspace folder, a fake key, and TERM as the screen tests use it.
  */
 export async function benchHome(extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchHome> {
-  const root = await tempDir("home");
-  const workspace = path.join(root, "work");
-  await fsp.mkdir(workspace, { recursive: true });
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: root,
-    XDG_DATA_HOME: path.join(root, "data"),
-    XDG_STATE_HOME: path.join(root, "state"),
-    XDG_CONFIG_HOME: path.join(root, "config"),
-    LANG: "C.UTF-8",
-    TERM: "xterm-256color",
-    ANTHROPIC_API_KEY: "x",
-    ...extraEnv,
-  };
-  return { root, workspace, db: path.join(root, "data", "albedo", "history.sqlite"), env };
+  return makeHome({ TERM: "xterm-256color", ANTHROPIC_API_KEY: "x", ...extraEnv });
 }
 
 export async function removeDir(dir: string): Promise<void> {

@@ -326,13 +326,7 @@ export class Transcript {
     const line = r.targets[at]?.line ?? 0;
     const end = r.targets[at + 1]?.line ?? r.lines.length;
     const top = this.topAnchor();
-    let dist: number;
-    if (top.index === index) dist = line - top.offset;
-    else {
-      dist = this.lineCount(top.index) - top.offset;
-      for (let i = top.index + 1; i < index; i++) dist += this.lineCount(i);
-      dist += line;
-    }
+    const dist = this.linesBetween(top, index, line);
     const overflow = dist + (end - line) - this.lastH;
     if (overflow > 0) this.scroll(Math.min(overflow, dist));
   }
@@ -414,13 +408,7 @@ export class Transcript {
       return;
     }
     // below the window? count lines from the top of the window to the target
-    let dist: number;
-    if (top.index === index) dist = line - top.offset;
-    else {
-      dist = this.lineCount(top.index) - top.offset;
-      for (let i = top.index + 1; i < index; i++) dist += this.lineCount(i);
-      dist += line;
-    }
+    const dist = this.linesBetween(top, index, line);
     if (dist >= this.lastH) {
       const moved = this.moveAnchor({ index, offset: line }, -(this.lastH - 1));
       this.setAnchor(moved);
@@ -692,6 +680,14 @@ export class Transcript {
   }
 
   /** the anchor of the top line of the current window */
+  /** Lines from the top of the window (its anchor) down to `line` of item `index`. */
+  private linesBetween(top: Anchor, index: number, line: number): number {
+    if (top.index === index) return line - top.offset;
+    let dist = this.lineCount(top.index) - top.offset;
+    for (let i = top.index + 1; i < index; i++) dist += this.lineCount(i);
+    return dist + line;
+  }
+
   topAnchor(): Anchor {
     if (!this.follow) return this.anchor;
     // bottom-aligned: walk up from the end by the window height

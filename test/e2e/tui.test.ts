@@ -2,13 +2,13 @@
 // headless xterm, talking to the strict fake provider over loopback HTTP with a real SQLite
 // file. Every test reads the screen the way a person would.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
+import { holdWriteLock } from "../helpers/lock.js";
 
 const KEY = "sk-test-tui-e2e-5151";
 const MODEL = "claude-sonnet-4-5";
@@ -292,34 +292,6 @@ describe("the terminal interface", () => {
   });
 });
 
-/**
- * Holds SQLite's write lock on the database from another process, so that albedo-tui's
- * start-up waits (up to the store's 5 s busy timeout) with its first frame on screen.
- */
-async function holdWriteLock(file: string): Promise<{ release(): Promise<void> }> {
-  const code = `
-    import sqlite3 from "sqlite3";
-    const db = new sqlite3.Database(process.env.LOCK_DB);
-    db.exec("BEGIN EXCLUSIVE", (e) => {
-      if (e) { console.error(e.message); process.exit(1); }
-      console.log("locked");
-    });
-    process.stdin.on("end", () => db.exec("ROLLBACK", () => db.close(() => process.exit(0))));
-    process.stdin.resume();`;
-  const child = spawn(process.execPath, ["--input-type=module", "-e", code], { cwd: path.resolve(import.meta.dirname, "../.."), env: { ...process.env, LOCK_DB: file }, stdio: ["pipe", "pipe", "inherit"] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => d.toString().includes("locked") && resolve());
-    child.on("exit", (c) => reject(new Error(`the lock holder exited (${c})`)));
-  });
-  return {
-    release: () =>
-      new Promise<void>((resolve) => {
-        child.removeAllListeners("exit");
-        child.on("exit", () => resolve());
-        child.stdin!.end();
-      }),
-  };
-}
 
 describe("start-up: the screen comes first", () => {
   it("takes keys before the session is open, and sends an Enter pressed meanwhile once it is", async () => {

@@ -2,7 +2,7 @@
 // files a tool should never read whole (binary, 50 MB, a FIFO, a symlink out of the
 // workspace). Each must end in a sentence that names the problem, and change no stored data.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -12,10 +12,10 @@ import { CLI, makeHome, runCli, type CliResult, type Home } from "../helpers/cli
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
 import { loadKeymap } from "../../src/ui/keymap.js";
 import { LATEST_VERSION } from "../../src/session/migrations.js";
-import { anthropicArgs, dbChecksum, HERE, readRecord, removeHomes, secretHits, sha256File, Tally, writeConfig, writeFigures } from "./lib.js";
+import { anthropicArgs, dbChecksum, readRecord, removeHomes, secretHits, sha256File, Tally, writeConfig, writeFigures } from "./lib.js";
+import { holdWriteLock as holdLock } from "../helpers/lock.js";
 
 const KEY = "sk-ant-reliability-BADINPUT-55e0b1";
-const ROOT = path.resolve(HERE, "../..");
 let fake: FakeProvider;
 const homes: Home[] = [];
 const ptys: PtySession[] = [];
@@ -405,28 +405,3 @@ function query(file: string, sql: string): Promise<unknown[]> {
   });
 }
 
-/** Another process takes the write lock and holds it until released. */
-async function holdLock(file: string): Promise<{ release(): Promise<void> }> {
-  const code = `
-    import sqlite3 from "sqlite3";
-    const db = new sqlite3.Database(process.env.LOCK_DB);
-    db.exec("BEGIN EXCLUSIVE", (e) => {
-      if (e) { console.error(e.message); process.exit(1); }
-      console.log("locked");
-    });
-    process.stdin.on("end", () => db.exec("ROLLBACK", () => db.close(() => process.exit(0))));
-    process.stdin.resume();`;
-  const child = spawn(process.execPath, ["--input-type=module", "-e", code], { cwd: ROOT, env: { ...process.env, LOCK_DB: file }, stdio: ["pipe", "pipe", "inherit"] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on("data", (d: Buffer) => d.toString().includes("locked") && resolve());
-    child.on("exit", (c) => reject(new Error(`the lock holder exited (${c})`)));
-  });
-  return {
-    release: () =>
-      new Promise<void>((resolve) => {
-        child.removeAllListeners("exit");
-        child.on("exit", () => resolve());
-        child.stdin.end();
-      }),
-  };
-}

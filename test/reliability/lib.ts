@@ -82,17 +82,7 @@ export async function dbChecksum(db: string): Promise<string> {
   return `${await sha256File(db)}/${await sha256File(`${db}-wal`)}`;
 }
 
-/** Mulberry32: small, seedable, and the same sequence on every machine. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from "../helpers/prng.js";
 
 export interface StoredRecord {
   session: Session;
