@@ -93,6 +93,7 @@ async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
       ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
       open: opts.resume ? { resume: opts.resume } : opts.continue ? { continue: true } : { fresh: true },
       headless,
+      configFile: path.resolve(opts.config ?? defaultConfigPath()),
       reloadConfig: async () => {
         const fresh = resolveSettings(opts, await readConfig(opts.config));
         return { permission: fresh.permission, compaction: fresh.compaction, reasoning: fresh.reasoning, credentials: fresh.credentials };

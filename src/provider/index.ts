@@ -21,8 +21,9 @@ const ENV_VAR: Record<ProviderName, string> = { anthropic: "ANTHROPIC_API_KEY", 
 const CONFIG_FIELD: Record<ProviderName, string> = { anthropic: "anthropicApiKey", openai: "openaiApiKey" };
 
 /** The sentence shown (TUI) or printed (headless, exit 1) when a needed key is missing. */
-export function missingKeyMessage(provider: ProviderName): string {
-  return `No API key for ${provider}: set ${ENV_VAR[provider]} or "${CONFIG_FIELD[provider]}" in ~/.config/albedo/config.json.`;
+/** The sentence for a missing key; `configFile` is where this run reads its config. */
+export function missingKeyMessage(provider: ProviderName, configFile = "~/.config/albedo/config.json"): string {
+  return `No API key for ${provider}: set ${ENV_VAR[provider]} or "${CONFIG_FIELD[provider]}" in ${configFile}.`;
 }
 
 /** Anthropic always wants a key; an OpenAI-shaped local server usually does not. */

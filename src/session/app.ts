@@ -14,7 +14,7 @@ import type { PermissionAnswer, PermissionPolicy, PermissionRequest } from "../t
 import { builtinTools, PermissionMemory } from "../tools/run.js";
 import { loadProjectContext, SYSTEM_PROMPT } from "./project-context.js";
 import { runTurn, summarize, SUMMARY_REQUEST_NOTE, type TurnEnv, type TurnOutcome } from "./turn.js";
-import { loadImage } from "./images.js";
+import { imageLimit, loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
 import { estimateMessages } from "../compaction/estimate.js";
 import { autoCompactionOff } from "../compaction/prepare.js";
@@ -53,6 +53,8 @@ export interface AppOptions {
   /** whether the model sees images, over the catalog */
   vision?: boolean;
   idleTimeoutMs?: number;
+  /** the config file this run reads, named when a key is missing */
+  configFile?: string;
   /** the session to open: an id, "latest" of the workspace, or a new one */
   open: { resume: string } | { continue: true } | { fresh: true };
   /** how permission questions are answered when no screen asks a person */
@@ -139,7 +141,7 @@ export class App implements Controller {
     const key = this.opts.credentials.keys[this.providerName];
     if (key) return undefined;
     if (this.providerName === "openai" && !this.baseUrlFor("openai").includes("api.openai.com")) return undefined;
-    return missingKeyMessage(this.providerName);
+    return missingKeyMessage(this.providerName, this.opts.configFile);
   }
 
   private buildProvider(): void {
@@ -430,7 +432,19 @@ export class App implements Controller {
     const info = this.lookupModel(provider, model);
     const window = info.contextWindow ? `${formatInt(info.contextWindow)} tokens` : "unknown";
     const key = this.keyProblem();
-    return `Model: ${provider}:${model} (context window ${window}${info.known ? "" : ", not in the catalog"}).${key ? " " + key : ""}`;
+    const big = info.vision ? this.imagesOverLimit(provider) : 0;
+    const images = big
+      ? ` ${big} image${big === 1 ? "" : "s"} in this session ${big === 1 ? "is" : "are"} larger than ${imageLimit(provider).text}; ${provider} will refuse requests that carry ${big === 1 ? "it" : "them"}: start a /new session, or switch back.`
+      : "";
+    return `Model: ${provider}:${model} (context window ${window}${info.known ? "" : ", not in the catalog"}).${key ? " " + key : ""}${images}`;
+  }
+
+  /** how many stored images exceed what this provider accepts (attached under another one) */
+  private imagesOverLimit(provider: ProviderName): number {
+    const limit = imageLimit(provider).bytes;
+    let n = 0;
+    for (const m of this.messages) for (const b of m.blocks) if (b.type === "image" && b.bytes > limit) n++;
+    return n;
   }
 
   async reload(): Promise<string> {

@@ -1,0 +1,43 @@
+// /model across providers: what the person is told when the session holds images the new
+// provider will refuse.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
+import { makeApp, TEST_KEY } from "../helpers/app.js";
+
+let fake: FakeProvider;
+beforeAll(async () => {
+  fake = await startFakeProvider({ key: TEST_KEY });
+});
+afterAll(() => fake.close());
+
+// a 3×2 PNG header, padded to the size a test needs (image-size reads only the header)
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAEUlEQVR4nGP8z8Dwn4GBgYEJAA0EAQHcJ4Z2AAAAAElFTkSuQmCC",
+  "base64",
+);
+
+describe("/model", () => {
+  it("warns when the session holds images larger than the new provider accepts", async () => {
+    const { app, workspace } = await makeApp(fake, { provider: "openai" });
+    const big = Buffer.alloc(5 * 1024 * 1024);
+    PNG.copy(big);
+    await fs.writeFile(path.join(workspace, "big.png"), big);
+    fake.script({ text: "seen" });
+    await app.submit("look", [await app.loadImage("big.png")]);
+    const said = await app.setModel("anthropic:claude-sonnet-4-5");
+    expect(said).toMatch(/^Model: anthropic:claude-sonnet-4-5 \(context window 200,000 tokens\)\./);
+    expect(said).toContain("1 image in this session is larger than Anthropic accepts images up to 5 MB of base64");
+    expect(said).toContain("start a /new session");
+    // a model that cannot see gets the marker instead, so nothing to warn about
+    expect(await app.setModel("anthropic:some-unknown-model")).not.toContain("image");
+    await app.close();
+  });
+
+  it("names the config file this run reads when a key is missing", async () => {
+    const { app } = await makeApp(fake, { credentials: { keys: {}, baseUrls: {} }, configFile: "/tmp/cfg/albedo.json", headless: false });
+    expect(app.info().keyProblem).toBe('No API key for anthropic: set ANTHROPIC_API_KEY or "anthropicApiKey" in /tmp/cfg/albedo.json.');
+    await app.close();
+  });
+});
