@@ -376,14 +376,12 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
 
     // the complete answer replaces the checkpoint in place
     const blocks = result.blocks;
-    let answer: StoredMessage;
-    if (checkpoint) {
-      await update(env, checkpoint, blocks, "complete");
-      answer = checkpoint;
-    } else {
-      answer = await append(env, "assistant", blocks, "complete");
-    }
-    const answerText = blocks.filter((b) => b.type === "text").map((b) => (b as { text: string }).text).join("");
+    if (checkpoint) await update(env, checkpoint, blocks, "complete");
+    else await append(env, "assistant", blocks, "complete");
+    const answerText = blocks
+      .filter((b): b is Extract<Block, { type: "text" }> => b.type === "text")
+      .map((b) => b.text)
+      .join("");
     if (answerText) finalText = answerText;
 
     const calls = blocks.filter((b): b is ToolUseBlock => b.type === "tool_use");
@@ -393,7 +391,6 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       }
       return { ok: true, finalText };
     }
-    void answer;
 
     // run the tools, store all their results as ONE user message
     const results: ToolResultBlock[] = [];
