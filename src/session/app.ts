@@ -4,7 +4,7 @@ import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.js";
 import type { ContextItem, Provider, ProviderName, ReasoningLevel } from "../provider/types.js";
-import { createProvider, defaultModel, lookupModel as catalogLookup, missingKeyMessage } from "../provider/index.js";
+import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage } from "../provider/index.js";
 import type { ModelInfo } from "../provider/catalog.js";
 import type { BadMessage, HistoryStore } from "./store-types.js";
 import { StoreError } from "./store.js";
@@ -123,7 +123,7 @@ export class App implements Controller {
     return app;
   }
 
-  /** the catalog's facts, with the user's own figures for what it does not know */
+  /** the catalog's facts, with the user's own figures (config contextWindow, vision) over them */
   private lookupModel(provider: ProviderName, model: string): ModelInfo {
     const info = { ...catalogLookup(provider, model) };
     if (this.opts.contextWindow !== undefined) info.contextWindow = this.opts.contextWindow;
@@ -140,7 +140,8 @@ export class App implements Controller {
   private keyProblem(): string | undefined {
     const key = this.opts.credentials.keys[this.providerName];
     if (key) return undefined;
-    if (this.providerName === "openai" && !this.baseUrlFor("openai").includes("api.openai.com")) return undefined;
+    // the same rule the provider client applies, so the two never disagree
+    if (!keyRequired(this.providerName, this.baseUrlFor(this.providerName))) return undefined;
     return missingKeyMessage(this.providerName, this.opts.configFile);
   }
 
