@@ -35,9 +35,7 @@ afterAll(async () => {
   );
   await fake.close();
   await writeFigures("bad-input", {
-    tried: tally.tried.size,
-    held: tally.held.size,
-    failed: [...tally.tried].filter((t) => !tally.held.has(t)),
+    ...tally.figures(),
     secretsFound: hits.length,
   });
   await removeHomes(homes);
@@ -45,15 +43,7 @@ afterAll(async () => {
 });
 
 function bad(name: string, fn: () => Promise<void>, timeout = 45_000): void {
-  tally.add(name);
-  it(
-    name,
-    async () => {
-      await fn();
-      tally.hold(name);
-    },
-    timeout,
-  );
+  tally.it(name, fn, timeout);
 }
 
 async function home(): Promise<Home> {

@@ -21,7 +21,7 @@ afterAll(async () => {
   );
   secretsFound = hits.length;
   await Promise.all(fakes.map((f) => f.close()));
-  await writeFigures("faults", { tried: tally.tried.size, held: tally.held.size, failed: [...tally.tried].filter((t) => !tally.held.has(t)), secretsFound });
+  await writeFigures("faults", { ...tally.figures(), secretsFound });
   await removeHomes(homes);
   expect(hits).toEqual([]);
 });
@@ -79,15 +79,7 @@ async function nextTurnWorks(fake: FakeProvider, h: Home, args: string[]): Promi
 }
 
 function fault(name: string, fn: (c: Ctx) => Promise<void>, timeout = 45_000): void {
-  tally.add(name);
-  it(
-    name,
-    async () => {
-      await fn(await context());
-      tally.hold(name);
-    },
-    timeout,
-  );
+  tally.it(name, async () => fn(await context()), timeout);
 }
 
 describe.concurrent("provider faults", () => {

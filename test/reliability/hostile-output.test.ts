@@ -95,15 +95,7 @@ afterAll(async () => {
 });
 
 function check(name: string, fn: () => Promise<void>, timeout = 60_000): void {
-  tally.add(name);
-  it(
-    name,
-    async () => {
-      await fn();
-      tally.hold(name);
-    },
-    timeout,
-  );
+  tally.it(name, fn, timeout);
 }
 
 async function setup(): Promise<Home> {

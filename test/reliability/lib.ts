@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { inject } from "vitest";
+import { inject, it } from "vitest";
 import { openStore } from "../../src/session/store.js";
 import type { StoredMessage, Session } from "../../src/record/types.js";
 import type { BadMessage } from "../../src/session/store-types.js";
@@ -49,6 +49,22 @@ export class Tally {
   }
   hold(name: string): void {
     this.held.add(name);
+  }
+  /** a test that counts as tried when declared and as held only when it passes */
+  it(name: string, fn: () => Promise<void>, timeout: number): void {
+    this.add(name);
+    it(
+      name,
+      async () => {
+        await fn();
+        this.hold(name);
+      },
+      timeout,
+    );
+  }
+  /** the figures every file reports: how many tried, how many held, which failed */
+  figures(): { tried: number; held: number; failed: string[] } {
+    return { tried: this.tried.size, held: this.held.size, failed: [...this.tried].filter((t) => !this.held.has(t)) };
   }
 }
 
