@@ -13,6 +13,7 @@ import type { AppInfo, CompactionStrategy, ContextStatus, Controller } from "./c
 import type { PermissionAnswer, PermissionPolicy, PermissionRequest } from "../tools/types.js";
 import { builtinTools, PermissionMemory } from "../tools/run.js";
 import { loadProjectContext, SYSTEM_PROMPT } from "./project-context.js";
+import { redactorFor } from "../config/secrets.js";
 import { runTurn, summarize, SUMMARY_REQUEST_NOTE, type TurnEnv, type TurnOutcome } from "./turn.js";
 import { imageLimit, loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
@@ -107,7 +108,7 @@ export class App implements Controller {
     app.buildProvider();
     const keyProblem = app.keyProblem();
     if (opts.headless && keyProblem) throw new MissingKeyError(keyProblem);
-    app.context = await loadProjectContext(opts.workspace);
+    app.context = await loadProjectContext(opts.workspace, app.redactKeys);
     const o = opts.open;
     if ("resume" in o) {
       const s = await opts.store.getSession(o.resume);
@@ -272,18 +273,9 @@ export class App implements Controller {
     });
   };
 
-  /** Keys shorter than this are placeholders for local servers ("ollama", "none"): cutting
-   * them out of tool output would only garble ordinary words. */
-  private static readonly REDACT_MIN_KEY = 12;
-
-  /** The configured keys out of a tool's output, before it is stored or sent anywhere. */
-  private redactKeys = (text: string): string => {
-    let out = text;
-    for (const key of Object.values(this.opts.credentials.keys)) {
-      if (key && key.length >= App.REDACT_MIN_KEY && out.includes(key)) out = out.split(key).join("[redacted key]");
-    }
-    return out;
-  };
+  /** The configured keys out of anything on its way into the record or a request (read at
+   * each call: /reload may bring new keys). */
+  private redactKeys = redactorFor(() => Object.values(this.opts.credentials.keys));
 
   private env(): TurnEnv {
     const m = this.lookupModel(this.providerName, this.model);
@@ -351,7 +343,7 @@ export class App implements Controller {
     const turn = async (): Promise<TurnOutcome> => {
       await this.wholeHistory;
       if (!this.current.title && text) {
-        const title = text.replace(/\s+/g, " ").trim().slice(0, 60);
+        const title = this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60);
         await this.opts.store.setTitle(this.current.id, title);
         this.current.title = title;
       }
@@ -449,7 +441,7 @@ export class App implements Controller {
   }
 
   async reload(): Promise<string> {
-    this.context = await loadProjectContext(this.opts.workspace);
+    this.context = await loadProjectContext(this.opts.workspace, this.redactKeys);
     try {
       if (this.opts.reloadConfig) {
         const fresh = await this.opts.reloadConfig();

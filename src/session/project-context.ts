@@ -1,39 +1,142 @@
 // Extension context items: project instruction files and workspace facts. Each becomes its
 // own item of the request (and its own section in the inspector), in this order.
+//
+// These files are read with no tool call and sent with every request, so a hostile
+// repository must not be able to point them anywhere: an instruction file is read only
+// when its real path is inside the workspace, it is a regular file, and the file opened is
+// the file checked (no link swapped in between). Anything else becomes a one-line note in
+// its section, so the person sees why it is missing. What is read passes the key redactor.
 import fs from "node:fs/promises";
+import { constants as C } from "node:fs";
 import path from "node:path";
 import { execFile } from "node:child_process";
 import type { ContextItem } from "../provider/types.js";
+import { noRedaction, type Redactor } from "../config/secrets.js";
+import { isWithin } from "../tools/paths.js";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"] as const;
-/** instruction files past this size are cut, with a note, so one file cannot eat the window */
-const MAX_INSTRUCTION_BYTES = 64 * 1024;
+/** instruction files past this size are cut, with a note, so one file cannot eat the window;
+ * only this much is ever read */
+export const MAX_INSTRUCTION_BYTES = 64 * 1024;
 
-async function readInstruction(workspace: string, name: string): Promise<ContextItem | undefined> {
-  const file = path.join(workspace, name);
-  let text: string;
+export type InstructionRead =
+  | { kind: "absent" }
+  | { kind: "read"; text: string; size: number }
+  | { kind: "refused"; why: string };
+
+function kindOf(st: import("node:fs").Stats): string {
+  if (st.isDirectory()) return "a folder";
+  if (st.isFIFO()) return "a named pipe";
+  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device";
+  if (st.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
+/** The real path of an open descriptor, where the system can tell (Linux: /proc). */
+async function fdPath(fd: number): Promise<string | undefined> {
   try {
-    const st = await fs.stat(file);
-    if (!st.isFile()) return undefined;
-    text = await fs.readFile(file, "utf8");
+    return await fs.readlink(`/proc/self/fd/${fd}`);
   } catch {
     return undefined;
   }
-  if (Buffer.byteLength(text) > MAX_INSTRUCTION_BYTES) {
-    text = Buffer.from(text).subarray(0, MAX_INSTRUCTION_BYTES).toString("utf8") + `\n[${name} cut at 64 KB]`;
+}
+
+/**
+ * Reads at most `max` bytes of `name` in the workspace, refusing whatever is not a regular
+ * file whose real path is inside the workspace. Never follows a link out, never blocks on
+ * a pipe, never reads more than `max` bytes.
+ */
+export async function readInsideWorkspace(workspace: string, name: string, max = MAX_INSTRUCTION_BYTES): Promise<InstructionRead> {
+  const file = path.join(workspace, name);
+  try {
+    await fs.lstat(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "absent" };
+    return { kind: "refused", why: `it could not be checked (${code ?? String(e)})` };
   }
-  return { source: name, text: `Project instructions from ${name}:\n\n${text}` };
+  let wsReal: string;
+  let real: string;
+  try {
+    wsReal = await fs.realpath(workspace);
+    real = await fs.realpath(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { kind: "refused", why: "it is a link to nothing" };
+    if (code === "ELOOP") return { kind: "refused", why: "it is a loop of links" };
+    return { kind: "refused", why: `it could not be resolved (${code ?? String(e)})` };
+  }
+  // the target's path is not named: it may itself be something the model should not learn
+  if (!isWithin(wsReal, real)) return { kind: "refused", why: "it leads outside the workspace" };
+  let handle: fs.FileHandle;
+  try {
+    // NOFOLLOW: a link swapped in after the check is refused, not followed; NONBLOCK: a
+    // named pipe put in its place cannot hang the start
+    handle = await fs.open(real, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK | C.O_NOCTTY);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") return { kind: "refused", why: "it changed into a link while being read" };
+    return { kind: "refused", why: `it could not be opened (${code ?? String(e)})` };
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return { kind: "refused", why: `it is ${kindOf(st)}` };
+    // a folder on the way swapped for a link between the check and the open
+    const opened = await fdPath(handle.fd);
+    if (opened !== undefined && !isWithin(wsReal, opened)) return { kind: "refused", why: "it changed to lead outside the workspace while being read" };
+    if (opened === undefined) {
+      const now = await fs.stat(real).catch(() => undefined);
+      if (!now || now.ino !== st.ino || now.dev !== st.dev) return { kind: "refused", why: "it changed while being read" };
+    }
+    const buf = Buffer.alloc(Math.min(st.size, max));
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await handle.read(buf, got, buf.length - got, got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return { kind: "read", text: buf.subarray(0, got).toString("utf8"), size: st.size };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readInstruction(workspace: string, name: string, redact: Redactor): Promise<ContextItem | undefined> {
+  const r = await readInsideWorkspace(workspace, name);
+  switch (r.kind) {
+    case "absent":
+      return undefined;
+    case "refused":
+      return { source: name, text: `[${name} was not read: ${r.why}.]` };
+    case "read": {
+      let text = r.text;
+      // a cut in the middle of a multi-byte character decodes to U+FFFD; drop it
+      if (r.size > MAX_INSTRUCTION_BYTES) text = text.replace(/\uFFFD+$/, "") + `\n[${name} cut at 64 KB of ${r.size} bytes]`;
+      return { source: name, text: redact(`Project instructions from ${name}:\n\n${text}`) };
+    }
+    default: {
+      const never: never = r;
+      throw new Error(`unknown read ${JSON.stringify(never)}`);
+    }
+  }
 }
 
 function gitBranch(workspace: string): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile("git", ["rev-parse", "--abbrev-ref", "HEAD"], { cwd: workspace, timeout: 2000 }, (err, out) => {
-      resolve(err ? undefined : out.trim() || undefined);
-    });
+    // rev-parse reads no index, so a repository's fsmonitor hook cannot run; set off anyway
+    execFile(
+      "git",
+      ["-c", "core.fsmonitor=false", "--no-optional-locks", "rev-parse", "--abbrev-ref", "HEAD"],
+      { cwd: workspace, timeout: 2000, maxBuffer: 4096 },
+      (err, out) => {
+        const line = err ? "" : (out.split("\n")[0] ?? "").trim();
+        resolve(line ? line.slice(0, 200) : undefined);
+      },
+    );
   });
 }
 
-export async function workspaceFacts(workspace: string, now = new Date()): Promise<ContextItem> {
+export async function workspaceFacts(workspace: string, now = new Date(), redact: Redactor = noRedaction): Promise<ContextItem> {
   const branch = await gitBranch(workspace);
   const lines = [
     `Workspace: ${workspace}`,
@@ -41,16 +144,16 @@ export async function workspaceFacts(workspace: string, now = new Date()): Promi
     `Platform: ${process.platform}`,
     branch ? `Git branch: ${branch}` : "Git: not a repository",
   ];
-  return { source: "workspace facts", text: lines.join("\n") };
+  return { source: "workspace facts", text: redact(lines.join("\n")) };
 }
 
-export async function loadProjectContext(workspace: string): Promise<ContextItem[]> {
+export async function loadProjectContext(workspace: string, redact: Redactor = noRedaction): Promise<ContextItem[]> {
   const items: ContextItem[] = [];
   for (const name of INSTRUCTION_FILES) {
-    const item = await readInstruction(workspace, name);
+    const item = await readInstruction(workspace, name, redact);
     if (item) items.push(item);
   }
-  items.push(await workspaceFacts(workspace));
+  items.push(await workspaceFacts(workspace, new Date(), redact));
   return items;
 }
 

@@ -16,6 +16,8 @@ import { planSummaryInput, summaryRequestParts } from "../compaction/summary.js"
 import { KEEP_RECENT_SHARE } from "../compaction/prepare.js";
 import type { TokenMethod } from "../compaction/tokens.js";
 import type { CompactionStrategy } from "./controller-types.js";
+import { noRedaction } from "../config/secrets.js";
+import { redactBlocks, redactRequest } from "./redact.js";
 
 export interface TurnEnv {
   store: HistoryStore;
@@ -33,8 +35,9 @@ export interface TurnEnv {
   context: ContextItem[];
   tools: ToolDef[];
   toolCtx: Omit<ToolContext, "signal">;
-  /** cuts the configured keys out of a tool's output: a project's .env or a config file may
-   * hold them, and tool output is stored and sent with every later request */
+  /** cuts the configured keys out of everything stored or sent (tool output, prompts,
+   * answers, summaries, requests): a project's .env or a config file may hold them, and
+   * what is stored is sent with every later request */
   redact?: (text: string) => string;
   memory: PermissionMemory;
   compaction: { strategy: CompactionStrategy; threshold: number; keepRounds: number };
@@ -59,7 +62,13 @@ export interface TurnOutcome {
 
 const DEFAULT_CHECKPOINT_MS = 1000;
 
-async function append(env: TurnEnv, role: "user" | "assistant", blocks: Block[], status: MessageStatus): Promise<StoredMessage> {
+/** Every block goes through the redactor on its way into the record: the one door. */
+function clean(env: TurnEnv, blocks: Block[]): Block[] {
+  return redactBlocks(blocks, env.redact ?? noRedaction);
+}
+
+async function append(env: TurnEnv, role: "user" | "assistant", raw: Block[], status: MessageStatus): Promise<StoredMessage> {
+  const blocks = clean(env, raw);
   const msg = await env.store.appendMessage(env.sessionId, {
     role,
     blocks,
@@ -71,7 +80,8 @@ async function append(env: TurnEnv, role: "user" | "assistant", blocks: Block[],
   return msg;
 }
 
-async function update(env: TurnEnv, msg: StoredMessage, blocks: Block[], status: MessageStatus): Promise<void> {
+async function update(env: TurnEnv, msg: StoredMessage, raw: Block[], status: MessageStatus): Promise<void> {
+  const blocks = clean(env, raw);
   await env.store.updateMessage(msg.id, blocks, status);
   msg.blocks = blocks;
   msg.status = status;
@@ -122,7 +132,7 @@ function buildRequest(env: TurnEnv, prepared: PrepareResult, turnStart: number):
   // A session's first stored message is its first prompt, unless that row could not be read
   // on load; a request opening with an assistant message is refused by Anthropic.
   if (history[0]?.role !== "user") history.unshift({ role: "user", content: [{ type: "text", text: LEADING_USER_MARKER }] });
-  return {
+  return redactRequest({
     provider: env.providerName,
     model: env.model,
     system: env.system,
@@ -131,7 +141,7 @@ function buildRequest(env: TurnEnv, prepared: PrepareResult, turnStart: number):
     tools: toolSchemas(env.tools),
     maxOutputTokens: env.maxOutputTokens,
     reasoning: env.reasoning,
-  };
+  }, env.redact ?? noRedaction);
 }
 
 function fixedTokens(env: TurnEnv): number {
@@ -208,7 +218,7 @@ export async function summarize(
   const history = replayMessages(input.prefix, { vision: false });
   history.push({ role: "user", content: [{ type: "text", text: parts.prompt }] });
   if (history[0]?.role !== "user") history.unshift({ role: "user", content: [{ type: "text", text: LEADING_USER_MARKER }] });
-  const req: Request = {
+  const req: Request = redactRequest({
     provider: env.providerName,
     model: env.model,
     system: parts.system,
@@ -217,16 +227,18 @@ export async function summarize(
     tools: [],
     maxOutputTokens: Math.min(env.maxOutputTokens, 8192),
     reasoning: "off",
-  };
+  }, env.redact ?? noRedaction);
   env.events.emit("state", "compacting");
   await record(env, req, iteration, SUMMARY_REQUEST_NOTE);
   const result = await env.provider.stream(req, { signal });
   if (result.usage) env.lastUsage = result.usage;
-  const text = result.blocks
-    .filter((b): b is Extract<Block, { type: "text" }> => b.type === "text")
-    .map((b) => b.text)
-    .join("\n")
-    .trim();
+  const text = (env.redact ?? noRedaction)(
+    result.blocks
+      .filter((b): b is Extract<Block, { type: "text" }> => b.type === "text")
+      .map((b) => b.text)
+      .join("\n")
+      .trim(),
+  );
   if (!text) throw new Error("the model returned an empty summary");
   // the new note folds in the earlier one and replaces it
   await env.store.saveSummary({ sessionId: env.sessionId, fromSeq: input.fromSeq, toSeq: input.toSeq, text, model: env.model });
@@ -282,7 +294,7 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       writes = writes.then(async () => {
         try {
           if (!checkpoint) checkpoint = await append(env, "assistant", blocks, "interrupted");
-          else await env.store.updateMessage(checkpoint.id, blocks, "interrupted");
+          else await env.store.updateMessage(checkpoint.id, clean(env, blocks), "interrupted");
         } catch (e) {
           // A checkpoint is insurance against a kill. One that cannot be written (a database
           // busy for a moment) must not cost the answer itself: the next checkpoint tries
@@ -374,8 +386,9 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       env.lastUsage = result.usage;
     }
 
-    // the complete answer replaces the checkpoint in place
-    const blocks = result.blocks;
+    // the complete answer replaces the checkpoint in place; its tools run with the input as
+    // stored (redacted), so what runs is what the record and the next request show
+    const blocks = clean(env, result.blocks);
     if (checkpoint) await update(env, checkpoint, blocks, "complete");
     else await append(env, "assistant", blocks, "complete");
     const answerText = blocks
@@ -408,7 +421,7 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       };
       const out = await runTool(env.tools, call.name, call.input, { ...env.toolCtx, signal, onRun }, env.memory);
       const ms = Date.now() - t0;
-      const redact = env.redact ?? ((t: string): string => t);
+      const redact = env.redact ?? noRedaction;
       const output = redact(out.output);
       const diff = out.diff !== undefined ? redact(out.diff) : undefined;
       env.events.emit("tool_end", { id: call.id, name: call.name, output, isError: out.isError, ms, ...(diff ? { diff } : {}) });

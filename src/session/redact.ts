@@ -1,0 +1,109 @@
+// Cutting secrets out of what is stored and sent (pure). The turn stores blocks through
+// redactBlocks, and sends (and captures) one request that went through redactRequest, so
+// the provider and the inspector read the same redacted text and the record never holds
+// a key. Both return their input unchanged (same objects) when nothing was found, so the
+// common case costs one scan and no copies.
+import type { Block } from "../record/types.js";
+import { assertNever } from "../record/types.js";
+import type { ContextItem, Request, WireMessage, WirePart } from "../provider/types.js";
+import type { Redactor } from "../config/secrets.js";
+
+/** Every string inside a JSON value (a tool call's input), redacted. */
+function redactJson(value: unknown, redact: Redactor): unknown {
+  if (typeof value === "string") return redact(value);
+  if (Array.isArray(value)) {
+    const out = value.map((v) => redactJson(v, redact));
+    return out.some((v, i) => v !== value[i]) ? out : value;
+  }
+  if (value !== null && typeof value === "object") {
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const rk = redact(k);
+      const rv = redactJson(v, redact);
+      if (rk !== k || rv !== v) changed = true;
+      out[rk] = rv;
+    }
+    return changed ? out : value;
+  }
+  return value;
+}
+
+export function redactBlock(b: Block, redact: Redactor): Block {
+  switch (b.type) {
+    case "text": {
+      const text = redact(b.text);
+      return text === b.text ? b : { ...b, text };
+    }
+    case "tool_use": {
+      const input = redactJson(b.input, redact);
+      return input === b.input ? b : { ...b, input };
+    }
+    case "tool_result": {
+      const output = redact(b.output);
+      return output === b.output ? b : { ...b, output };
+    }
+    case "reasoning": {
+      // the opaque body is the provider's own signature or ciphertext: not ours to edit
+      const text = redact(b.text);
+      return text === b.text ? b : { ...b, text };
+    }
+    case "image":
+      return b;
+    default:
+      return assertNever(b, "block");
+  }
+}
+
+export function redactBlocks(blocks: Block[], redact: Redactor): Block[] {
+  const out = blocks.map((b) => redactBlock(b, redact));
+  return out.some((b, i) => b !== blocks[i]) ? out : blocks;
+}
+
+function redactPart(p: WirePart, redact: Redactor): WirePart {
+  switch (p.type) {
+    case "text": {
+      const text = redact(p.text);
+      return text === p.text ? p : { ...p, text };
+    }
+    case "image":
+      return p;
+    case "tool_call": {
+      const input = redactJson(p.input, redact);
+      return input === p.input ? p : { ...p, input };
+    }
+    case "tool_result": {
+      const output = redact(p.output);
+      return output === p.output ? p : { ...p, output };
+    }
+    case "reasoning": {
+      const text = redact(p.text);
+      return text === p.text ? p : { ...p, text };
+    }
+    default:
+      return assertNever(p, "wire part");
+  }
+}
+
+function redactMessage(m: WireMessage, redact: Redactor): WireMessage {
+  const content = m.content.map((p) => redactPart(p, redact));
+  return content.some((p, i) => p !== m.content[i]) ? { ...m, content } : m;
+}
+
+function redactItem(c: ContextItem, redact: Redactor): ContextItem {
+  const text = redact(c.text);
+  return text === c.text ? c : { ...c, text };
+}
+
+/**
+ * The request as it may leave the process and enter the record. Everything in it was
+ * already redacted where it entered (stored blocks, project context); this is the last
+ * gate, so a path added later cannot carry a key into a capture.
+ */
+export function redactRequest(req: Request, redact: Redactor): Request {
+  const system = redact(req.system);
+  const context = req.context.map((c) => redactItem(c, redact));
+  const history = req.history.map((m) => redactMessage(m, redact));
+  const same = system === req.system && context.every((c, i) => c === req.context[i]) && history.every((m, i) => m === req.history[i]);
+  return same ? req : { ...req, system, context, history };
+}

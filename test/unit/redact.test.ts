@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { redactBlocks, redactRequest } from "../../src/session/redact.js";
+import { redactorFor, REDACTED, REDACT_MIN_KEY } from "../../src/config/secrets.js";
+import type { Block } from "../../src/record/types.js";
+import type { Request } from "../../src/provider/types.js";
+
+const KEY = "sk-proj-unit-SECRET-abcdef012345";
+const redact = redactorFor(() => [KEY, "short", undefined]);
+
+describe("redaction of what is stored and sent", () => {
+  it("cuts the key out of every text a block carries, opaque bodies and images untouched", () => {
+    const blocks: Block[] = [
+      { type: "text", text: `key ${KEY} twice ${KEY}` },
+      { type: "tool_use", id: "t1", name: "bash", input: { command: `curl -H 'x: ${KEY}'`, list: [KEY, 3, null], [KEY]: true } },
+      { type: "tool_result", toolUseId: "t1", name: "bash", output: `ok ${KEY}`, isError: false },
+      { type: "reasoning", text: `thinking of ${KEY}`, opaque: { kind: "signature", body: "sig" } },
+      { type: "image", mediaType: "image/png", data: "AAAA", bytes: 3 },
+    ];
+    const out = redactBlocks(blocks, redact);
+    const json = JSON.stringify(out);
+    expect(json).not.toContain(KEY);
+    expect((out[0] as { text: string }).text).toBe(`key ${REDACTED} twice ${REDACTED}`);
+    expect(out[1]).toMatchObject({ input: { command: `curl -H 'x: ${REDACTED}'`, list: [REDACTED, 3, null], [REDACTED]: true } });
+    expect(out[3]).toMatchObject({ opaque: { kind: "signature", body: "sig" } });
+    expect(out[4]).toBe(blocks[4]);
+  });
+
+  it("returns the very same objects when there is nothing to cut", () => {
+    const blocks: Block[] = [
+      { type: "text", text: "plain" },
+      { type: "tool_use", id: "t1", name: "read", input: { path: "a.ts", nested: { x: [1, "y"] } } },
+    ];
+    expect(redactBlocks(blocks, redact)).toBe(blocks);
+    const req: Request = {
+      provider: "openai",
+      model: "gpt-4o",
+      system: "sys",
+      context: [{ source: "AGENTS.md", text: "tabs" }],
+      history: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      tools: [],
+      maxOutputTokens: 100,
+      reasoning: "off",
+    };
+    expect(redactRequest(req, redact)).toBe(req);
+  });
+
+  it("cuts the key out of every part of a request: system, context items, history, live tool calls and results", () => {
+    const req: Request = {
+      provider: "anthropic",
+      model: "m",
+      system: `s ${KEY}`,
+      context: [{ source: "AGENTS.md", text: `a ${KEY}` }, { source: "workspace facts", text: "clean" }],
+      history: [
+        { role: "user", content: [{ type: "text", text: `u ${KEY}` }] },
+        { role: "assistant", content: [{ type: "tool_call", id: "c", name: "bash", input: { command: KEY } }, { type: "reasoning", text: KEY }] },
+        { role: "user", content: [{ type: "tool_result", callId: "c", name: "bash", output: KEY, isError: false }] },
+      ],
+      tools: [],
+      maxOutputTokens: 1,
+      reasoning: "off",
+    };
+    const out = redactRequest(req, redact);
+    expect(JSON.stringify(out)).not.toContain(KEY);
+    expect(out.context[1]).toBe(req.context[1]);
+    expect(JSON.stringify(req)).toContain(KEY); // the input is not changed in place
+  });
+
+  it("leaves placeholder keys of local servers alone", () => {
+    expect("short".length).toBeLessThan(REDACT_MIN_KEY);
+    expect(redact("a short word")).toBe("a short word");
+  });
+});
