@@ -57,6 +57,10 @@ export function teardown(): void {
     hostile: read("hostile-output"),
     api: read("api-attack"),
     secrets: read("secrets"),
+    boundary: read("boundary"),
+    autoReads: read("auto-reads"),
+    streamBound: read("stream-bound"),
+    processes: read("processes"),
   };
   fs.rmSync(runDir, { recursive: true, force: true });
   if (Object.values(f).every((x) => x === undefined)) return; // no reliability file ran
@@ -84,6 +88,21 @@ export function teardown(): void {
         : notRun,
     ],
     ["API database unchanged / loopback only", a ? `${a.dbUnchanged === true ? "yes" : "NO"} / ${a.loopbackOnly === true ? "yes" : "NO"}` : notRun],
+    [
+      "boundary escapes (glob/grep/read/write forms)",
+      f.boundary
+        ? `${num(f.boundary.escaped)} of ${num(f.boundary.formsTried)} forms; racing links ${num(f.boundary.racingEscapes)} of ${num(f.boundary.racingReadsTried)} reads`
+        : notRun,
+    ],
+    ["regex time bound held", f.boundary ? (f.boundary.regexBoundHeld === true ? "yes" : "NO") : notRun],
+    ["automatic reads outside the workspace", f.autoReads ? `${num(f.autoReads.outsideReads)} of ${num(f.autoReads.formsTried)} hostile forms` : notRun],
+    [
+      "stream bound held (one 100 MB event)",
+      f.streamBound
+        ? `${f.streamBound.held === true ? "yes" : "NO"}: peak ${num(f.streamBound.peakRssMb)} MB, ${num(f.streamBound.storedBytes)} bytes stored of ${num(f.streamBound.eventBytes)} sent`
+        : notRun,
+    ],
+    ["processes left after the agent exits", f.processes ? `${num(f.processes.left)} (${num(f.processes.tried)} exit paths × background forms)` : notRun],
     ["secrets found", `${secretsFound}${f.secrets ? ` (${num(f.secrets.placesScanned)} outputs and every file of every home scanned)` : ""}`],
   ];
   const w = Math.max(...rows.map(([n]) => n.length));
