@@ -111,7 +111,8 @@ async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
       const port = opts.apiPort === undefined ? 0 : Number(opts.apiPort);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--api-port must be a port number (got "${opts.apiPort}")`);
       const { startApiServer } = await import("./context/api.js");
-      const server = await startApiServer({ store, port, tokenFile: path.join(stateDir(), "api-token") });
+      // one file per running instance, named by its port: two instances must not share a token file
+      const server = await startApiServer({ store, port, tokenFile: (p) => path.join(stateDir(), `api-token-${p}`) });
       app.setApi({ url: server.url, tokenFile: server.tokenFile });
       process.stderr.write(`albedo-tui: local API on ${server.url} (token in ${server.tokenFile})\n`);
       api = server;

@@ -1,5 +1,7 @@
 // The local API (SPEC §7): read-only GETs over the store's inspector record, on loopback,
-// behind a bearer token kept in a 0600 file. Nothing here writes to the store.
+// behind a bearer token kept in a 0600 file (one per running instance, removed at exit).
+// Nothing here writes to the store. Connections are capped well below the open-file limit,
+// so a flood of them cannot starve the rest of the process of descriptors.
 //
 // Status codes, in the order they are decided:
 //   401 unauthorized        missing or wrong `Authorization: Bearer` (checked first, so an
@@ -16,6 +18,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import fs from "node:fs/promises";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
@@ -27,8 +30,11 @@ export interface ApiServerOptions {
   store: HistoryStore;
   /** 0 (the default) lets the system pick a free port */
   port?: number;
-  /** where the token is written, mode 0600 */
-  tokenFile: string;
+  /** where the token is written, mode 0600; a function gets the port, so that each running
+   * instance has its own file (two instances must not overwrite one token) */
+  tokenFile: string | ((port: number) => string);
+  /** most connections open at once; more are closed as they arrive (default: apiConnectionCap()) */
+  maxConnections?: number;
   /** reported by /health; defaults to package.json's version */
   version?: string;
 }
@@ -38,6 +44,27 @@ export interface ApiServer {
   port: number;
   tokenFile: string;
   close(): Promise<void>;
+}
+
+/** The most connections the API keeps open at a time, at most. */
+export const MAX_API_CONNECTIONS = 512;
+
+/**
+ * A quarter of this process's open-file limit, at most MAX_API_CONNECTIONS: every accepted
+ * connection holds a descriptor, and a flood of them must leave enough for the store, the
+ * provider and the pipes of tool commands (a spawn without descriptors fails with EMFILE).
+ * Where the limit cannot be read (no /proc), 128, well below common defaults (256 on macOS).
+ */
+export function apiConnectionCap(): number {
+  try {
+    const limits = readFileSync("/proc/self/limits", "utf8");
+    const m = /^Max open files\s+(\d+|unlimited)/m.exec(limits);
+    if (m?.[1] === "unlimited") return MAX_API_CONNECTIONS;
+    if (m?.[1] !== undefined) return Math.max(8, Math.min(MAX_API_CONNECTIONS, Math.floor(Number(m[1]) / 4)));
+  } catch {
+    // not Linux
+  }
+  return 128;
 }
 
 const sessionIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
@@ -215,6 +242,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       void handle(req, res);
     },
   );
+  // past the cap node closes each new connection at once: the flood costs a descriptor for
+  // a moment each, never all of them
+  if (opts.maxConnections !== undefined && !(Number.isInteger(opts.maxConnections) && opts.maxConnections > 0)) {
+    throw new Error(`maxConnections must be a positive integer (got ${opts.maxConnections})`);
+  }
+  server.maxConnections = opts.maxConnections ?? apiConnectionCap();
   server.maxHeadersCount = 64;
   server.maxRequestsPerSocket = 1000;
   server.setTimeout(30_000); // idle sockets are closed
@@ -253,28 +286,36 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       server.closeAllConnections();
     });
 
+  const tokenFile = typeof opts.tokenFile === "string" ? opts.tokenFile : opts.tokenFile(port);
   try {
-    await writeTokenFile(opts.tokenFile, token);
+    await writeTokenFile(tokenFile, token);
   } catch (e) {
     await shutdown();
     throw e;
   }
 
+  // The token dies with the server; the file is left alone if another server replaced it.
+  const removeTokenFile = (): void => {
+    try {
+      if (readFileSync(tokenFile, "utf8").trim() === token) rmSync(tokenFile, { force: true });
+    } catch {
+      // already gone
+    }
+  };
+  // an exit that skips close() (process.exit after a fatal error, or a signal handler's
+  // deadline) still removes it; only synchronous work runs there
+  process.on("exit", removeTokenFile);
+
   let closed: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    tokenFile: opts.tokenFile,
+    tokenFile,
     close(): Promise<void> {
       closed ??= (async () => {
         await shutdown();
-        // the token dies with the server; leave the file alone if another server replaced it
-        try {
-          const now = await fs.readFile(opts.tokenFile, "utf8");
-          if (now.trim() === token) await fs.rm(opts.tokenFile, { force: true });
-        } catch {
-          // already gone
-        }
+        removeTokenFile();
+        process.off("exit", removeTokenFile);
       })();
       return closed;
     },

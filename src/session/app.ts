@@ -12,6 +12,7 @@ import { SessionEmitter } from "./events.js";
 import type { AppInfo, CompactionStrategy, ContextStatus, Controller } from "./controller-types.js";
 import type { PermissionAnswer, PermissionPolicy, PermissionRequest } from "../tools/types.js";
 import { builtinTools, PermissionMemory } from "../tools/run.js";
+import { stopToolProcesses } from "../tools/processes.js";
 import { loadProjectContext, SYSTEM_PROMPT } from "./project-context.js";
 import { redactorFor } from "../config/secrets.js";
 import { runTurn, summarize, SUMMARY_REQUEST_NOTE, type TurnEnv, type TurnOutcome } from "./turn.js";
@@ -357,6 +358,8 @@ export class App implements Controller {
     });
     this.running = run;
     const outcome = await run;
+    // what the turn's commands left running in the background ends with the turn
+    await stopToolProcesses({ owner: abort.signal });
     this.running = undefined;
     this.abort = undefined;
     await this.pendingAgain();

@@ -1,6 +1,7 @@
 // Headless mode (-p): one user turn to the end; the final text on stdout, progress on stderr.
 import type { App } from "./app.js";
 import { log } from "../config/log.js";
+import os from "node:os";
 import { sanitizeForTerminal } from "../tools/sanitize.js";
 
 /** stderr is a terminal too: text from outside (tool output, provider messages) goes out inert */
@@ -25,7 +26,29 @@ export async function runHeadless(app: App, prompt: string, images: Parameters<A
     // errors are printed once, at the end, as the reason for exit 1
     if (n.level !== "error") err.write(`${n.level}: ${inert(n.text)}\n`);
   });
+  // A signal ends the run as Esc ends a turn in the screen: what arrived is kept, the turn's
+  // tool processes are stopped (the turn's end does that), and the exit code names the signal
+  // (128 + its number, as shells report it). The handlers stay to the end, so a signal while
+  // the store closes cannot cut its last write short; a second signal ends at once (the exit
+  // hook in tools/processes.ts still kills the tool processes).
+  let stoppedBy: NodeJS.Signals | undefined;
+  const signalCode = (s: NodeJS.Signals): number => 128 + (os.constants.signals[s] ?? 0);
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (stoppedBy !== undefined) process.exit(signalCode(stoppedBy));
+    stoppedBy = sig;
+    // after a hang-up nobody may read these any more; a failed write must not end the run early
+    for (const s of [process.stdout, process.stderr]) s.on("error", () => undefined);
+    app.interrupt();
+    // should closing hang, end anyway
+    setTimeout(() => process.exit(signalCode(sig)), 10_000).unref();
+  };
+  for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(s, onSignal);
   const outcome = await app.runPrompt(prompt, images);
+  if (stoppedBy !== undefined) {
+    if (outcome.finalText) process.stdout.write(outcome.finalText + "\n");
+    err.write(`albedo-tui: stopped by ${stoppedBy}; the turn was interrupted (what arrived is kept) and its processes were stopped\n`);
+    return signalCode(stoppedBy);
+  }
   if (outcome.ok) {
     process.stdout.write(outcome.finalText.endsWith("\n") ? outcome.finalText : outcome.finalText + "\n");
     return 0;

@@ -1,16 +1,17 @@
-// bash: one command in the workspace. It runs as its own process group so a timeout or
-// an interrupt stops everything it started, not only the shell.
-import { spawn } from "node:child_process";
+// bash: one command in the workspace. It runs as its own process group, registered with
+// processes.ts, so a timeout or an interrupt stops everything it started, not only the shell,
+// and what it leaves running in the background is stopped when the turn ends.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import { z } from "zod";
 import type { ToolDef, ToolOutput } from "./types.js";
 import { HeadTailBuffer } from "./cap.js";
+import { beginRun, endRun, runAlive, stopToolProcesses } from "./processes.js";
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 export const MAX_BASH_TIMEOUT_MS = 600_000;
 /** Characters of output kept: half from the start, half from the end. */
 export const BASH_OUTPUT_MAX = 30_000;
-/** Between SIGTERM and SIGKILL: time for a process to clean up, not to keep running. */
-const KILL_GRACE_MS = 2_000;
 /** After the shell exits, how long to wait for background children to release the pipes. */
 const PIPE_DRAIN_MS = 250;
 
@@ -18,7 +19,12 @@ const PIPE_DRAIN_MS = 250;
 const HIDDEN_ENV = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"];
 
 const input = z.object({
-  command: z.string().min(1).describe("Shell command, run with bash -c in the workspace folder; stdin is closed"),
+  command: z
+    .string()
+    .min(1)
+    // an argument to exec cannot hold one; say so instead of failing inside spawn
+    .refine((s) => !s.includes("\0"), { message: "must not contain a NUL character" })
+    .describe("Shell command, run with bash -c in the workspace folder; stdin is closed"),
   timeout_ms: z
     .number()
     .int()
@@ -32,6 +38,44 @@ function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
   for (const k of HIDDEN_ENV) delete env[k];
   return env;
+}
+
+/** Why bash could not start, in words naming the cause (the workspace, PATH, descriptors…). */
+export function spawnFailure(err: unknown, workspace: string): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const folderProblem = (): string | undefined => {
+    try {
+      if (!fs.statSync(workspace).isDirectory()) return `the workspace ${workspace} is not a folder`;
+      fs.accessSync(workspace, fs.constants.X_OK);
+      return undefined;
+    } catch (e) {
+      const c = (e as NodeJS.ErrnoException).code;
+      if (c === "ENOENT") return `the workspace folder ${workspace} no longer exists`;
+      if (c === "EACCES") return `the workspace folder ${workspace} cannot be entered (permission denied)`;
+      return `the workspace folder ${workspace} cannot be used (${c ?? String(e)})`;
+    }
+  };
+  switch (code) {
+    case "ENOENT":
+    case "ENOTDIR":
+    case "EACCES":
+      return (
+        folderProblem() ??
+        (code === "EACCES"
+          ? "bash cannot be run (permission denied)"
+          : `no bash found on PATH (${process.env.PATH === undefined ? "PATH is not set" : process.env.PATH})`)
+      );
+    case "EMFILE":
+      return "too many open files (EMFILE): albedo-tui has no file descriptor left for the command's pipes; close other connections to it, or raise the limit (ulimit -n)";
+    case "ENFILE":
+      return "too many open files on this system (ENFILE): the system's file table is full";
+    case "EAGAIN":
+      return "too many processes (EAGAIN): the system refused to start another; try again when some have ended";
+    case "ENOMEM":
+      return "not enough memory to start a process (ENOMEM)";
+    default:
+      return err instanceof Error ? err.message : String(err);
+  }
 }
 
 function seconds(ms: number): string {
@@ -53,16 +97,23 @@ export const bashTool: ToolDef<typeof input> = {
 
     return new Promise<ToolOutput>((resolve) => {
       const out = new HeadTailBuffer(BASH_OUTPUT_MAX / 2, BASH_OUTPUT_MAX / 2);
-      // One stream in true order: the shell points its own stderr at stdout before the
-      // command runs (same line, so the command's line numbers in errors stay right).
-      const child = spawn("bash", ["-c", `exec 2>&1; ${i.command}`], {
-        cwd: ctx.workspace,
-        detached: true, // its own process group, so the whole group can be signalled
-        stdio: ["ignore", "pipe", "pipe"],
-        env: childEnv(),
-      });
-      child.stdout.on("data", (b: Buffer) => out.push(b));
-      child.stderr.on("data", (b: Buffer) => out.push(b)); // only what bash says before the exec
+      // the turn's signal owns the run: the turn's end stops what the command left running
+      const run = beginRun(ctx.signal);
+      let child: ChildProcess;
+      try {
+        // One stream in true order: the shell points its own stderr at stdout before the
+        // command runs (same line, so the command's line numbers in errors stay right).
+        child = spawn("bash", ["-c", `exec 2>&1; ${i.command}`], {
+          cwd: ctx.workspace,
+          detached: true, // its own process group, so the whole group can be signalled
+          stdio: ["ignore", "pipe", "pipe"],
+          env: { ...childEnv(), ...run.env() },
+        });
+      } catch (e) {
+        endRun(run);
+        resolve({ output: `could not start bash: ${spawnFailure(e, ctx.workspace)}`, isError: true });
+        return;
+      }
 
       let timedOut = false;
       let aborted = false;
@@ -72,23 +123,31 @@ export const bashTool: ToolDef<typeof input> = {
       let exitSignal: NodeJS.Signals | null = null;
       let drainTimer: NodeJS.Timeout | undefined;
 
-      const signalGroup = (sig: NodeJS.Signals | 0): boolean => {
-        if (child.pid === undefined) return false;
-        try {
-          process.kill(-child.pid, sig);
-          return true;
-        } catch {
-          return false; // the group is already gone
-        }
+      const finish = (result: ToolOutput) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (drainTimer) clearTimeout(drainTimer);
+        ctx.signal.removeEventListener("abort", onAbort);
+        resolve(result);
       };
+
+      // First, before anything can throw: a spawn that fails (EMFILE, a removed workspace, no
+      // bash) reports through this event, and an 'error' nobody listens to ends the process.
+      child.on("error", (err) => {
+        if (child.pid === undefined) endRun(run);
+        finish({ output: `could not start bash: ${spawnFailure(err, ctx.workspace)}`, isError: true });
+      });
+      run.pgid = child.pid;
+      // absent when the spawn failed before the pipes were made (EMFILE)
+      child.stdout?.on("data", (b: Buffer) => out.push(b));
+      child.stderr?.on("data", (b: Buffer) => out.push(b)); // only what bash says before the exec
+
       const stop = () => {
         if (stopping) return;
         stopping = true;
-        signalGroup("SIGTERM");
-        // Not cleared when the call settles: a child that ignores SIGTERM must still die.
-        setTimeout(() => {
-          if (signalGroup(0)) signalGroup("SIGKILL"); // signal 0 only asks whether any member is left
-        }, KILL_GRACE_MS).unref();
+        // Not tied to the call settling: a child that ignores SIGTERM must still die.
+        void stopToolProcesses({ runs: [run] });
       };
       const timer = setTimeout(() => {
         timedOut = true;
@@ -100,16 +159,8 @@ export const bashTool: ToolDef<typeof input> = {
       };
       ctx.signal.addEventListener("abort", onAbort, { once: true });
 
-      const finish = (result: ToolOutput) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (drainTimer) clearTimeout(drainTimer);
-        ctx.signal.removeEventListener("abort", onAbort);
-        resolve(result);
-      };
-
       const report = (pipesLeftOpen: boolean) => {
+        if (settled) return;
         const text = out.text();
         const body = text === "" ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text;
         if (aborted) {
@@ -125,21 +176,25 @@ export const bashTool: ToolDef<typeof input> = {
         }
         const status =
           exitSignal !== null ? `[killed by ${exitSignal}]` : `[exit code ${exitCode ?? "unknown"}]`;
-        const bg = pipesLeftOpen ? "\n[background processes are still running; their later output is not captured]" : "";
+        // Pipes held open say something runs on; so does any process of the run found alive
+        // (setsid, or output sent elsewhere, holds no pipe). It stays registered until the
+        // turn ends, which stops it.
+        const left = pipesLeftOpen || runAlive(run);
+        if (!left) endRun(run);
+        const bg = left
+          ? "\n[background processes are still running; they will be stopped when this turn ends, and their later output is not captured]"
+          : "";
         finish({ output: `${body}\n${status}${bg}`, isError: exitSignal !== null || exitCode !== 0 });
       };
 
-      child.on("error", (err) => {
-        finish({ output: `could not run bash: ${err.message}`, isError: true });
-      });
       child.on("exit", (code, sig) => {
         exitCode = code;
         exitSignal = sig;
         // A background child (`server &`) keeps the pipes open after the shell is gone;
         // do not wait for it forever.
         drainTimer = setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
+          child.stdout?.destroy();
+          child.stderr?.destroy();
           report(true);
         }, PIPE_DRAIN_MS);
       });

@@ -1,6 +1,7 @@
 // Real HTTP against the real server over the real SQLite store. Requests go out through
 // node:http with the path exactly as written, so "..", "%2e%2e" and the like reach the
 // server unnormalised (fetch would resolve dot segments before sending).
+import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import http from "node:http";
@@ -8,7 +9,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApiServer, type ApiServer } from "../../src/context/api.js";
+import { apiConnectionCap, MAX_API_CONNECTIONS, startApiServer, type ApiServer } from "../../src/context/api.js";
 import { captureRequest } from "../../src/context/capture.js";
 import type { Capture } from "../../src/context/types.js";
 import type { Request } from "../../src/provider/types.js";
@@ -304,6 +305,62 @@ describe("local API over the real store", () => {
   });
 });
 
+describe("connection cap", () => {
+  it("is a quarter of the open-file limit, at most 512", async () => {
+    const limits = await fs.readFile("/proc/self/limits", "utf8");
+    const soft = Number(/^Max open files\s+(\d+)/m.exec(limits)![1]);
+    expect(apiConnectionCap()).toBe(Math.max(8, Math.min(MAX_API_CONNECTIONS, Math.floor(soft / 4))));
+  });
+
+  it("closes connections past the cap as they arrive, keeps serving, and serves again once they go", async () => {
+    const dir = await tempDir("albedo-api-");
+    const store = await openStore(path.join(dir, "h.sqlite"));
+    const server = await startApiServer({ store, tokenFile: path.join(dir, "tok"), maxConnections: 4 });
+    const tok = (await fs.readFile(path.join(dir, "tok"), "utf8")).trim();
+    const sockets: net.Socket[] = [];
+    try {
+      // 40 idle connections (a flood sends nothing): the server keeps 4 (until its header
+      // timeout, seconds away) and closes the other 36 as they arrive
+      let closed = 0;
+      await Promise.all(
+        Array.from(
+          { length: 40 },
+          () =>
+            new Promise<void>((resolve) => {
+              const s = net.connect(server.port, "127.0.0.1");
+              sockets.push(s);
+              s.on("connect", () => resolve());
+              s.on("close", () => {
+                closed++;
+                resolve();
+              });
+              s.on("error", () => undefined);
+            }),
+        ),
+      );
+      await waitFor(async () => closed >= 36);
+      expect(closed).toBe(36);
+      expect(sockets.filter((s) => !s.destroyed && s.readyState === "open")).toHaveLength(4);
+      for (const s of sockets) s.destroy();
+      // once they are gone, a real request is served
+      await waitFor(async () => (await call(server.port, "/health", { token: tok }).catch(() => ({ status: 0 }))).status === 200);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await server.close();
+      await store.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("gave up waiting");
+}
+
 describe("token file and lifecycle", () => {
   it("rewrites an existing token file with mode 0600, and removes it on close", async () => {
     const dir = await tempDir("albedo-api-");
@@ -328,6 +385,60 @@ describe("token file and lifecycle", () => {
       await server.close();
     } finally {
       await store.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("two instances at once: one token file each, named by port; closing one leaves the other's", async () => {
+    const dir = await tempDir("albedo-api-");
+    const store = await openStore(path.join(dir, "h.sqlite"));
+    const stateDir = path.join(dir, "state");
+    const perPort = (port: number): string => path.join(stateDir, `api-token-${port}`);
+    const a = await startApiServer({ store, tokenFile: perPort });
+    const b = await startApiServer({ store, tokenFile: perPort });
+    try {
+      expect(a.tokenFile).toBe(perPort(a.port));
+      expect(b.tokenFile).toBe(perPort(b.port));
+      expect(a.tokenFile).not.toBe(b.tokenFile);
+      const ta = (await fs.readFile(a.tokenFile, "utf8")).trim();
+      const tb = (await fs.readFile(b.tokenFile, "utf8")).trim();
+      expect(ta).not.toBe(tb);
+      expect((await call(a.port, "/health", { token: ta })).status).toBe(200);
+      expect((await call(b.port, "/health", { token: tb })).status).toBe(200);
+      expect((await call(a.port, "/health", { token: tb })).status).toBe(401);
+      await a.close();
+      await expect(fs.stat(a.tokenFile)).rejects.toThrow();
+      expect((await fs.readFile(b.tokenFile, "utf8")).trim()).toBe(tb);
+      expect((await call(b.port, "/health", { token: tb })).status).toBe(200);
+    } finally {
+      await a.close();
+      await b.close();
+      await store.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("removes its token file when the process exits without close()", async () => {
+    const dir = await tempDir("albedo-api-");
+    const script = path.join(dir, "exit.mts");
+    await fs.writeFile(
+      script,
+      `const { startApiServer } = await import(process.argv[2]);
+const { openStore } = await import(process.argv[3]);
+const store = await openStore(process.argv[4] + "/h.sqlite");
+const s = await startApiServer({ store, tokenFile: (p) => process.argv[4] + "/api-token-" + p });
+process.stdout.write(s.tokenFile);
+process.exit(3); // as a fatal error's handler does
+`,
+    );
+    const tsx = path.resolve(import.meta.dirname, "../../node_modules/tsx/dist/esm/index.mjs");
+    const src = (f: string): string => path.resolve(import.meta.dirname, "../../src", f);
+    try {
+      const r = spawnSync(process.execPath, ["--import", tsx, script, src("context/api.ts"), src("session/store.ts"), dir], { encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(3);
+      expect(r.stdout).toMatch(/api-token-\d+$/);
+      await expect(fs.stat(r.stdout)).rejects.toThrow();
+    } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
   });
