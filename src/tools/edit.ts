@@ -1,10 +1,9 @@
 // edit: exact string replacement. Exact on purpose: a fuzzy match that picks the wrong
 // spot silently is worse than a clear failure the model can fix with more context.
-import fs from "node:fs/promises";
 import { z } from "zod";
 import type { ToolContext, ToolDef, ToolOutput, ToolPreview } from "./types.js";
-import { resolvePath } from "./paths.js";
-import { describeFsError, diffStat, readTextFile, unifiedDiff } from "./files.js";
+import { boundaryProblem, resolvePath } from "./paths.js";
+import { diffStat, readTextFile, unifiedDiff, writeFileNoFollow } from "./files.js";
 
 const input = z.object({
   path: z.string().min(1).describe("File to edit, relative to the workspace or absolute"),
@@ -34,6 +33,8 @@ async function plan(i: Input, ctx: ToolContext): Promise<EditPlan | { error: str
   if (i.old_string === "") return { error: "old_string is empty; to create or replace a whole file use write" };
   if (i.old_string === i.new_string) return { error: "old_string and new_string are the same; nothing would change" };
   const p = await resolvePath(ctx.workspace, i.path);
+  const outside = await boundaryProblem(ctx, p.real, i.path);
+  if (outside !== undefined) return { error: outside };
   const file = await readTextFile(p.real, i.path);
   if (!file.ok) return { error: file.error };
   const before = file.text;
@@ -79,11 +80,8 @@ export const editTool: ToolDef<typeof input> = {
   async run(i, ctx): Promise<ToolOutput> {
     const p = await plan(i, ctx);
     if ("error" in p) return { output: p.error, isError: true };
-    try {
-      await fs.writeFile(p.real, p.after, "utf8");
-    } catch (e) {
-      return { output: describeFsError(e, i.path), isError: true };
-    }
+    const failed = await writeFileNoFollow(p.real, p.after, i.path);
+    if (failed !== undefined) return { output: failed, isError: true };
     const what = p.count === 1 ? "1 occurrence" : `${p.count} occurrences`;
     const stat = p.diff !== undefined ? diffStat(p.diff) : undefined;
     const output = `edited ${i.path}: replaced ${what}${stat ? ` (+${stat.added} −${stat.removed} lines)` : ""}`;

@@ -3,6 +3,8 @@
 import fs from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { constants, type Stats } from "node:fs";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 
 /** Files above this are read only by line range and never edited or diffed whole. */
@@ -62,10 +64,75 @@ export function refuseNonRegular(st: Stats, shown: string): string | undefined {
   return undefined;
 }
 
+/** The real path of an open descriptor, where the system can tell (Linux: /proc). */
+export async function fdRealPath(fh: FileHandle): Promise<string | undefined> {
+  try {
+    return await fs.readlink(`/proc/self/fd/${fh.fd}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the open descriptor is the file at `real` (a path with every link already
+ * resolved), or why not. Without /proc, the file now at `real` must at least be the one
+ * opened.
+ */
+export async function openedElsewhere(fh: FileHandle, real: string, shown: string): Promise<string | undefined> {
+  const opened = await fdRealPath(fh);
+  if (opened !== undefined) {
+    return opened === real ? undefined : `${shown} changed while being opened (it now leads to ${opened}); not used`;
+  }
+  const [now, st] = await Promise.all([fs.stat(real).catch(() => undefined), fh.stat()]);
+  return now && now.ino === st.ino && now.dev === st.dev ? undefined : `${shown} changed while being opened; not used`;
+}
+
+/** A folder held open, and a path that names that very folder from now on. */
+interface PinnedFolder {
+  /** "/proc/self/fd/N" on Linux: the kernel resolves it to the opened folder, whatever its
+   * old path leads to by then (what openat would give, which Node lacks); elsewhere the
+   * folder's path, checked once */
+  via: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Holds the folder at `dir` (links resolved already) so names inside it are opened in that
+ * folder and no other: a folder on the way swapped for a link after the check cannot send
+ * an open, a create or a rename somewhere else. A folder that cannot be opened for reading
+ * (execute-only) falls back to its path, and the caller checks what it opened.
+ */
+async function pinFolder(dir: string, shown: string): Promise<{ ok: true; pin: PinnedFolder } | { ok: false; error: string }> {
+  const byPath: PinnedFolder = { via: dir, close: async () => undefined };
+  let fh: FileHandle;
+  try {
+    fh = await fs.open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === "EACCES" || code === "EPERM") return { ok: true, pin: byPath };
+    if (code === "ELOOP" || code === "ENOTDIR") return { ok: false, error: `the folder of ${shown} was replaced by a symbolic link; not followed` };
+    return { ok: false, error: describeFsError(e, path.dirname(shown)) };
+  }
+  const moved = await openedElsewhere(fh, dir, `the folder of ${shown}`);
+  if (moved !== undefined) {
+    await fh.close();
+    return { ok: false, error: moved };
+  }
+  const at = await fdRealPath(fh);
+  if (at === undefined) {
+    await fh.close();
+    return { ok: true, pin: byPath };
+  }
+  return { ok: true, pin: { via: `/proc/self/fd/${fh.fd}`, close: () => fh.close() } };
+}
+
 /**
  * Opens a regular file for reading. stat comes first so a FIFO or device is refused
  * without being opened; the open itself is non-blocking and re-checked with fstat so a
- * file swapped for a FIFO in between still cannot hang the call.
+ * file swapped for a FIFO in between still cannot hang the call. `real` has its links
+ * resolved already, so the open follows none: it happens inside the held folder (see
+ * pinFolder) with O_NOFOLLOW, so neither a folder nor the file swapped for a link after
+ * the check is followed; what was opened is checked to be `real` as well.
  */
 export async function openRegular(real: string, shown: string): Promise<OpenResult> {
   let st: Stats;
@@ -76,19 +143,81 @@ export async function openRegular(real: string, shown: string): Promise<OpenResu
   }
   const refused = refuseNonRegular(st, shown);
   if (refused) return { ok: false, error: refused };
+  const pinned = await pinFolder(path.dirname(real), shown);
+  if (!pinned.ok) return pinned;
   let fh: FileHandle;
   try {
-    fh = await fs.open(real, constants.O_RDONLY | constants.O_NONBLOCK);
+    fh = await fs.open(path.join(pinned.pin.via, path.basename(real)), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW | constants.O_NOCTTY);
   } catch (e) {
+    if (errnoCode(e) === "ELOOP") return { ok: false, error: `${shown} was replaced by a symbolic link while being opened; not followed` };
     return { ok: false, error: describeFsError(e, shown) };
+  } finally {
+    await pinned.pin.close();
   }
   const st2 = await fh.stat();
-  const refused2 = refuseNonRegular(st2, shown);
-  if (refused2) {
+  const why = (await openedElsewhere(fh, real, shown)) ?? refuseNonRegular(st2, shown);
+  if (why !== undefined) {
     await fh.close();
-    return { ok: false, error: refused2 };
+    return { ok: false, error: why };
   }
   return { ok: true, fh, size: st2.size };
+}
+
+/**
+ * Replaces (or creates) the file at `real` with `content`, never through a link swapped in
+ * after the check. Inside the held folder (pinFolder) the text goes to a new temporary file
+ * (O_EXCL and O_NOFOLLOW: nothing already there is opened), which is then renamed over the
+ * name; rename replaces a link at that name rather than writing through it. A person
+ * reading meanwhile never sees half a file. The old file's permission bits are kept (its
+ * hard links and owner are not: it is a new file). Returns an error message, or undefined.
+ */
+export async function writeFileNoFollow(real: string, content: string, shown: string): Promise<string | undefined> {
+  const dir = path.dirname(real);
+  const name = path.basename(real);
+  try {
+    await fs.mkdir(dir, { recursive: true });
+  } catch (e) {
+    return describeFsError(e, path.dirname(shown));
+  }
+  const pinned = await pinFolder(dir, shown);
+  if (!pinned.ok) return pinned.error;
+  const { via } = pinned.pin;
+  const tmp = path.join(via, `.${name}.albedo-${randomBytes(6).toString("hex")}.tmp`);
+  let created = false;
+  let renamed = false;
+  try {
+    let mode: number | undefined;
+    try {
+      const st = await fs.lstat(path.join(via, name));
+      if (st.isFile()) mode = st.mode & 0o7777;
+    } catch (e) {
+      if (errnoCode(e) !== "ENOENT") return describeFsError(e, shown);
+    }
+    const fh = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode ?? 0o666);
+    created = true;
+    try {
+      // held by path only (no /proc, or an execute-only folder): check where it landed
+      const moved = via === dir ? await openedElsewhere(fh, path.join(dir, path.basename(tmp)), `the folder of ${shown}`) : undefined;
+      if (moved !== undefined) {
+        const at = await fdRealPath(fh);
+        if (at !== undefined) await fs.unlink(at).catch(() => undefined);
+        created = false;
+        return moved;
+      }
+      await fh.writeFile(content, "utf8");
+      if (mode !== undefined) await fh.chmod(mode);
+    } finally {
+      await fh.close();
+    }
+    await fs.rename(tmp, path.join(via, name));
+    renamed = true;
+    return undefined;
+  } catch (e) {
+    return describeFsError(e, shown);
+  } finally {
+    if (created && !renamed) await fs.unlink(tmp).catch(() => undefined);
+    await pinned.pin.close();
+  }
 }
 
 /** NUL bytes in the first 8 KB: the usual test (git and grep use the same idea). */

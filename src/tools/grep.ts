@@ -1,12 +1,12 @@
-// grep: a JavaScript regex over the workspace's text files, with no external binary.
+// grep: a JavaScript regex over the workspace's text files, with no external binary. The
+// listing and the regex run in a worker (search-worker.ts) so a runaway pattern can be stopped.
 import fs from "node:fs/promises";
-import path from "node:path";
-import { glob } from "tinyglobby";
 import { z } from "zod";
-import type { ToolDef } from "./types.js";
-import { displayPath, resolvePath } from "./paths.js";
-import { describeFsError, looksBinaryBuffer, throwIfAborted } from "./files.js";
-import { ALWAYS_IGNORED, patternEscapes } from "./glob.js";
+import type { ToolDef, ToolOutput } from "./types.js";
+import { boundaryProblem, displayPath, resolvePath, workspaceReal } from "./paths.js";
+import { describeFsError, InterruptedError, looksBinaryBuffer, openRegular, throwIfAborted } from "./files.js";
+import { listInside, listTimeoutMessage, outsideNote, patternProblem, type FoundFile } from "./glob.js";
+import { REGEX_TIME_LIMIT_MS, SearchWorker } from "./search-worker.js";
 
 export const MAX_GREP_MATCHES = 200;
 /** Bigger files are skipped: generated bundles and data, rarely what is being looked for. */
@@ -30,69 +30,113 @@ export const grepTool: ToolDef<typeof input> = {
   summarize: (i) => `grep /${i.pattern}/${i.ignore_case ? "i" : ""}${i.path ? ` in ${i.path}` : ""}${i.glob ? ` (${i.glob})` : ""}`,
   paths: (i) => [i.path ?? "."],
   async run(i, ctx) {
-    let re: RegExp;
+    // compiled here for its syntax error; matching (which can backtrack without end) runs
+    // in the worker
+    const flags = i.ignore_case ? "i" : "";
     try {
-      re = new RegExp(i.pattern, i.ignore_case ? "i" : "");
+      new RegExp(i.pattern, flags);
     } catch (e) {
       return { output: `invalid regular expression: ${(e as Error).message}`, isError: true };
     }
-    if (i.glob !== undefined && patternEscapes(i.glob)) {
-      return { output: `glob must stay inside the searched folder (no leading / and no ".."); give the folder as path`, isError: true };
+    if (i.glob !== undefined) {
+      const bad = patternProblem(i.glob, "glob");
+      if (bad !== undefined) return { output: bad, isError: true };
     }
     const base = i.path ?? ".";
     const p = await resolvePath(ctx.workspace, base);
-    const wsReal = await fs.realpath(ctx.workspace);
+    const moved = await boundaryProblem(ctx, p.real, base);
+    if (moved !== undefined) return { output: moved, isError: true };
+    const wsReal = await workspaceReal(ctx.workspace);
 
-    let files: string[];
+    let files: FoundFile[];
+    let outside = 0;
+    const worker = new SearchWorker({ source: i.pattern, flags });
     try {
-      const st = await fs.stat(p.real);
-      if (st.isDirectory()) {
-        // a bare "*.ts" means any depth, as grep --include and rg -g do
-        const g = i.glob === undefined ? "**/*" : i.glob.includes("/") ? i.glob : `**/${i.glob}`;
-        const found = await glob(g, { cwd: p.real, ignore: ALWAYS_IGNORED, dot: true, onlyFiles: true, followSymbolicLinks: false });
-        files = found.sort().map((f) => path.join(p.real, f));
-      } else {
-        files = [p.real];
+      try {
+        const st = await fs.stat(p.real);
+        if (st.isDirectory()) {
+          // a bare "*.ts" means any depth, as grep --include and rg -g do
+          const g = i.glob === undefined ? "**/*" : i.glob.includes("/") ? i.glob : `**/${i.glob}`;
+          const listed = await listInside(worker, p.real, g, { workspaceReal: wsReal, expandDirectories: true, signal: ctx.signal });
+          if (listed.timedOut) return { output: listTimeoutMessage(g, base), isError: true };
+          files = listed.files.sort((a, b) => (a.shown < b.shown ? -1 : a.shown > b.shown ? 1 : 0));
+          outside = listed.outside;
+        } else {
+          files = [{ shown: displayPath(wsReal, p.real), real: p.real }];
+        }
+      } catch (e) {
+        if (e instanceof InterruptedError) throw e;
+        return { output: describeFsError(e, base), isError: true };
       }
-    } catch (e) {
-      return { output: describeFsError(e, base), isError: true };
+      return await searchFiles(worker, files, outside, i.pattern, base, ctx.signal);
+    } finally {
+      await worker.close();
     }
+  },
+};
 
-    const hits: string[] = [];
-    let searched = 0;
-    let skippedLarge = 0;
-    let more = false;
-    outer: for (const file of files) {
-      throwIfAborted(ctx.signal);
-      // lstat: symlinks are skipped (they may lead outside), FIFOs would block a read
-      const st = await fs.lstat(file).catch(() => null);
-      if (!st?.isFile()) continue;
-      if (st.size > MAX_GREP_FILE_BYTES) {
+/** Matches the pattern in each file, in order, and words the result. */
+async function searchFiles(
+  worker: SearchWorker,
+  files: FoundFile[],
+  outside: number,
+  pattern: string,
+  base: string,
+  signal: AbortSignal,
+): Promise<ToolOutput> {
+  if (files.length === 0 && outside > 0) return { output: outsideNote(outside, base), isError: true };
+  const hits: string[] = [];
+  let searched = 0;
+  let skippedLarge = 0;
+  let more = false;
+  let runaway: string | undefined;
+  for (const file of files) {
+    throwIfAborted(signal);
+    // opened with no link followed and checked to be the file that was resolved, so a
+    // link swapped in after the listing cannot lead the read outside
+    const opened = await openRegular(file.real, file.shown);
+    if (!opened.ok) continue; // FIFOs, devices, files gone or moved meanwhile
+    let buf: Buffer;
+    try {
+      if (opened.size > MAX_GREP_FILE_BYTES) {
         skippedLarge++;
         continue;
       }
-      const buf = await fs.readFile(file).catch(() => null);
-      if (buf === null || looksBinaryBuffer(buf)) continue;
-      searched++;
-      const lines = buf.toString("utf8").split("\n");
-      const shown = displayPath(wsReal, file);
-      for (let n = 0; n < lines.length; n++) {
-        const line = lines[n]!;
-        if (!re.test(line)) continue;
-        if (hits.length >= MAX_GREP_MATCHES) {
-          more = true;
-          break outer;
-        }
-        const text = line.endsWith("\r") ? line.slice(0, -1) : line;
-        hits.push(`${shown}:${n + 1}: ${text.length > MAX_SHOWN_LINE ? `${text.slice(0, MAX_SHOWN_LINE)}…` : text}`);
+      buf = await opened.fh.readFile();
+    } finally {
+      await opened.fh.close();
+    }
+    if (looksBinaryBuffer(buf)) continue;
+    searched++;
+    const r = await worker.match(
+      buf,
+      { maxHits: MAX_GREP_MATCHES - hits.length + 1, maxShown: MAX_SHOWN_LINE },
+      { timeLimitMs: REGEX_TIME_LIMIT_MS, signal },
+    );
+    for (const h of r.value) {
+      if (hits.length >= MAX_GREP_MATCHES) {
+        more = true;
+        break;
       }
+      hits.push(`${file.shown}:${h.line}: ${h.text}${h.cut ? "…" : ""}`);
     }
-    const notes: string[] = [];
-    if (more) notes.push(`[stopped at ${MAX_GREP_MATCHES} matches; narrow the pattern, path or glob]`);
-    if (skippedLarge > 0) notes.push(`[${skippedLarge} file(s) over ${MAX_GREP_FILE_BYTES / 1024 / 1024} MB not searched]`);
-    if (hits.length === 0) {
-      return { output: [`no matches for /${i.pattern}/ in ${searched} file(s)`, ...notes].join("\n"), isError: false };
+    if (r.kind === "timeout") {
+      runaway = file.shown;
+      break;
     }
-    return { output: [...hits, ...notes].join("\n"), isError: false };
-  },
-};
+    if (more) break;
+  }
+  const notes: string[] = [];
+  if (more) notes.push(`[stopped at ${MAX_GREP_MATCHES} matches; narrow the pattern, path or glob]`);
+  if (skippedLarge > 0) notes.push(`[${skippedLarge} file(s) over ${MAX_GREP_FILE_BYTES / 1024 / 1024} MB not searched]`);
+  if (outside > 0) notes.push(`[${outsideNote(outside, base)}]`);
+  if (runaway !== undefined) {
+    const stop =
+      `grep stopped: the regular expression ran for over ${REGEX_TIME_LIMIT_MS / 1000} s on ${runaway} without finishing. ` +
+      "Nested repetition such as (a+)+ or (a|a)* can take exponential time; simplify the pattern.";
+    const found = hits.length > 0 ? [`Matches found before it stopped (${searched - 1} file(s) searched in full):`, ...hits] : [];
+    return { output: [stop, ...found, ...notes].join("\n"), isError: true };
+  }
+  if (hits.length === 0) return { output: [`no matches for /${pattern}/ in ${searched} file(s)`, ...notes].join("\n"), isError: false };
+  return { output: [...hits, ...notes].join("\n"), isError: false };
+}

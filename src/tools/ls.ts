@@ -1,16 +1,36 @@
 // ls: one directory's entries, folders marked with a trailing slash.
 import fs from "node:fs/promises";
+import { constants } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { ToolDef } from "./types.js";
-import { resolvePath } from "./paths.js";
-import { describeFsError } from "./files.js";
+import { boundaryProblem, resolvePath } from "./paths.js";
+import { describeFsError, fdRealPath, openedElsewhere } from "./files.js";
 
 export const MAX_LS_ENTRIES = 1000;
 
 const input = z.object({
   path: z.string().optional().describe("Directory to list, relative to the workspace or absolute (default: the workspace)"),
 });
+
+class MovedError extends Error {}
+
+/**
+ * The entries of the folder at `real` (links resolved already), read through a descriptor
+ * that is checked to be that folder, so a link swapped in after the check is not listed.
+ */
+async function readDirNoFollow(real: string, shown: string): Promise<import("node:fs").Dirent[]> {
+  const fh = await fs.open(real, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    const moved = await openedElsewhere(fh, real, shown);
+    if (moved !== undefined) throw new MovedError(moved);
+    // /proc/self/fd/N names the opened folder itself, whatever its path leads to now
+    const via = (await fdRealPath(fh)) !== undefined ? `/proc/self/fd/${fh.fd}` : real;
+    return await fs.readdir(via, { withFileTypes: true });
+  } finally {
+    await fh.close();
+  }
+}
 
 export const lsTool: ToolDef<typeof input> = {
   name: "ls",
@@ -22,12 +42,15 @@ export const lsTool: ToolDef<typeof input> = {
   async run(i, ctx) {
     const shown = i.path ?? ".";
     const p = await resolvePath(ctx.workspace, shown);
+    const outside = await boundaryProblem(ctx, p.real, shown);
+    if (outside !== undefined) return { output: outside, isError: true };
     let entries: import("node:fs").Dirent[];
     try {
       const st = await fs.stat(p.real);
       if (!st.isDirectory()) return { output: `${shown} is not a directory; use read for a file`, isError: true };
-      entries = await fs.readdir(p.real, { withFileTypes: true });
+      entries = await readDirNoFollow(p.real, shown);
     } catch (e) {
+      if (e instanceof MovedError) return { output: e.message, isError: true };
       return { output: describeFsError(e, shown), isError: true };
     }
     if (entries.length === 0) return { output: `${shown} is empty`, isError: false };

@@ -3,6 +3,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { ToolContext } from "./types.js";
 
 export interface ResolvedPath {
   /** the path as the model gave it, for messages */
@@ -22,6 +23,28 @@ export async function resolvePath(workspace: string, given: string): Promise<Res
   const abs = path.resolve(workspace, expandHome(given));
   const [real, root] = await Promise.all([realpathLoose(abs, 0), realpathLoose(path.resolve(workspace), 0)]);
   return { given, abs, real, outsideWorkspace: !isWithin(root, real) };
+}
+
+/** The workspace's real path: the boundary every check compares against. */
+export function workspaceReal(workspace: string): Promise<string> {
+  return realpathLoose(path.resolve(workspace), 0);
+}
+
+/**
+ * Why a tool must not touch `real` now, or undefined when it may. The permission check ran
+ * on its own resolution of the path a moment earlier; a link swapped since then must not
+ * carry the call somewhere that check never saw. Allowed: the workspace, or at or below a
+ * path outside it that this call's check cleared (everything, in auto mode).
+ */
+export async function boundaryProblem(
+  ctx: Pick<ToolContext, "workspace" | "outsideAllowed">,
+  real: string,
+  shown: string,
+): Promise<string | undefined> {
+  if (ctx.outsideAllowed === "any") return undefined;
+  if (isWithin(await workspaceReal(ctx.workspace), real)) return undefined;
+  if ((ctx.outsideAllowed ?? []).some((a) => isWithin(a, real))) return undefined;
+  return `${shown} now leads outside the workspace (to ${real}), which the permission check did not allow; it changed after the check, so it was not touched`;
 }
 
 /** True when `p` is `root` or below it; both must already be real, absolute paths. */

@@ -3,7 +3,7 @@ import type { FileHandle } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import type { ToolDef } from "./types.js";
-import { resolvePath } from "./paths.js";
+import { boundaryProblem, resolvePath } from "./paths.js";
 import { humanSize, looksBinary, MAX_TEXT_FILE, openRegular, throwIfAborted } from "./files.js";
 import { formatInt } from "../record/numbers.js";
 
@@ -146,6 +146,8 @@ export const readTool: ToolDef<typeof input> = {
   paths: (i) => [i.path],
   async run(i, ctx) {
     const p = await resolvePath(ctx.workspace, i.path);
+    const outside = await boundaryProblem(ctx, p.real, i.path);
+    if (outside !== undefined) return { output: outside, isError: true };
     const opened = await openRegular(p.real, i.path);
     if (!opened.ok) return { output: opened.error, isError: true };
     const { fh, size } = opened;

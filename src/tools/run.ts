@@ -144,9 +144,8 @@ async function checkPermission(
   input: unknown,
   ctx: ToolContext,
   memory: PermissionMemory,
+  resolved: ResolvedPath[],
 ): Promise<ToolOutput | undefined> {
-  const given = tool.paths?.(input) ?? [];
-  const resolved: ResolvedPath[] = await Promise.all(given.map((g) => resolvePath(ctx.workspace, g)));
   const outside = resolved.filter((r) => r.outsideWorkspace);
 
   switch (ctx.policy) {
@@ -219,11 +218,17 @@ export async function runTool(
   if (ctx.signal.aborted) return INTERRUPTED;
 
   try {
-    const denied = await checkPermission(tool, input, ctx, memory);
+    const given = tool.paths?.(input) ?? [];
+    const resolved = await Promise.all(given.map((g) => resolvePath(ctx.workspace, g)));
+    // The tool re-checks what it opens against what this check saw: a link swapped in
+    // between must not carry the call outside (see boundaryProblem in paths.ts).
+    const outsideAllowed = ctx.policy === "auto" ? "any" : resolved.filter((r) => r.outsideWorkspace).map((r) => r.real);
+    const scoped: ToolContext = { ...ctx, outsideAllowed };
+    const denied = await checkPermission(tool, input, scoped, memory, resolved);
     if (denied) return { ...denied, output: capText(denied.output) };
     if (ctx.signal.aborted) return INTERRUPTED;
     ctx.onRun?.();
-    const out = await tool.run(input, ctx);
+    const out = await tool.run(input, scoped);
     // A read cut short says nothing reliable; a write that finished did change the file,
     // and the record must say so even if the turn was interrupted meanwhile.
     if (ctx.signal.aborted && tool.kind === "read") return INTERRUPTED;

@@ -31,6 +31,11 @@ export interface ToolContext {
   unattended?: string;
   /** called just before the tool runs, after any permission prompt (for timing) */
   onRun?: () => void;
+  /** set by runTool from its permission check: the real paths outside the workspace this
+   * call was cleared to touch (and what lies below them), or "any" in auto mode. A tool
+   * re-checks what it opens against this, so a link swapped after the check is not
+   * followed out. Absent: nothing outside. */
+  outsideAllowed?: readonly string[] | "any";
 }
 
 export interface ToolOutput {

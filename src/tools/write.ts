@@ -1,11 +1,20 @@
 // write: create or replace a whole file. The diff against the old content is what a
 // person reviews in ask mode and what the screen shows afterwards.
 import fs from "node:fs/promises";
-import path from "node:path";
 import { z } from "zod";
 import type { ToolContext, ToolDef, ToolOutput, ToolPreview } from "./types.js";
-import { resolvePath } from "./paths.js";
-import { countLines, describeFsError, diffStat, errnoCode, humanSize, readTextFile, refuseNonRegular, unifiedDiff } from "./files.js";
+import { boundaryProblem, resolvePath } from "./paths.js";
+import {
+  countLines,
+  describeFsError,
+  diffStat,
+  errnoCode,
+  humanSize,
+  readTextFile,
+  refuseNonRegular,
+  unifiedDiff,
+  writeFileNoFollow,
+} from "./files.js";
 
 const input = z.object({
   path: z.string().min(1).describe("File to write, relative to the workspace or absolute; parent folders are created"),
@@ -26,6 +35,8 @@ interface WritePlan {
 
 async function plan(i: Input, ctx: ToolContext): Promise<WritePlan | { error: string }> {
   const p = await resolvePath(ctx.workspace, i.path);
+  const outside = await boundaryProblem(ctx, p.real, i.path);
+  if (outside !== undefined) return { error: outside };
   let exists = true;
   try {
     const st = await fs.stat(p.real);
@@ -66,12 +77,8 @@ export const writeTool: ToolDef<typeof input> = {
     if (p.before === i.content) {
       return { output: `${i.path} already has this content; nothing changed`, isError: false };
     }
-    try {
-      await fs.mkdir(path.dirname(p.real), { recursive: true });
-      await fs.writeFile(p.real, i.content, "utf8");
-    } catch (e) {
-      return { output: describeFsError(e, i.path), isError: true };
-    }
+    const failed = await writeFileNoFollow(p.real, i.content, i.path);
+    if (failed !== undefined) return { output: failed, isError: true };
     const lines = lineCount(countLines(i.content));
     const size = humanSize(Buffer.byteLength(i.content, "utf8"));
     let output: string;

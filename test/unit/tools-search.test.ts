@@ -3,6 +3,8 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { builtinTools, PermissionMemory, runTool } from "../../src/tools/run.js";
+import { listInside } from "../../src/tools/glob.js";
+import { SearchWorker } from "../../src/tools/search-worker.js";
 import { makeContext, removeTempFolders, tempFolder } from "./tools-fixture.js";
 
 const tools = builtinTools();
@@ -56,7 +58,7 @@ describe("glob", () => {
   it("refuses patterns that climb out of their folder", async () => {
     const r = await call("glob", { pattern: "../**/*" });
     expect(r.isError).toBe(true);
-    expect(r.output).toMatch(/^pattern must stay inside its base folder/);
+    expect(r.output).toBe(`pattern ../**/* climbs out of the searched folder with ".."; patterns are relative to the searched folder; give another folder as path`);
   });
 
   it("caps the number of results with a note", async () => {
@@ -104,5 +106,35 @@ describe("grep", () => {
     expect(lines).toHaveLength(201);
     expect(lines[199]).toBe("many.txt:200: hit");
     expect(lines[200]).toBe("[stopped at 200 matches; narrow the pattern, path or glob]");
+  });
+});
+
+describe("listInside: the check on every path found, whatever the pattern", () => {
+  // Called without patternProblem's early refusal, to show the second line holds alone:
+  // a spelling the refusal might miss still lists nothing outside its base.
+  it("drops and counts what the engine found outside the base folder", async () => {
+    const base = path.join(ws, "src");
+    await fs.symlink(path.join(ws, ".github"), path.join(base, "out-link"));
+    const worker = new SearchWorker();
+    try {
+      const opts = { workspaceReal: ws, expandDirectories: false, signal: new AbortController().signal };
+      for (const pattern of [".\\./*", "\\.\\./.github/*", "out-link/*", ".\\./.github/ci.yml"]) {
+        const r = await listInside(worker, base, pattern, opts);
+        expect({ pattern, ...r }).toEqual({ pattern, files: [], outside: r.outside, timedOut: false });
+        expect(r.outside).toBeGreaterThan(0);
+      }
+      const inside = await listInside(worker, base, "**/*.ts", opts);
+      inside.files.sort((a, b) => a.shown.localeCompare(b.shown));
+      expect(inside).toEqual({
+        files: [
+          { shown: "src/main.ts", real: path.join(base, "main.ts") },
+          { shown: "src/util/helper.ts", real: path.join(base, "util/helper.ts") },
+        ],
+        outside: 0,
+        timedOut: false,
+      });
+    } finally {
+      await worker.close();
+    }
   });
 });
