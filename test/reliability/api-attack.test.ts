@@ -290,7 +290,7 @@ describe("the local API under load and attack", () => {
       expect(m, "the API address on stderr").not.toBeNull();
       const port = Number(m![1]);
       const tokenFile = m![2]!;
-      expect(tokenFile).toBe(path.join(h.env.XDG_STATE_HOME as string, "albedo", "api-token"));
+      expect(tokenFile).toBe(path.join(h.env.XDG_STATE_HOME as string, "albedo", `api-token-${port}`));
       expect((await fs.stat(tokenFile)).mode & 0o777).toBe(0o600);
       const token = (await fs.readFile(tokenFile, "utf8")).trim();
       const id = (await readRecord(h.db)).session.id;
