@@ -3,7 +3,16 @@ import { z } from "zod";
 import { assertNever, type Block } from "../record/types.js";
 import { usesAdaptiveThinking } from "./catalog.js";
 import { encodeAnthropicTool } from "./encode-tools.js";
-import { hostOf, postStream, StreamFault, type FrameHandler, type ProviderIdentity, type TransportOptions } from "./http.js";
+import {
+  hostOf,
+  postStream,
+  StreamFault,
+  type AnswerBudget,
+  type AnswerContext,
+  type FrameHandler,
+  type ProviderIdentity,
+  type TransportOptions,
+} from "./http.js";
 import type { SseFrame } from "./sse.js";
 import type {
   Provider,
@@ -224,14 +233,24 @@ export class AnthropicStreamHandler implements FrameHandler {
   private usage: Usage | undefined;
   private stopReason: StopReason = "other";
   private started = false;
+  private readonly emit: (e: StreamEvent) => void;
+  /** every piece of content passes through it: what one answer may bring is bounded */
+  private readonly budget: AnswerBudget;
 
   constructor(
-    private readonly emit: (e: StreamEvent) => void,
+    ctx: AnswerContext,
     private readonly label = "Anthropic",
-  ) {}
+  ) {
+    this.emit = ctx.emit;
+    this.budget = ctx.budget;
+  }
 
   get outputStarted(): boolean {
     return this.started;
+  }
+
+  toolInputOpen(): boolean {
+    return this.order.some((acc) => acc.kind === "tool" && !acc.done);
   }
 
   onFrame(frame: SseFrame): "more" | "done" {
@@ -294,6 +313,9 @@ export class AnthropicStreamHandler implements FrameHandler {
 
   private start(i: number, rawBlock: { type: string }): void {
     if (this.byIndex.has(i)) throw new StreamFault(`${this.label} started content block ${i} twice`, "stream");
+    // every block costs a little, ignored ones too: endless empty blocks reach the bound
+    this.budget.block();
+    this.budget.check();
     if (!KNOWN_BLOCKS.has(rawBlock.type)) {
       // server tools, citations and other newer kinds: nothing we can store yet
       this.emit({ type: "warning", message: `ignored an Anthropic content block of unknown type "${rawBlock.type}"` });
@@ -305,21 +327,33 @@ export class AnthropicStreamHandler implements FrameHandler {
     const b = parsed.data;
     let acc: Acc;
     switch (b.type) {
-      case "text":
-        acc = { kind: "text", text: b.text };
-        if (b.text) this.output({ type: "text_delta", text: b.text });
+      case "text": {
+        const text = this.budget.take(b.text);
+        acc = { kind: "text", text };
+        if (text) this.output({ type: "text_delta", text });
         break;
-      case "tool_use":
+      }
+      case "tool_use": {
+        // a call whose id and name do not fit is not started at all
+        this.budget.take(b.id + b.name);
+        this.budget.check(`the tool call it was starting is not run`);
         // the empty `input: {}` of the start event is a placeholder: the deltas carry the input
         acc = { kind: "tool", ordinal: this.tools++, id: b.id, name: b.name, json: "", done: false };
         this.output({ type: "tool_call_start", index: acc.ordinal, id: b.id, name: b.name });
         break;
-      case "thinking":
-        acc = { kind: "thinking", text: b.thinking, signature: b.signature ?? "" };
-        if (b.thinking) this.output({ type: "reasoning_delta", text: b.thinking });
+      }
+      case "thinking": {
+        const text = this.budget.take(b.thinking);
+        const signature = this.budget.take(b.signature ?? "");
+        // a signature cut short is worthless: the text is kept without one
+        acc = { kind: "thinking", text, signature: this.budget.exceeded ? "" : signature };
+        if (text) this.output({ type: "reasoning_delta", text });
         break;
+      }
       case "redacted_thinking":
-        acc = { kind: "redacted", data: b.data };
+        // an opaque body cut short is worthless: not kept
+        acc = { kind: "redacted", data: this.budget.take(b.data) };
+        this.budget.check();
         this.started = true;
         break;
       default:
@@ -327,6 +361,7 @@ export class AnthropicStreamHandler implements FrameHandler {
     }
     this.byIndex.set(i, acc);
     this.order.push(acc);
+    this.budget.check();
   }
 
   private delta(i: number, rawDelta: { type: string }): void {
@@ -343,24 +378,39 @@ export class AnthropicStreamHandler implements FrameHandler {
     const mismatch = (): StreamFault =>
       new StreamFault(`${this.label} sent a ${d.type} for a ${acc.kind} block (index ${i})`, "stream");
     switch (d.type) {
-      case "text_delta":
+      case "text_delta": {
         if (acc.kind !== "text") throw mismatch();
-        acc.text += d.text;
-        this.output({ type: "text_delta", text: d.text });
+        const text = this.budget.take(d.text);
+        acc.text += text;
+        this.output({ type: "text_delta", text });
+        this.budget.check();
         return;
-      case "input_json_delta":
+      }
+      case "input_json_delta": {
         if (acc.kind !== "tool") throw mismatch();
-        acc.json += d.partial_json;
-        if (d.partial_json) this.output({ type: "tool_call_delta", index: acc.ordinal, partialJson: d.partial_json });
+        const json = this.budget.take(d.partial_json);
+        acc.json += json;
+        if (json) this.output({ type: "tool_call_delta", index: acc.ordinal, partialJson: json });
+        // the call stays unfinished, and an unfinished call is neither kept nor run
+        this.budget.check(`the input of the tool call "${acc.name}" was cut off there, and the call is not run`);
         return;
-      case "thinking_delta":
+      }
+      case "thinking_delta": {
         if (acc.kind !== "thinking") throw mismatch();
-        acc.text += d.thinking;
-        this.output({ type: "reasoning_delta", text: d.thinking });
+        const text = this.budget.take(d.thinking);
+        acc.text += text;
+        this.output({ type: "reasoning_delta", text });
+        this.budget.check();
         return;
+      }
       case "signature_delta":
         if (acc.kind !== "thinking") throw mismatch();
-        acc.signature += d.signature;
+        {
+          const signature = this.budget.take(d.signature);
+          // a signature cut short is worthless: the text is kept without one
+          acc.signature = this.budget.exceeded ? "" : acc.signature + signature;
+        }
+        this.budget.check();
         return;
       case "citations_delta":
         return; // citations annotate text we already have
@@ -509,7 +559,6 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
   return {
     name: "anthropic",
     stream(req: Request, opts: StreamOptions = {}): Promise<StreamResult> {
-      const emit = (e: StreamEvent): void => opts.onEvent?.(e);
       return postStream({
         who,
         model: req.model,
@@ -524,7 +573,8 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
         secret: apiKey,
         transport: cfg.transport,
         stream: opts,
-        newHandler: () => new AnthropicStreamHandler(emit, who.label),
+        maxOutputTokens: req.maxOutputTokens,
+        newHandler: (ctx) => new AnthropicStreamHandler(ctx, who.label),
       });
     },
   };

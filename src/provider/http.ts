@@ -1,9 +1,10 @@
-// One streaming POST to a provider: retries before output, an idle timeout between bytes,
-// and every failure turned into a ProviderError a person can read. The adapters only parse
-// frames; what a status code or a broken socket means is decided here, once.
+// One streaming POST to a provider: retries before output, an idle timeout between pieces of
+// content, bounds on what one answer may bring, and every failure turned into a ProviderError
+// a person can read. The adapters only parse frames; what a status code, a broken socket or
+// an oversize answer means is decided here, once.
 import type { request as undiciRequest } from "undici";
 import type { Block } from "../record/types.js";
-import { readSse, type SseFrame } from "./sse.js";
+import { readSse, SseEventTooLarge, type SseFrame } from "./sse.js";
 import {
   ProviderError,
   type ProviderErrorKind,
@@ -33,7 +34,8 @@ export interface RetryOptions {
 
 export interface TransportOptions {
   retry?: RetryOptions;
-  /** longest silence allowed between bytes, headers included (default 90 s) */
+  /** longest wait for the first content of an answer, and between pieces of content
+   * (default 90 s); keep-alive pings do not restart it */
   idleTimeoutMs?: number;
   /** the model's window, named in context-length errors when known */
   contextWindow?: number;
@@ -47,6 +49,122 @@ const DEFAULT_MAX_DELAY_MS = 8_000;
 const LONGEST_HONOURED_WAIT_MS = 60_000;
 /** after the final event, how long to wait for the server to end the body (keeps keep-alive) */
 const END_GRACE_MS = 1_000;
+
+const MiB = 1024 * 1024;
+/**
+ * What one answer may bring (text, reasoning, tool input, signatures), per max-output token.
+ * A token is about 4 bytes of English and JSON escaping of code can double that; 16 leaves
+ * room for both, so no answer the model may really give is cut, while a server that never
+ * stops (or sends 100 MB in one event) is stopped after a few MB.
+ */
+export const ANSWER_BYTES_PER_TOKEN = 16;
+/** ...and never less than this, so a small max_tokens (or a server that ignores it) does not
+ * cut an ordinary answer. With the catalog's models (≤ 128k output tokens) this is the bound. */
+export const ANSWER_FLOOR_BYTES = 4 * MiB;
+/** Bytes of event stream (framing, ids, pings, usage) per max-output token: OpenAI sends
+ * about 250 bytes of envelope around a one-token chunk. Bounds a stream of empty events. */
+const WIRE_BYTES_PER_TOKEN = 512;
+const WIRE_FLOOR_BYTES = 64 * MiB;
+/** what a content block or tool call costs against the bound besides its text, so a stream
+ * of empty blocks cannot pile up objects either */
+const BLOCK_COST_BYTES = 64;
+/** an error body is read for its message; longer ones say nothing more */
+const ERROR_BODY_BYTES = 64 * 1024;
+/** warnings one answer may raise (repeats are dropped): each becomes a line for the person */
+const MAX_WARNINGS = 20;
+/** Inside an open tool input, pings that keep coming may stretch the wait for content to this
+ * many idle periods. Anthropic sends a tool's input one whole key at a time and pings while it
+ * writes a long value (a file's content): minutes at ordinary speeds, but not forever. */
+const TOOL_INPUT_IDLE_PERIODS = 10;
+
+export interface AnswerBounds {
+  /** text, reasoning and tool input of one answer, in UTF-8 bytes */
+  contentBytes: number;
+  /** one stream event while it is gathered (the parser counts characters, each ≥ 1 byte) */
+  eventChars: number;
+  /** the whole event stream of one answer, in bytes */
+  wireBytes: number;
+}
+
+export function answerBounds(maxOutputTokens: number): AnswerBounds {
+  const tokens = Math.max(1, Math.floor(maxOutputTokens));
+  const contentBytes = Math.max(ANSWER_FLOOR_BYTES, tokens * ANSWER_BYTES_PER_TOKEN);
+  return {
+    contentBytes,
+    // one event cannot rightly bring more than the whole answer may
+    eventChars: contentBytes,
+    wireBytes: Math.max(WIRE_FLOOR_BYTES, tokens * WIRE_BYTES_PER_TOKEN),
+  };
+}
+
+/** "4 MB", "15.3 MB" (binary megabytes, as the bounds are set); below 1 MB in bytes */
+export function megabytes(bytes: number): string {
+  if (bytes < MiB) return `${formatInt(bytes)} bytes`;
+  const mb = bytes / MiB;
+  return `${Number.isInteger(mb) ? mb : Number(mb.toFixed(1))} MB`;
+}
+
+const BOUND_RULE = `an answer may bring ${ANSWER_BYTES_PER_TOKEN} bytes per max-output token, at least ${megabytes(ANSWER_FLOOR_BYTES)}`;
+const WIRE_RULE = `the event stream of one answer may take ${WIRE_BYTES_PER_TOKEN} bytes per max-output token, at least ${megabytes(WIRE_FLOOR_BYTES)}`;
+
+/**
+ * What one attempt's answer brought so far, against its bound. Everything an adapter keeps
+ * passes through take(), so no adapter can gather more than the bound; content that arrives
+ * also restarts the idle clock (pings and empty events do not).
+ */
+export class AnswerBudget {
+  private used = 0;
+  private over = false;
+  constructor(
+    readonly limitBytes: number,
+    private readonly onContent: () => void = () => undefined,
+  ) {}
+
+  /** The part of `s` that fits: all of it, until the bound is reached; then the piece up to it. */
+  take(s: string): string {
+    if (s.length === 0) return s;
+    if (this.over) return "";
+    this.onContent();
+    const n = Buffer.byteLength(s);
+    if (this.used + n <= this.limitBytes) {
+      this.used += n;
+      return s;
+    }
+    this.over = true;
+    const room = this.limitBytes - this.used;
+    this.used = this.limitBytes;
+    return cutUtf8(s, room);
+  }
+
+  /** A new block or call: a small fixed cost. */
+  block(): void {
+    if (this.over) return;
+    if (this.used + BLOCK_COST_BYTES > this.limitBytes) this.over = true;
+    this.used = Math.min(this.limitBytes, this.used + BLOCK_COST_BYTES);
+  }
+
+  get exceeded(): boolean {
+    return this.over;
+  }
+
+  /** Throws once the bound is passed; `cutOff` names what was being sent when it was. */
+  check(cutOff?: string): void {
+    if (!this.over) return;
+    throw new StreamFault(
+      `the provider sent more than ${megabytes(this.limitBytes)} in one answer; stopped reading it` +
+        (cutOff ? `; ${cutOff}` : ""),
+      "too_large",
+      false,
+      BOUND_RULE,
+    );
+  }
+}
+
+/** The first `bytes` bytes of `s`, cut before a character that would not fit whole. */
+function cutUtf8(s: string, bytes: number): string {
+  if (bytes <= 0) return "";
+  return new TextDecoder().decode(Buffer.from(s, "utf8").subarray(0, bytes), { stream: true });
+}
 
 const RETRY_STATUSES = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
 const RETRY_NET_CODES = new Set([
@@ -83,10 +201,20 @@ export class StreamFault extends Error {
     readonly kind: ProviderErrorKind,
     /** worth another attempt if nothing has streamed yet (overload, cut connection) */
     readonly retryable = false,
+    /** the rule that was broken, said at the end after who broke it */
+    readonly rule?: string,
   ) {
     super(message);
     this.name = "StreamFault";
   }
+}
+
+/** What an adapter's handler gets for one attempt. */
+export interface AnswerContext {
+  /** hands an event to the caller (a warning raised again is dropped; at most MAX_WARNINGS) */
+  emit(e: StreamEvent): void;
+  /** what the answer may still bring; every piece of content passes through it */
+  budget: AnswerBudget;
 }
 
 /** Per-attempt parser state of one adapter. */
@@ -95,6 +223,9 @@ export interface FrameHandler {
   onFrame(frame: SseFrame): "more" | "done";
   /** true when a body that ends without the final event is still a whole answer */
   completeWithoutFinal?(): boolean;
+  /** true while a tool call's input is open and the provider may rightly send only pings
+   * for a while (Anthropic gathers each key of the input before it sends it) */
+  toolInputOpen?(): boolean;
   result(): StreamResult;
   /** what arrived so far, as blocks worth keeping */
   partial(): Block[];
@@ -120,7 +251,9 @@ export interface PostArgs {
   secret?: string;
   transport: TransportOptions;
   stream: StreamOptions;
-  newHandler(): FrameHandler;
+  /** the request's max output tokens: the answer's bounds follow from it */
+  maxOutputTokens: number;
+  newHandler(ctx: AnswerContext): FrameHandler;
 }
 
 type Attempt =
@@ -161,30 +294,50 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
   const { who } = args;
   const userSignal = args.stream.signal;
   const idleMs = args.transport.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const bounds = answerBounds(args.maxOutputTokens);
   const ac = new AbortController();
   let timedOut = false;
   let finished = false;
   let timer: NodeJS.Timeout | undefined;
-  /** bytes of the event stream that arrived since the last whole line */
-  let trickled = 0;
+  /** what came since the last content: whole lines (pings, comments, empty events), and
+   * bytes since the last whole line */
+  const since = { lines: 0, trickled: 0 };
   const onUserAbort = (): void => ac.abort(userSignal?.reason);
   userSignal?.addEventListener("abort", onUserAbort, { once: true });
-  // Re-armed on progress: the limit is on silence, not on the length of an answer. In the
-  // event stream progress is a whole line, so a server that drips a byte at a time (never
-  // silent, never finishing anything) still hits the limit instead of holding the turn forever.
-  const bump = (): void => {
-    if (finished) return;
-    trickled = 0;
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      timedOut = true;
-      ac.abort(new Error("idle timeout"));
-    }, idleMs);
+  let lastContentAt = Date.now();
+  let lastLineAt = 0;
+  /** the wait that ran out, for the message */
+  let waitedMs = idleMs;
+  const toolInputWaitMs = idleMs * TOOL_INPUT_IDLE_PERIODS;
+  const expire = (): void => {
+    const now = Date.now();
+    // inside an open tool input, pings that keep coming stretch the wait (still bounded)
+    if (handler.toolInputOpen?.() && now - lastLineAt < idleMs && now - lastContentAt < toolInputWaitMs) {
+      timer = setTimeout(expire, Math.min(idleMs, lastContentAt + toolInputWaitMs - now));
+      return;
+    }
+    waitedMs = now - lastContentAt >= toolInputWaitMs ? toolInputWaitMs : idleMs;
+    timedOut = true;
+    ac.abort(new Error("idle timeout"));
   };
-  const handler = args.newHandler();
+  // The idle clock runs from the request to the first content, then between pieces of
+  // content: only content re-arms it. Keep-alive pings, comments and empty deltas keep a
+  // connection open but are not progress, and neither is a byte dripped without a line, so a
+  // server that sends only those hits the limit instead of holding the turn forever.
+  const arm = (): void => {
+    if (finished) return;
+    since.lines = 0;
+    since.trickled = 0;
+    lastContentAt = Date.now();
+    clearTimeout(timer);
+    timer = setTimeout(expire, idleMs);
+  };
+  const budget = new AnswerBudget(bounds.contentBytes, arm);
+  const handler = args.newHandler({ emit: warningCap((e) => args.stream.onEvent?.(e)), budget });
+  let wireBytes = 0;
 
   try {
-    bump();
+    arm();
     const res = await (await undici())(args.url, {
       method: "POST",
       headers: args.headers,
@@ -194,23 +347,43 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
       headersTimeout: 0,
       bodyTimeout: 0,
     });
-    bump();
     const contentType = headerValue(res.headers, "content-type") ?? "";
-    // An error or JSON body is short: it gets one idle period after the headers, whole, so a
-    // dripped body cannot hold the turn either.
-    const noProgress = (): void => undefined;
+    // An error or JSON body is short: it gets one idle period after the headers, whole and
+    // at most ERROR_BODY_BYTES, so neither a dripped body nor an endless one can hold the turn.
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      const text = await readText(res.body, noProgress);
+      arm();
+      const text = await readText(res.body);
       return statusFailure(args, res.statusCode, res.headers, text);
     }
     if (/application\/json|text\/html/i.test(contentType)) {
-      const text = await readText(res.body, noProgress);
+      arm();
+      const text = await readText(res.body);
       throw new StreamFault(
         `${who.label} answered with ${contentType.split(";")[0]} instead of an event stream: ${providerMessage(text)}`,
         "stream",
       );
     }
-    const progress = { onChunk: (n: number) => (trickled += n), onLine: bump };
+    const progress = {
+      onChunk: (n: number): void => {
+        since.trickled += n;
+        wireBytes += n;
+        if (wireBytes > bounds.wireBytes) {
+          throw new StreamFault(
+            `the provider sent more than ${megabytes(bounds.wireBytes)} of event stream for one answer, ` +
+              `most of it not content; stopped reading it`,
+            "too_large",
+            false,
+            WIRE_RULE,
+          );
+        }
+      },
+      onLine: (): void => {
+        since.lines++;
+        since.trickled = 0;
+        lastLineAt = Date.now();
+      },
+      maxEventChars: bounds.eventChars,
+    };
     for await (const frame of readSse(res.body, progress)) {
       if (finished) continue; // the body's tail after the final event; only its end matters
       if (handler.onFrame(frame) === "done") {
@@ -228,18 +401,37 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
     );
   } catch (err) {
     if (finished && !userSignal?.aborted) return { ok: handler.result() };
-    return streamFailure(args, err, handler, { timedOut, idleMs, trickled, userAborted: userSignal?.aborted === true });
+    return streamFailure(args, err, handler, {
+      timedOut,
+      idleMs: waitedMs,
+      lines: since.lines,
+      trickled: since.trickled,
+      userAborted: userSignal?.aborted === true,
+      eventChars: bounds.eventChars,
+    });
   } finally {
     clearTimeout(timer);
     userSignal?.removeEventListener("abort", onUserAbort);
   }
 }
 
+/** Passes events on; a warning already given is dropped, and after MAX_WARNINGS one line says
+ * the rest are not shown (a stream of unknown events must not become a flood of notices). */
+export function warningCap(emit: (e: StreamEvent) => void): (e: StreamEvent) => void {
+  const seen = new Set<string>();
+  return (e) => {
+    if (e.type !== "warning") return emit(e);
+    if (seen.has(e.message) || seen.size > MAX_WARNINGS) return;
+    seen.add(e.message);
+    emit(seen.size > MAX_WARNINGS ? { type: "warning", message: "further warnings about this answer are not shown" } : e);
+  };
+}
+
 function streamFailure(
   args: PostArgs,
   err: unknown,
   handler: FrameHandler,
-  st: { timedOut: boolean; idleMs: number; trickled: number; userAborted: boolean },
+  st: { timedOut: boolean; idleMs: number; lines: number; trickled: number; userAborted: boolean; eventChars: number },
 ): Attempt {
   const { who } = args;
   const outputStarted = handler.outputStarted;
@@ -250,17 +442,43 @@ function streamFailure(
 
   if (st.userAborted) return { fail: abortedError(args, partial, outputStarted) };
   if (st.timedOut) {
+    const kept = outputStarted ? ", the partial answer was kept" : "";
+    if (st.lines === 0) {
+      return {
+        fail: make(
+          `no data from the provider for ${seconds(st.idleMs)} s (${who.label}); gave up waiting` +
+            (st.trickled > 0 ? ` (only ${st.trickled} ${st.trickled === 1 ? "byte" : "bytes"} trickled in, not one whole line)` : "") +
+            kept,
+          "timeout",
+        ),
+      };
+    }
+    const wait = handler.toolInputOpen?.()
+      ? "for the rest of a tool call's input"
+      : outputStarted
+        ? "after the last content"
+        : "for the answer to start";
     return {
       fail: make(
-        `no data from the provider for ${seconds(st.idleMs)} s (${who.label}); gave up waiting` +
-          (st.trickled > 0 ? ` (only ${st.trickled} ${st.trickled === 1 ? "byte" : "bytes"} trickled in, not one whole line)` : "") +
-          (outputStarted ? ", the partial answer was kept" : ""),
+        `no content from the provider for ${seconds(st.idleMs)} s (${who.label}) while waiting ${wait}: ` +
+          `only keep-alive pings or empty events arrived; gave up waiting (the idle timeout, idleTimeoutSeconds in the config)` +
+          kept,
         "timeout",
       ),
     };
   }
+  if (err instanceof SseEventTooLarge) {
+    err = new StreamFault(
+      `the provider sent more than ${megabytes(st.eventChars)} in one answer, in a single stream event; stopped reading it`,
+      "too_large",
+      false,
+      BOUND_RULE,
+    );
+  }
   if (err instanceof StreamFault) {
-    const e = make(err.message, err.kind);
+    const kept = err.kind === "too_large" && outputStarted ? "; what arrived up to the bound was kept" : "";
+    const rule = err.rule ? ` (${who.label}; ${err.rule})` : "";
+    const e = make(err.message + kept + rule, err.kind);
     if (err.retryable && !outputStarted) return { retry: { reason: err.message, error: e } };
     return { fail: e };
   }
@@ -488,13 +706,17 @@ function seconds(ms: number): string {
   return String(Number(s.toFixed(s < 1 ? 2 : 1)));
 }
 
-async function readText(body: AsyncIterable<Uint8Array | string>, onChunk: () => void): Promise<string> {
+/** At most ERROR_BODY_BYTES of a body, decoded; the rest is not read. */
+async function readText(body: AsyncIterable<Uint8Array | string>): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
+  let bytes = 0;
   for await (const chunk of body) {
-    onChunk();
-    text += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-    if (text.length > 64 * 1024) break; // an error page longer than this says nothing more
+    const buf = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    const room = ERROR_BODY_BYTES - bytes;
+    text += decoder.decode(buf.byteLength > room ? buf.subarray(0, room) : buf, { stream: true });
+    bytes += Math.min(room, buf.byteLength);
+    if (bytes >= ERROR_BODY_BYTES) break; // leaving the loop destroys the body
   }
   return text + decoder.decode();
 }

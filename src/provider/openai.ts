@@ -4,7 +4,16 @@ import { z } from "zod";
 import { assertNever, type Block } from "../record/types.js";
 import { wantsMaxCompletionTokens } from "./catalog.js";
 import { encodeOpenAITool, toolResultText } from "./encode-tools.js";
-import { hostOf, postStream, StreamFault, type FrameHandler, type ProviderIdentity, type TransportOptions } from "./http.js";
+import {
+  hostOf,
+  postStream,
+  StreamFault,
+  type AnswerBudget,
+  type AnswerContext,
+  type FrameHandler,
+  type ProviderIdentity,
+  type TransportOptions,
+} from "./http.js";
 import type { SseFrame } from "./sse.js";
 import type {
   Provider,
@@ -216,11 +225,17 @@ export class OpenAIStreamHandler implements FrameHandler {
   private finish: string | undefined;
   private started = false;
   private finals: Block[] | undefined;
+  private readonly emit: (e: StreamEvent) => void;
+  /** every piece of content passes through it: what one answer may bring is bounded */
+  private readonly budget: AnswerBudget;
 
   constructor(
-    private readonly emit: (e: StreamEvent) => void,
+    ctx: AnswerContext,
     private readonly label: string,
-  ) {}
+  ) {
+    this.emit = ctx.emit;
+    this.budget = ctx.budget;
+  }
 
   get outputStarted(): boolean {
     return this.started;
@@ -289,12 +304,18 @@ export class OpenAIStreamHandler implements FrameHandler {
     return this.finish !== undefined;
   }
 
-  private append(kind: "text" | "reasoning", text: string): void {
+  private append(kind: "text" | "reasoning", whole: string): void {
     const last = this.segments[this.segments.length - 1];
-    if (last && last.kind === kind) last.text += text;
-    else this.segments.push({ kind, text });
-    this.started = true;
-    this.emit(kind === "text" ? { type: "text_delta", text } : { type: "reasoning_delta", text });
+    const fresh = !last || last.kind !== kind;
+    if (fresh) this.budget.block();
+    const text = this.budget.take(whole);
+    if (text) {
+      if (fresh) this.segments.push({ kind, text });
+      else last.text += text;
+      this.started = true;
+      this.emit(kind === "text" ? { type: "text_delta", text } : { type: "reasoning_delta", text });
+    }
+    this.budget.check();
   }
 
   private toolDelta(tc: z.infer<typeof toolCallDeltaSchema>): void {
@@ -312,6 +333,10 @@ export class OpenAIStreamHandler implements FrameHandler {
     const name = tc.function?.name ?? undefined;
     const args = tc.function?.arguments ?? "";
     if (!call) {
+      // a call whose id and name do not fit is not started at all
+      this.budget.block();
+      this.budget.take((id ?? "") + (name ?? ""));
+      this.budget.check("the tool call it was starting is not run");
       call = { ordinal: this.calls.length, id: id ?? "", name: name ?? "", args: "" };
       if (tc.index != null) call.index = tc.index;
       this.calls.push(call);
@@ -321,13 +346,17 @@ export class OpenAIStreamHandler implements FrameHandler {
       this.emit({ type: "tool_call_start", index: call.ordinal, id: call.id, name: call.name });
     } else {
       // repeated ids and names on every fragment are common: only fill what is missing
-      if (id && call.id.startsWith("call_albedo_")) call.id = id;
-      if (name && !call.name) call.name = name;
+      if (id && call.id.startsWith("call_albedo_")) call.id = this.budget.take(id);
+      if (name && !call.name) call.name = this.budget.take(name);
+      this.budget.check("the tool call it was sending is not run");
     }
-    if (args) {
-      call.args += args;
-      this.emit({ type: "tool_call_delta", index: call.ordinal, partialJson: args });
+    const piece = this.budget.take(args);
+    if (piece) {
+      call.args += piece;
+      this.emit({ type: "tool_call_delta", index: call.ordinal, partialJson: piece });
     }
+    // an interrupted answer's calls are never kept, so the cut-off call is not run
+    this.budget.check(`the input of the tool call "${call.name || "(unnamed)"}" was cut off there, and the call is not run`);
   }
 
   private setUsage(u: z.infer<typeof usageSchema>): void {
@@ -446,7 +475,6 @@ export function createOpenAIProvider(cfg: OpenAIConfig): Provider {
   return {
     name: "openai",
     stream(req: Request, opts: StreamOptions = {}): Promise<StreamResult> {
-      const emit = (e: StreamEvent): void => opts.onEvent?.(e);
       const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
       if (apiKey) headers["authorization"] = `Bearer ${apiKey}`;
       const args = {
@@ -457,7 +485,8 @@ export function createOpenAIProvider(cfg: OpenAIConfig): Provider {
         body: JSON.stringify(encodeOpenAIBody(req)),
         transport: cfg.transport,
         stream: opts,
-        newHandler: () => new OpenAIStreamHandler(emit, who.label),
+        maxOutputTokens: req.maxOutputTokens,
+        newHandler: (ctx: AnswerContext) => new OpenAIStreamHandler(ctx, who.label),
       };
       return postStream(apiKey ? { ...args, secret: apiKey } : args);
     },

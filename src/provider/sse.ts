@@ -1,5 +1,7 @@
 // Server-sent events out of a response body, as {event, data} frames.
-// eventsource-parser does the line work (CRLF/LF/CR, ":" comments, multi-line data).
+// eventsource-parser does the line work (CRLF/LF/CR, ":" comments, multi-line data) and holds
+// a partial event until its blank line; its maxBufferSize bounds that hold, so one endless
+// line or event is cut off when it passes the bound instead of being gathered whole.
 import { createParser } from "eventsource-parser";
 
 export interface SseFrame {
@@ -14,6 +16,17 @@ export interface ReadSseOptions {
   /** called when a chunk completes at least one line: progress, as opposed to bytes. A
    * server dripping a byte at a time sends bytes without ever finishing a line. */
   onLine?: () => void;
+  /** the most characters one event (its unfinished line plus the data gathered so far) may
+   * hold; more throws SseEventTooLarge */
+  maxEventChars?: number;
+}
+
+/** One event (or one line) passed ReadSseOptions.maxEventChars before it was complete. */
+export class SseEventTooLarge extends Error {
+  constructor(readonly limitChars: number) {
+    super(`a stream event passed ${limitChars} characters before it ended`);
+    this.name = "SseEventTooLarge";
+  }
 }
 
 export async function* readSse(
@@ -21,12 +34,18 @@ export async function* readSse(
   opts: ReadSseOptions = {},
 ): AsyncGenerator<SseFrame> {
   const ready: SseFrame[] = [];
+  let tooLarge = false;
   const parser = createParser({
     onEvent: (m) => {
       const frame: SseFrame = { data: m.data };
       if (m.event !== undefined) frame.event = m.event;
       ready.push(frame);
     },
+    // the parser checks after each feed, so at most one chunk more than the bound is held
+    onError: (e) => {
+      if (e.type === "max-buffer-size-exceeded") tooLarge = true;
+    },
+    ...(opts.maxEventChars !== undefined ? { maxBufferSize: opts.maxEventChars } : {}),
   });
   const decoder = new TextDecoder();
   let last = "";
@@ -34,6 +53,7 @@ export async function* readSse(
     if (text.length === 0) return;
     parser.feed(text);
     last = text;
+    if (tooLarge) throw new SseEventTooLarge(opts.maxEventChars ?? 0);
   };
   for await (const chunk of body) {
     opts.onChunk?.(typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.byteLength);

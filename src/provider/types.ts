@@ -90,6 +90,7 @@ export type ProviderErrorKind =
   | "bad_request"
   | "network"
   | "stream" // malformed or truncated stream
+  | "too_large" // the answer passed the bound on what one answer may bring
   | "timeout"
   | "aborted";
 

@@ -56,11 +56,49 @@ export type Fault =
   | "drip"
   | "hang_after_text"
   /** some text, then the provider's in-stream error (Anthropic `error` event, OpenAI error chunk) */
-  | "error_event";
+  | "error_event"
+  /** some text, then ONE text delta whose data line holds `bytes` of text (default 100 MB),
+   * made as it is sent: the fake never holds it */
+  | "huge_event"
+  /** some text, then small text deltas without end, until the client hangs up */
+  | "endless_text"
+  /** some text, then a "write" tool call whose content argument is `bytes` long (default
+   * 50 MB), streamed in 64 KB input deltas as a real server would */
+  | "huge_tool_input"
+  /** the stream opens, then only keep-alive pings every `pingEveryMs` (event: ping, ":"
+   * comments, empty deltas), without end */
+  | "pings_only"
+  /** the stream opens, then keep-alive pings and empty events as fast as the client reads
+   * them, without end */
+  | "ping_flood"
+  /** the text: its first content event at once, then one every `contentEveryMs`, with
+   * keep-alive pings every `pingEveryMs` in between */
+  | "slow_content"
+  /** the text, then a "write" tool call whose input pauses after its first key for
+   * `contentEveryMs` with keep-alive pings every `pingEveryMs` (Anthropic sends a tool's
+   * input one whole key at a time and pings while it writes a long value), then ends */
+  | "paused_tool_input"
+  /** HTTP 400 whose JSON error body is `bytes` long (default 100 MB) */
+  | "huge_error_body";
 
 export interface FaultStep {
   fault: Fault;
   text?: string;
+  /** huge_event, huge_tool_input, huge_error_body: the size of the huge part in bytes */
+  bytes?: number;
+  /** pings_only, slow_content: time between keep-alive pings (default 1000 ms) */
+  pingEveryMs?: number;
+  /** slow_content: time between content events (default 1000 ms) */
+  contentEveryMs?: number;
+}
+
+/** What the fake sent for one fault step: whether it got to the end, or the client hung up. */
+export interface FaultRecord {
+  fault: Fault;
+  /** bytes of the body written */
+  bytes: number;
+  /** true when the whole scripted body was written */
+  completed: boolean;
 }
 
 export type Step = TextStep | ToolStep | ErrorStep | FaultStep;
@@ -80,6 +118,8 @@ export interface FakeProvider {
   openaiBase: string;
   key: string | undefined;
   requests: RecordedRequest[];
+  /** one entry per fault step rendered, filled in as it is sent */
+  faults: FaultRecord[];
   rejections(): string[];
   script(...steps: Step[]): void;
   close(): Promise<void>;
@@ -110,6 +150,7 @@ const DEFAULT_FAULT_TEXT = "This is the partial answer that was streaming when t
 export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakeProvider> {
   const key = opts.key;
   const requests: RecordedRequest[] = [];
+  const faults: FaultRecord[] = [];
   const queue: Step[] = [];
   let lastScript: Step[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -156,7 +197,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     }
     if (queue.length === 0 && opts.repeat && lastScript.length > 0) queue.push(...lastScript);
     const step = queue.shift() ?? { text: "ok" };
-    const ctx: RenderCtx = { shape, body: body as Record<string, unknown>, rawBody, req, res, timers, nextId };
+    const ctx: RenderCtx = { shape, body: body as Record<string, unknown>, rawBody, req, res, timers, nextId, faults };
     await render(ctx, step);
   }
 
@@ -174,6 +215,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     openaiBase: `${url}/v1`,
     key,
     requests,
+    faults,
     rejections: () => requests.filter((r) => r.rejected !== undefined).map((r) => r.rejected as string),
     script: (...steps: Step[]) => {
       queue.push(...steps);
@@ -652,6 +694,7 @@ interface RenderCtx {
   res: http.ServerResponse;
   timers: Set<NodeJS.Timeout>;
   nextId(): number;
+  faults: FaultRecord[];
 }
 
 function isError(s: Step): s is ErrorStep {
@@ -764,9 +807,152 @@ async function renderFault(ctx: RenderCtx, step: FaultStep): Promise<void> {
       for (const f of opening) out.write(f);
       // stays open and silent until the client goes away or the fake is closed
       return;
+    case "huge_event":
+    case "endless_text":
+    case "huge_tool_input":
+    case "paused_tool_input":
+    case "pings_only":
+    case "ping_flood":
+    case "slow_content":
+    case "huge_error_body":
+      return renderBigFault(ctx, step, all, opening, out);
     default:
       return assertNeverFault(step.fault);
   }
+}
+
+const MB = 1024 * 1024;
+/** 64 KB of plain words, safe inside a JSON string: the filler of the huge faults */
+const FILLER = "lorem ipsum dolor sit amet ".repeat(Math.ceil(65536 / 27)).slice(0, 65536);
+
+/** `bytes` of filler in pieces of at most 64 KB, made one at a time. */
+function* filler(bytes: number): Generator<string> {
+  for (let left = bytes; left > 0; left -= FILLER.length) yield left >= FILLER.length ? FILLER : FILLER.slice(0, left);
+}
+
+/** The faults that send much (or send for long): written with backpressure, never built whole. */
+async function renderBigFault(ctx: RenderCtx, step: FaultStep, all: string[], opening: string[], out: Out): Promise<void> {
+  const rec: FaultRecord = { fault: step.fault, bytes: 0, completed: false };
+  ctx.faults.push(rec);
+  out.onWrite = (n) => (rec.bytes += n);
+  const anthropic = ctx.shape === "anthropic";
+  const closing = all.filter((f) => isClosing(ctx.shape, f));
+  const id = `chatcmpl-fake${ctx.nextId()}`;
+  const oaChunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
+    sse(undefined, { id, object: "chat.completion.chunk", created: 0, model: ctx.body["model"], choices: [{ index: 0, delta, finish_reason: finish }] });
+  const textDelta = (text: string): string =>
+    anthropic
+      ? sse("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })
+      : oaChunk({ content: text });
+  // the kinds of keep-alive each provider (or a proxy in front of it) sends, in turn
+  const pingKinds = anthropic
+    ? [sse("ping", { type: "ping" }), ": keepalive\n\n"]
+    : [": keepalive\n\n", oaChunk({}), oaChunk({ content: "" }), ": OPENROUTER PROCESSING\n\n"];
+  let pings = 0;
+  const ping = (): string => pingKinds[pings++ % pingKinds.length] as string;
+  const pingEvery = step.pingEveryMs ?? 1000;
+
+  switch (step.fault) {
+    case "huge_event": {
+      out.head();
+      for (const f of opening) if (!(await out.send(f))) return;
+      // one delta split around its text, so the text itself can be made as it is sent
+      const [head, tail] = textDelta("\u0000").split("\\u0000") as [string, string];
+      if (!(await out.send(head))) return;
+      for (const piece of filler(step.bytes ?? 100 * MB)) if (!(await out.send(piece))) return;
+      if (!(await out.send(tail))) return;
+      for (const f of closing) if (!(await out.send(f))) return;
+      break;
+    }
+    case "endless_text": {
+      out.head();
+      for (const f of opening) if (!(await out.send(f))) return;
+      const batch = Array.from({ length: 256 }, () => textDelta("lorem ipsum dolor sit amet, ")).join("");
+      for (;;) if (!(await out.send(batch))) return;
+    }
+    case "huge_tool_input":
+    case "paused_tool_input": {
+      out.head();
+      const callId = anthropic ? `toolu_fake_${ctx.nextId()}` : `call_fake_${ctx.nextId()}`;
+      const argDelta = (json: string): string =>
+        anthropic
+          ? sse("content_block_delta", { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: json } })
+          : oaChunk({ tool_calls: [{ index: 0, function: { arguments: json } }] });
+      const start = anthropic
+        ? [
+            sse("content_block_stop", { type: "content_block_stop", index: 0 }),
+            sse("content_block_start", { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: callId, name: "write", input: {} } }),
+          ]
+        : [oaChunk({ tool_calls: [{ index: 0, id: callId, type: "function", function: { name: "write", arguments: "" } }] })];
+      const end = anthropic
+        ? [
+            sse("content_block_stop", { type: "content_block_stop", index: 1 }),
+            sse("message_delta", { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 10 } }),
+            sse("message_stop", { type: "message_stop" }),
+          ]
+        : [oaChunk({}, "tool_calls"), "data: [DONE]\n\n"];
+      if (step.fault === "paused_tool_input") {
+        for (const f of [...opening, ...start, argDelta('{"path":"notes.txt",')]) if (!(await out.send(f))) return;
+        const until = Date.now() + (step.contentEveryMs ?? 1000);
+        while (Date.now() < until) {
+          await out.sleep(Math.min(pingEvery, Math.max(1, until - Date.now())));
+          if (!(await out.send(ping()))) return;
+        }
+        for (const f of [argDelta('"content":"written after a pause"}'), ...end]) if (!(await out.send(f))) return;
+        break;
+      }
+      for (const f of [...opening, ...start, argDelta('{"path":"huge.txt","content":"')]) if (!(await out.send(f))) return;
+      for (const piece of filler(step.bytes ?? 50 * MB)) if (!(await out.send(argDelta(piece)))) return;
+      for (const f of [argDelta('"}'), ...end]) if (!(await out.send(f))) return;
+      break;
+    }
+    case "pings_only": {
+      out.head();
+      if (!(await out.send(all[0] as string))) return;
+      for (;;) {
+        await out.sleep(pingEvery);
+        if (!(await out.send(ping()))) return;
+      }
+    }
+    case "ping_flood": {
+      out.head();
+      if (!(await out.send(all[0] as string))) return;
+      const batch = Array.from({ length: 512 }, ping).join("");
+      for (;;) if (!(await out.send(batch))) return;
+    }
+    case "slow_content": {
+      out.head();
+      const contentEvery = step.contentEveryMs ?? 1000;
+      const isContent = (f: string): boolean =>
+        anthropic ? f.startsWith("event: content_block_delta") : /"delta":\{"content":"[^"]/.test(f);
+      let first = true;
+      for (const f of all) {
+        if (isContent(f) && !first) {
+          // the wait before each content event, filled with pings no further apart than pingEvery
+          const n = Math.max(1, Math.ceil(contentEvery / pingEvery));
+          for (let i = 0; i < n; i++) {
+            await out.sleep(contentEvery / n);
+            if (!(await out.send(ping()))) return;
+          }
+        }
+        if (isContent(f)) first = false;
+        if (!(await out.send(f))) return;
+      }
+      break;
+    }
+    case "huge_error_body": {
+      ctx.res.writeHead(400, { "content-type": "application/json" });
+      const [head, tail] = JSON.stringify(errorBody(ctx.shape, invalid("\u0000"))).split("\\u0000") as [string, string];
+      if (!(await out.send(head))) return;
+      for (const piece of filler(step.bytes ?? 100 * MB)) if (!(await out.send(piece))) return;
+      if (!(await out.send(tail))) return;
+      break;
+    }
+    default:
+      throw new Error(`renderBigFault: ${step.fault} is not one of its faults`);
+  }
+  rec.completed = true;
+  out.end();
 }
 
 function assertNeverFault(x: never): never {
@@ -786,10 +972,24 @@ function resetSocket(socket: Socket): void {
 
 class Out {
   gone = false;
+  onWrite: (bytes: number) => void = () => undefined;
+  private wake: (() => void) | undefined;
   constructor(private readonly ctx: RenderCtx) {
     ctx.res.on("close", () => {
       this.gone = true;
+      this.wake?.();
     });
+    ctx.res.on("drain", () => this.wake?.());
+  }
+  /** Writes and waits while the client is behind; false once the client has gone. */
+  async send(piece: string): Promise<boolean> {
+    if (this.gone) return false;
+    this.onWrite(Buffer.byteLength(piece));
+    if (!this.ctx.res.write(piece)) {
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = undefined;
+    }
+    return !this.gone;
   }
   head(): void {
     this.ctx.res.writeHead(200, {

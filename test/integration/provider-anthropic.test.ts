@@ -466,3 +466,131 @@ describe("anthropic: failures", () => {
     expect(fake.requests).toHaveLength(0);
   });
 });
+
+describe("anthropic: bounds on what one answer may bring", () => {
+  const MB = 1024 * 1024;
+  // req() asks for 8,192 output tokens: 16 bytes each is 128 KB, so the 4 MB floor applies
+  const BOUND = 4 * MB;
+
+  it("an answer under the bound is whole, even when one event carries 3 MB of it", async () => {
+    const big = "x".repeat(3 * MB);
+    fake.script({ text: `Short start. ${big}` });
+    const { result } = await run(provider(), req());
+    expect(result.blocks).toEqual([{ type: "text", text: `Short start. ${big}` }]);
+  });
+
+  it("one 40 MB event is cut off as it arrives: too_large, the text before it kept, the rest never read", async () => {
+    fake.script({ fault: "huge_event", text: "Here comes a lot:", bytes: 40 * MB });
+    const events: StreamEvent[] = [];
+    const err = await failure(provider(), req(), events);
+    expect(err.kind).toBe("too_large");
+    expect(err.message).toMatch(
+      /^the provider sent more than 4 MB in one answer, in a single stream event; stopped reading it; what arrived up to the bound was kept \(the Anthropic-shaped server at 127\.0\.0\.1:\d+; an answer may bring 16 bytes per max-output token, at least 4 MB\)$/,
+    );
+    expect(err.partial).toEqual([{ type: "text", text: "Here comes a lot:" }]);
+    expect(retries(events)).toEqual([]);
+    // the client hung up: the fake never got to the end of the event
+    const sent = fake.faults.at(-1)!;
+    expect(sent).toMatchObject({ fault: "huge_event", completed: false });
+    expect(sent.bytes).toBeLessThan(30 * MB);
+  });
+
+  it("an endless stream of small deltas ends at the bound, with the text up to it kept", async () => {
+    fake.script({ fault: "endless_text", text: "Starting." });
+    const events: StreamEvent[] = [];
+    const err = await failure(provider(), req(), events);
+    expect(err.kind).toBe("too_large");
+    expect(err.message).toContain("the provider sent more than 4 MB in one answer; stopped reading it; what arrived up to the bound was kept");
+    expect(err.partial).toHaveLength(1);
+    const kept = err.partial[0]!;
+    if (kept.type !== "text") throw new Error(`expected text, got ${kept.type}`);
+    expect(kept.text.startsWith("Starting.lorem ipsum")).toBe(true);
+    expect(Buffer.byteLength(kept.text)).toBeLessThanOrEqual(BOUND);
+    expect(Buffer.byteLength(kept.text)).toBeGreaterThan(BOUND - 1024);
+    // the caller was handed exactly the text that is kept, no more
+    expect(text(events)).toBe(kept.text);
+    expect(fake.faults.at(-1)).toMatchObject({ fault: "endless_text", completed: false });
+  });
+
+  it("a 50 MB tool input is cut off at the bound, and the call is neither kept nor run", async () => {
+    fake.script({ fault: "huge_tool_input", text: "I will write it." });
+    const events: StreamEvent[] = [];
+    const err = await failure(provider(), req(), events);
+    expect(err.kind).toBe("too_large");
+    expect(err.message).toContain(
+      'the provider sent more than 4 MB in one answer; stopped reading it; the input of the tool call "write" was cut off there, and the call is not run',
+    );
+    expect(err.partial).toEqual([{ type: "text", text: "I will write it." }]);
+    const streamed = events.reduce((n, e) => n + (e.type === "tool_call_delta" ? e.partialJson.length : 0), 0);
+    expect(streamed).toBeLessThanOrEqual(BOUND);
+    expect(fake.faults.at(-1)).toMatchObject({ fault: "huge_tool_input", completed: false });
+  });
+
+  it("a 40 MB error body is read only for its message", async () => {
+    fake.script({ fault: "huge_error_body", bytes: 40 * MB });
+    const err = await failure(provider(), req());
+    expect(err.kind).toBe("bad_request");
+    expect(err.status).toBe(400);
+    expect(err.message).toMatch(/rejected the request \(HTTP 400\): \{"type":"error".*lorem ipsum/);
+    expect(err.message.length).toBeLessThan(1000);
+    expect(fake.faults.at(-1)).toMatchObject({ fault: "huge_error_body", completed: false });
+  });
+
+  it("keep-alive pings alone do not hold the turn: the wait for the first content ends at the idle timeout", async () => {
+    fake.script({ fault: "pings_only", pingEveryMs: 40 });
+    const err = await failure(provider({ idleTimeoutMs: 400 }), req());
+    expect(err.kind).toBe("timeout");
+    expect(err.message).toMatch(
+      /^no content from the provider for 0\.4 s \(.+\) while waiting for the answer to start: only keep-alive pings or empty events arrived; gave up waiting \(the idle timeout, idleTimeoutSeconds in the config\)$/,
+    );
+    expect(err.partial).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("pings between pieces of content do not stretch the wait between them", async () => {
+    fake.script({ fault: "slow_content", text: "one two three four", contentEveryMs: 1500, pingEveryMs: 40 });
+    const err = await failure(provider({ idleTimeoutMs: 400 }), req());
+    expect(err.kind).toBe("timeout");
+    expect(err.message).toContain("no content from the provider for 0.4 s");
+    expect(err.message).toContain("while waiting after the last content: only keep-alive pings or empty events arrived");
+    expect(err.message).toContain(", the partial answer was kept");
+    expect(err.partial).toEqual([{ type: "text", text: "one two " }]);
+  });
+
+  it("a flood of pings and empty events ends at the bound on the whole stream (64 MB), long before the idle timeout", async () => {
+    fake.script({ fault: "ping_flood" });
+    const err = await failure(provider({ idleTimeoutMs: 600_000 }), req());
+    expect(err.kind).toBe("too_large");
+    expect(err.message).toMatch(
+      /^the provider sent more than 64 MB of event stream for one answer, most of it not content; stopped reading it \(.+; the event stream of one answer may take 512 bytes per max-output token, at least 64 MB\)$/,
+    );
+    expect(err.partial).toEqual([]);
+    expect(fake.faults.at(-1)).toMatchObject({ fault: "ping_flood", completed: false });
+  });
+
+  it("inside a tool input, pings may stretch the wait (Anthropic sends one whole key at a time)…", async () => {
+    fake.script({ fault: "paused_tool_input", text: "Writing.", contentEveryMs: 900, pingEveryMs: 40 });
+    const { result } = await run(provider({ idleTimeoutMs: 300 }), req());
+    expect(result.blocks).toEqual([
+      { type: "text", text: "Writing." },
+      { type: "tool_use", id: expect.any(String), name: "write", input: { path: "notes.txt", content: "written after a pause" } },
+    ]);
+  });
+
+  it("…but only to ten idle periods", async () => {
+    fake.script({ fault: "paused_tool_input", text: "Writing.", contentEveryMs: 6000, pingEveryMs: 40 });
+    const err = await failure(provider({ idleTimeoutMs: 200 }), req());
+    expect(err.kind).toBe("timeout");
+    expect(err.message).toMatch(
+      /^no content from the provider for 2 s \(.+\) while waiting for the rest of a tool call's input: only keep-alive pings or empty events arrived; gave up waiting/,
+    );
+    expect(err.partial).toEqual([{ type: "text", text: "Writing." }]);
+  });
+
+  it("content that keeps coming, with pings between, streams to its end", async () => {
+    fake.script({ fault: "slow_content", text: "one two three four five six", contentEveryMs: 30, pingEveryMs: 10 });
+    const { result } = await run(provider({ idleTimeoutMs: 5000 }), req());
+    expect(result.blocks).toEqual([{ type: "text", text: "one two three four five six" }]);
+    expect(fake.faults.at(-1)).toMatchObject({ fault: "slow_content", completed: true });
+  });
+});

@@ -424,3 +424,106 @@ describe("openai: failures", () => {
     expect(err.partial).toEqual([{ type: "text", text: "Words before the stop" }]);
   });
 });
+
+describe("openai: bounds on what one answer may bring", () => {
+  const MB = 1024 * 1024;
+
+  it("one 40 MB chunk is cut off as it arrives: too_large, the text before it kept, the rest never read", async () => {
+    fake.script({ fault: "huge_event", text: "Here comes a lot:", bytes: 40 * MB });
+    const events: StreamEvent[] = [];
+    const err = await failure(provider(), req(), events);
+    expect(err.kind).toBe("too_large");
+    expect(err.message).toMatch(
+      /^the provider sent more than 4 MB in one answer, in a single stream event; stopped reading it; what arrived up to the bound was kept \(the server at 127\.0\.0\.1:\d+; an answer may bring 16 bytes per max-output token, at least 4 MB\)$/,
+    );
+    expect(err.partial).toEqual([{ type: "text", text: "Here comes a lot:" }]);
+    expect(retries(events)).toEqual([]);
+    const sent = fake.faults.at(-1)!;
+    expect(sent).toMatchObject({ fault: "huge_event", completed: false });
+    expect(sent.bytes).toBeLessThan(30 * MB);
+  });
+
+  it("an endless stream of small deltas ends at a bound that follows max output tokens (400,000 × 16 bytes)", async () => {
+    fake.script({ fault: "endless_text", text: "Starting." });
+    const events: StreamEvent[] = [];
+    const bound = 400_000 * 16;
+    const err = await failure(provider(), req({ maxOutputTokens: 400_000 }), events);
+    expect(err.kind).toBe("too_large");
+    expect(err.message).toContain("the provider sent more than 6.1 MB in one answer; stopped reading it; what arrived up to the bound was kept");
+    expect(err.partial).toHaveLength(1);
+    const kept = err.partial[0]!;
+    if (kept.type !== "text") throw new Error(`expected text, got ${kept.type}`);
+    expect(kept.text.startsWith("Starting.lorem ipsum")).toBe(true);
+    expect(Buffer.byteLength(kept.text)).toBeLessThanOrEqual(bound);
+    expect(Buffer.byteLength(kept.text)).toBeGreaterThan(bound - 1024);
+    expect(text(events)).toBe(kept.text);
+    expect(fake.faults.at(-1)).toMatchObject({ fault: "endless_text", completed: false });
+  });
+
+  it("a 50 MB tool argument is cut off at the bound, and the call is neither kept nor run", async () => {
+    fake.script({ fault: "huge_tool_input", text: "I will write it." });
+    const events: StreamEvent[] = [];
+    const err = await failure(provider(), req(), events);
+    expect(err.kind).toBe("too_large");
+    expect(err.message).toContain(
+      'the provider sent more than 4 MB in one answer; stopped reading it; the input of the tool call "write" was cut off there, and the call is not run',
+    );
+    expect(err.partial).toEqual([{ type: "text", text: "I will write it." }]);
+    const streamed = events.reduce((n, e) => n + (e.type === "tool_call_delta" ? e.partialJson.length : 0), 0);
+    expect(streamed).toBeLessThanOrEqual(4 * MB);
+    expect(fake.faults.at(-1)).toMatchObject({ fault: "huge_tool_input", completed: false });
+  });
+
+  it("a 40 MB error body is read only for its message", async () => {
+    fake.script({ fault: "huge_error_body", bytes: 40 * MB });
+    const err = await failure(provider(), req());
+    expect(err.kind).toBe("bad_request");
+    // the body is cut short, so it is shown as text, clipped
+    expect(err.message).toMatch(/rejected the request \(HTTP 400\): \{"error":\{"message":"lorem ipsum.*…$/);
+    expect(err.message.length).toBeLessThan(1000);
+    expect(fake.faults.at(-1)).toMatchObject({ fault: "huge_error_body", completed: false });
+  });
+
+  it("comments, empty deltas and empty content alone end the wait for the first content at the idle timeout", async () => {
+    fake.script({ fault: "pings_only", pingEveryMs: 40 });
+    const err = await failure(provider({ idleTimeoutMs: 400 }), req());
+    expect(err.kind).toBe("timeout");
+    expect(err.message).toMatch(
+      /^no content from the provider for 0\.4 s \(the server at 127\.0\.0\.1:\d+\) while waiting for the answer to start: only keep-alive pings or empty events arrived; gave up waiting/,
+    );
+    expect(err.partial).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("pings between pieces of content do not stretch the wait between them", async () => {
+    fake.script({ fault: "slow_content", text: "one two three four", contentEveryMs: 1500, pingEveryMs: 40 });
+    const err = await failure(provider({ idleTimeoutMs: 400 }), req());
+    expect(err.kind).toBe("timeout");
+    expect(err.message).toContain("while waiting after the last content: only keep-alive pings or empty events arrived");
+    expect(err.partial).toEqual([{ type: "text", text: "one two " }]);
+  });
+
+  it("a flood of pings and empty events ends at the bound on the whole stream (64 MB), long before the idle timeout", async () => {
+    fake.script({ fault: "ping_flood" });
+    const err = await failure(provider({ idleTimeoutMs: 600_000 }), req());
+    expect(err.kind).toBe("too_large");
+    expect(err.message).toMatch(/^the provider sent more than 64 MB of event stream for one answer, most of it not content; stopped reading it \(/);
+    expect(err.partial).toEqual([]);
+    expect(fake.faults.at(-1)).toMatchObject({ fault: "ping_flood", completed: false });
+  });
+
+  it("a pause inside a tool call's arguments gets no more than the idle timeout (OpenAI streams them token by token)", async () => {
+    fake.script({ fault: "paused_tool_input", text: "Writing.", contentEveryMs: 1500, pingEveryMs: 40 });
+    const err = await failure(provider({ idleTimeoutMs: 400 }), req());
+    expect(err.kind).toBe("timeout");
+    expect(err.message).toContain("no content from the provider for 0.4 s");
+    expect(err.message).toContain("while waiting after the last content");
+    expect(err.partial).toEqual([{ type: "text", text: "Writing." }]);
+  });
+
+  it("content that keeps coming, with pings between, streams to its end", async () => {
+    fake.script({ fault: "slow_content", text: "one two three four five six", contentEveryMs: 30, pingEveryMs: 10 });
+    const { result } = await run(provider({ idleTimeoutMs: 5000 }), req());
+    expect(result.blocks).toEqual([{ type: "text", text: "one two three four five six" }]);
+  });
+});
