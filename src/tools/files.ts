@@ -97,23 +97,24 @@ interface PinnedFolder {
 }
 
 /**
- * Holds the folder at `dir` (links resolved already) so names inside it are opened in that
+ * Holds the folder at `real` (links resolved already) so names inside it are opened in that
  * folder and no other: a folder on the way swapped for a link after the check cannot send
- * an open, a create or a rename somewhere else. A folder that cannot be opened for reading
+ * an open, a create or a rename somewhere else. `openAt` is how to reach it (its path, or a
+ * name inside a folder held already). A folder that cannot be opened for reading
  * (execute-only) falls back to its path, and the caller checks what it opened.
  */
-async function pinFolder(dir: string, shown: string): Promise<{ ok: true; pin: PinnedFolder } | { ok: false; error: string }> {
-  const byPath: PinnedFolder = { via: dir, close: async () => undefined };
+async function pinFolder(real: string, shown: string, openAt = real): Promise<{ ok: true; pin: PinnedFolder } | { ok: false; error: string }> {
+  const byPath: PinnedFolder = { via: real, close: async () => undefined };
   let fh: FileHandle;
   try {
-    fh = await fs.open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    fh = await fs.open(openAt, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (e) {
     const code = errnoCode(e);
     if (code === "EACCES" || code === "EPERM") return { ok: true, pin: byPath };
     if (code === "ELOOP" || code === "ENOTDIR") return { ok: false, error: `the folder of ${shown} was replaced by a symbolic link; not followed` };
     return { ok: false, error: describeFsError(e, path.dirname(shown)) };
   }
-  const moved = await openedElsewhere(fh, dir, `the folder of ${shown}`);
+  const moved = await openedElsewhere(fh, real, `the folder of ${shown}`);
   if (moved !== undefined) {
     await fh.close();
     return { ok: false, error: moved };
@@ -124,6 +125,46 @@ async function pinFolder(dir: string, shown: string): Promise<{ ok: true; pin: P
     return { ok: true, pin: byPath };
   }
   return { ok: true, pin: { via: `/proc/self/fd/${fh.fd}`, close: () => fh.close() } };
+}
+
+/**
+ * pinFolder for a folder that may not exist yet: its missing parts are made one at a time,
+ * each inside the folder held before it, so a link swapped in on the way cannot get a
+ * folder made outside (mkdir -p would follow it).
+ */
+async function pinFolderCreating(real: string, shown: string): Promise<{ ok: true; pin: PinnedFolder } | { ok: false; error: string }> {
+  const missing: string[] = [];
+  let existing = real;
+  for (;;) {
+    try {
+      await fs.lstat(existing);
+      break;
+    } catch (e) {
+      if (errnoCode(e) !== "ENOENT") return { ok: false, error: describeFsError(e, path.dirname(shown)) };
+    }
+    const up = path.dirname(existing);
+    if (up === existing) break;
+    missing.unshift(path.basename(existing));
+    existing = up;
+  }
+  let pinned = await pinFolder(existing, shown);
+  for (const name of missing) {
+    if (!pinned.ok) return pinned;
+    const at = path.join(pinned.pin.via, name);
+    try {
+      await fs.mkdir(at);
+    } catch (e) {
+      if (errnoCode(e) !== "EEXIST") {
+        await pinned.pin.close();
+        return { ok: false, error: describeFsError(e, path.dirname(shown)) };
+      }
+    }
+    existing = path.join(existing, name);
+    const next = await pinFolder(existing, shown, at);
+    await pinned.pin.close();
+    pinned = next;
+  }
+  return pinned;
 }
 
 /**
@@ -165,7 +206,8 @@ export async function openRegular(real: string, shown: string): Promise<OpenResu
 
 /**
  * Replaces (or creates) the file at `real` with `content`, never through a link swapped in
- * after the check. Inside the held folder (pinFolder) the text goes to a new temporary file
+ * after the check. Missing folders are made inside held ones (pinFolderCreating); inside
+ * the held folder the text goes to a new temporary file
  * (O_EXCL and O_NOFOLLOW: nothing already there is opened), which is then renamed over the
  * name; rename replaces a link at that name rather than writing through it. A person
  * reading meanwhile never sees half a file. The old file's permission bits are kept (its
@@ -174,12 +216,7 @@ export async function openRegular(real: string, shown: string): Promise<OpenResu
 export async function writeFileNoFollow(real: string, content: string, shown: string): Promise<string | undefined> {
   const dir = path.dirname(real);
   const name = path.basename(real);
-  try {
-    await fs.mkdir(dir, { recursive: true });
-  } catch (e) {
-    return describeFsError(e, path.dirname(shown));
-  }
-  const pinned = await pinFolder(dir, shown);
+  const pinned = await pinFolderCreating(dir, shown);
   if (!pinned.ok) return pinned.error;
   const { via } = pinned.pin;
   const tmp = path.join(via, `.${name}.albedo-${randomBytes(6).toString("hex")}.tmp`);
@@ -189,7 +226,11 @@ export async function writeFileNoFollow(real: string, content: string, shown: st
     let mode: number | undefined;
     try {
       const st = await fs.lstat(path.join(via, name));
-      if (st.isFile()) mode = st.mode & 0o7777;
+      if (st.isFile()) {
+        mode = st.mode & 0o7777;
+        // a rename would replace a file we may not write; refuse as writing in place would
+        await fs.access(path.join(via, name), constants.W_OK);
+      }
     } catch (e) {
       if (errnoCode(e) !== "ENOENT") return describeFsError(e, shown);
     }

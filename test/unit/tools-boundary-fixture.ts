@@ -108,6 +108,12 @@ export function call(name: string, input: unknown, ctx: ToolContext): Promise<To
   return runTool(tools, name, input, ctx, new PermissionMemory());
 }
 
+/** For races: only content counts. A listed name is checked by escapesIn, which resolves
+ * it later; while links are being swapped that would judge the name at another moment. */
+export function contentEscapes(out: ToolOutput): string[] {
+  return out.output.includes(OUTSIDE_MARK) ? [`holds ${OUTSIDE_MARK}: ${out.output.slice(0, 200)}`] : [];
+}
+
 /**
  * What in an output came from outside: the mark, or a listed path whose real location is
  * outside the workspace. Empty when the output stayed in.

@@ -8,7 +8,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { PermissionRequest } from "../../src/tools/types.js";
 import { openRegular, writeFileNoFollow } from "../../src/tools/files.js";
 import { removeTempFolders } from "./tools-fixture.js";
-import { call, contextFor, escapesIn, makeLayout, OUTSIDE_MARK, startSwapper, type Layout } from "./tools-boundary-fixture.js";
+import { call, contentEscapes, contextFor, makeLayout, OUTSIDE_MARK, startSwapper, type Layout } from "./tools-boundary-fixture.js";
 
 const ROUNDS = 200;
 let l: Layout;
@@ -53,24 +53,24 @@ async function race(swapper: () => Promise<{ stop(): Promise<number> }>, one: (k
 
 describe.each(["read-only", "ask"] as const)("racing reads in %s mode", (policy) => {
   it("read through a link flipping between an inside and an outside file never shows the outside one", async () => {
-    const escapes = await race(flipLink, async () => escapesIn(await call("read", { path: "flip" }, contextFor(l.ws, policy).ctx), l));
+    const escapes = await race(flipLink, async () => contentEscapes(await call("read", { path: "flip" }, contextFor(l.ws, policy).ctx)));
     expect(escapes).toEqual([]);
   });
 
   it("read through a folder swapped for a link never shows the outside file", async () => {
-    const escapes = await race(swapDir, async () => escapesIn(await call("read", { path: "d/x.txt" }, contextFor(l.ws, policy).ctx), l));
+    const escapes = await race(swapDir, async () => contentEscapes(await call("read", { path: "d/x.txt" }, contextFor(l.ws, policy).ctx)));
     expect(escapes).toEqual([]);
   });
 
   it("grep over a folder swapped for a link never shows an outside line", async () => {
     const escapes = await race(swapDir, async () =>
-      escapesIn(await call("grep", { pattern: "inside-line", path: "d" }, contextFor(l.ws, policy).ctx), l),
+      contentEscapes(await call("grep", { pattern: "inside-line", path: "d" }, contextFor(l.ws, policy).ctx)),
     );
     expect(escapes).toEqual([]);
   }, 60_000);
 
   it("grep naming the flipping link never shows an outside line", async () => {
-    const escapes = await race(flipLink, async () => escapesIn(await call("grep", { pattern: "inside", path: "flip" }, contextFor(l.ws, policy).ctx), l));
+    const escapes = await race(flipLink, async () => contentEscapes(await call("grep", { pattern: "inside", path: "flip" }, contextFor(l.ws, policy).ctx)));
     expect(escapes).toEqual([]);
   }, 60_000);
 });
@@ -147,5 +147,30 @@ describe("an open after the check follows no link swapped in since", () => {
     expect(await writeFileNoFollow(file, "new\n", "script.sh")).toBeUndefined();
     expect((await fs.stat(file)).mode & 0o777).toBe(0o750);
     expect((await fs.readdir(l.ws)).filter((n) => n.includes(".albedo-"))).toEqual([]);
+  });
+});
+
+describe("writes make missing folders only inside", () => {
+  it("a folder on the way swapped for a link gets no folder made outside", async () => {
+    const before = await outsideSnapshot();
+    // d/new/deeper/f.txt was resolved with d a real folder; d is now a link to outside/sub
+    await fs.rename(path.join(l.ws, "d"), path.join(l.ws, "d.held"));
+    await fs.symlink(path.join(l.outside, "sub"), path.join(l.ws, "d"));
+    const r = await writeFileNoFollow(path.join(l.ws, "d", "new", "deeper", "f.txt"), "x", "d/new/deeper/f.txt");
+    expect(r).toBe("the folder of d/new/deeper/f.txt was replaced by a symbolic link; not followed");
+    expect(await outsideSnapshot()).toEqual(before);
+  });
+
+  it("makes the missing folders of a new file, and refuses a file it may not write", async () => {
+    expect(await writeFileNoFollow(path.join(l.ws, "n1", "n2", "f.txt"), "x\n", "n1/n2/f.txt")).toBeUndefined();
+    expect(await fs.readFile(path.join(l.ws, "n1", "n2", "f.txt"), "utf8")).toBe("x\n");
+    const ro = path.join(l.ws, "ro.txt");
+    await fs.writeFile(ro, "keep\n");
+    await fs.chmod(ro, 0o444);
+    // root may write anything; the refusal is only observable as another user
+    if (process.getuid?.() !== 0) {
+      expect(await writeFileNoFollow(ro, "changed\n", "ro.txt")).toBe("permission denied: ro.txt");
+      expect(await fs.readFile(ro, "utf8")).toBe("keep\n");
+    }
   });
 });
