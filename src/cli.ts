@@ -6,12 +6,18 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "./config/config.js";
+import { takeEnvKeys } from "./config/env-keys.js";
 import { defaultConfigPath, defaultDbPath, stateDir } from "./config/paths.js";
+import { fieldForStream, forStream, jsonForStream } from "./cli-output.js";
 import { resolveSettings, UsageError, type Flags, type Settings } from "./config/resolve.js";
 import type { App } from "./session/app.js";
 import type { ImageBlock } from "./record/types.js";
 import type { HistoryStore } from "./session/store-types.js";
 import type { Tui } from "./ui/app.js";
+
+// The provider keys leave the environment before anything else runs: out of process.env (so
+// no tool inherits them) and out of /proc/<pid>/environ; settings read the snapshot (env-keys.ts).
+takeEnvKeys();
 
 // undici parses HTTP with WebAssembly; V8's optimising tier compiles it with a ~30 MB
 // native transient at the first request (undici loads lazily, after this line). The
@@ -28,9 +34,10 @@ class CliError extends Error {
   }
 }
 
-async function openDb(file: string | undefined): Promise<HistoryStore> {
+/** forReading: the commands that only read also open a database that cannot be written */
+async function openDb(file: string | undefined, forReading = false): Promise<HistoryStore> {
   const { openStore } = await import("./session/store.js");
-  return openStore(path.resolve(file ?? defaultDbPath()));
+  return openStore(path.resolve(file ?? defaultDbPath()), { readOnlyFallback: forReading });
 }
 
 // The config module brings zod (~35 ms to import): it loads while the screen is already up.
@@ -67,6 +74,8 @@ async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
   // images are read before anything is stored, so a refused image leaves no trace
   const images: ImageBlock[] = [];
   if (headless) {
+    // "-p -": the prompt is all of stdin (no argument-length limit); "-p TEXT" never reads stdin
+    if (opts.print === "-") opts.print = await (await import("./config/files.js")).readPromptFromStdin();
     if (!opts.print?.trim() && !opts.image?.length) throw new UsageError("-p needs a prompt");
     const { loadImage } = await import("./session/images.js");
     for (const f of opts.image ?? []) images.push(await loadImage(path.resolve(settings.workspace, f), settings.provider));
@@ -202,7 +211,7 @@ export function buildProgram(): Command {
     .option("--keymap <name>", "key bindings: default, vim, emacs, or a path to a JSON file")
     .option("--api", "serve the read-only local API on 127.0.0.1")
     .option("--api-port <n>", "port for --api (default: any free port)")
-    .option("-p, --print <prompt>", "headless: run one turn, print the answer, exit 0 (or 1 on failure)")
+    .option("-p, --print <prompt>", "headless: run one turn, print the answer, exit 0 (or 1 on failure); -p - reads the prompt from stdin")
     .option("--image <file>", "attach an image to the prompt (repeatable)", collect)
     .addOption(new Option("--reasoning <level>", "model reasoning effort").choices(["off", "low", "medium", "high"]))
     .action(async (opts: MainOptions) => {
@@ -215,15 +224,17 @@ export function buildProgram(): Command {
     .option("--json", "print JSON")
     .option("--db <path>", "history database")
     .action(async (o: { json?: boolean; db?: string }) => {
-      const store = await openDb(o.db ?? program.opts<{ db?: string }>().db);
+      const store = await openDb(o.db ?? program.opts<{ db?: string }>().db, true);
+      const out = process.stdout;
       try {
         const list = await store.listSessions();
         if (o.json) {
-          process.stdout.write(JSON.stringify(list, null, 2) + "\n");
+          out.write(jsonForStream(JSON.stringify(list, null, 2), out) + "\n");
         } else if (list.length === 0) {
-          process.stdout.write("No sessions yet.\n");
+          out.write("No sessions yet.\n");
         } else {
-          for (const s of list) process.stdout.write(`${s.id}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${s.workspace}  ${s.title || "(untitled)"}\n`);
+          // titles and folders come from prompts and paths: inert on a terminal, exact when piped
+          for (const s of list) out.write(`${s.id}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${fieldForStream(s.workspace, out)}  ${fieldForStream(s.title, out) || "(untitled)"}\n`);
         }
       } finally {
         await store.close();
@@ -236,14 +247,15 @@ export function buildProgram(): Command {
     .addOption(new Option("--format <format>", "output format").choices(["md", "json"]).default("md"))
     .option("--db <path>", "history database")
     .action(async (id: string, o: { format: "md" | "json"; db?: string }) => {
-      const store = await openDb(o.db ?? program.opts<{ db?: string }>().db);
+      const store = await openDb(o.db ?? program.opts<{ db?: string }>().db, true);
       try {
         const s = await store.getSession(id);
         if (!s) throw new CliError(`no session with id "${id}" in ${store.path}; list them with: albedo-tui sessions`);
         const { messages, bad } = await store.loadHistory(id);
-        for (const b of bad) process.stderr.write(`warning: message #${b.seq} could not be read: ${b.error}\n`);
+        for (const b of bad) process.stderr.write(forStream(`warning: message #${b.seq} could not be read: ${b.error}`, process.stderr) + "\n");
         const { exportJson, exportMarkdown } = await import("./session/export.js");
-        process.stdout.write(o.format === "json" ? exportJson(s, messages) : exportMarkdown(s, messages));
+        // Markdown is inert already (it may be cat-ed later); JSON is escaped only for a terminal
+        process.stdout.write(o.format === "json" ? jsonForStream(exportJson(s, messages), process.stdout) : exportMarkdown(s, messages));
       } finally {
         await store.close();
       }
@@ -257,13 +269,14 @@ export function buildProgram(): Command {
     .option("--json", "print JSON")
     .option("--db <path>", "history database")
     .action(async (id: string, o: { section?: string; page: string; json?: boolean; db?: string }) => {
-      const store = await openDb(o.db ?? program.opts<{ db?: string }>().db);
+      const store = await openDb(o.db ?? program.opts<{ db?: string }>().db, true);
+      const out = process.stdout;
       try {
         if (!(await store.getSession(id))) throw new CliError(`no session with id "${id}" in ${store.path}`);
         const { formatView, formatPage } = await import("./context/format.js");
         const view = await store.inspectorView(id);
         if (o.section === undefined) {
-          process.stdout.write(o.json ? JSON.stringify(view, null, 2) + "\n" : formatView(view) + "\n");
+          out.write((o.json ? jsonForStream(JSON.stringify(view, null, 2), out) : forStream(formatView(view), out)) + "\n");
           return;
         }
         const section = Number(o.section);
@@ -276,7 +289,7 @@ export function buildProgram(): Command {
           const s = view.sections[section];
           throw new CliError(s ? `section ${section} has pages 0–${s.pages - 1}; there is no page ${page}` : `there is no section ${section}; sections are 0–${view.sections.length - 1}`);
         }
-        process.stdout.write(o.json ? JSON.stringify(p, null, 2) + "\n" : formatPage(p, view.sections[section]) + "\n");
+        out.write((o.json ? jsonForStream(JSON.stringify(p, null, 2), out) : forStream(formatPage(p, view.sections[section]), out)) + "\n");
       } finally {
         await store.close();
       }
@@ -291,7 +304,8 @@ export async function run(argv: string[]): Promise<void> {
     const code = e instanceof UsageError ? 2 : e instanceof CliError ? e.code : 1;
     // ConfigError, UsageError and CliError are written for people: their message is the line
     const msg = e instanceof Error ? e.message : String(e);
-    process.stderr.write(`albedo-tui: ${msg}\n`);
+    // a message can quote a file name or stored text: inert on a terminal
+    process.stderr.write(`albedo-tui: ${forStream(msg, process.stderr)}\n`);
     process.exitCode = code;
   }
 }

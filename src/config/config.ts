@@ -2,7 +2,8 @@
 // field is named. Keys may live here or in the environment; either way only in memory.
 import fs from "node:fs";
 import { z } from "zod";
-import { defaultConfigPath } from "./paths.js";
+import { decodeUtf8, readStartFileSync, StartFileError } from "./files.js";
+import { defaultConfigPath, tightenFile } from "./paths.js";
 
 const keyBinding = z.union([z.string(), z.array(z.string())]);
 
@@ -64,14 +65,26 @@ export function parseConfig(text: string, file: string): Config {
   return r.data;
 }
 
-/** Reads the config file; a missing file is an empty config. */
+/** A config file is a few hundred bytes; anything near this is not one. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * Reads the config file; a missing file is an empty config. A folder, FIFO, device or a file
+ * over 1 MB is refused by name (reading /dev/zero would never end), and a UTF-8 byte-order
+ * mark is accepted. A file that holds an API key and that other users can read is made 0600.
+ */
 export function loadConfig(file = defaultConfigPath()): { config: Config; file: string; exists: boolean } {
   let text: string;
   try {
-    text = fs.readFileSync(file, "utf8");
+    text = decodeUtf8(readStartFileSync(file, { what: "the config file", maxBytes: MAX_CONFIG_BYTES }), `the config file ${file}`);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { config: {}, file, exists: false };
+    if (e instanceof StartFileError) {
+      if (e.code === "ENOENT") return { config: {}, file, exists: false };
+      throw new ConfigError(e.message);
+    }
     throw new ConfigError(`cannot read ${file}: ${(e as Error).message}`);
   }
-  return { config: parseConfig(text, file), file, exists: true };
+  const config = parseConfig(text, file);
+  if (config.anthropicApiKey || config.openaiApiKey) tightenFile(file);
+  return { config, file, exists: true };
 }

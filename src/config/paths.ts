@@ -1,4 +1,5 @@
 // Where albedo keeps its data, state and config (XDG base directories).
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -25,4 +26,34 @@ export function defaultDbPath(): string {
 
 export function defaultConfigPath(): string {
   return path.join(configDir(), "config.json");
+}
+
+/**
+ * Removes the group and other permission bits of a file or folder that this user owns
+ * (history, log and keys are nobody else's to read). Never fails: a file we do not own, a
+ * symlink (not followed) or a chmod the system refuses is left as it is.
+ */
+export function tightenMode(p: string): void {
+  try {
+    const st = fs.lstatSync(p);
+    if (st.isSymbolicLink()) return;
+    if (typeof process.getuid === "function" && st.uid !== process.getuid()) return;
+    const mode = st.mode & 0o7777;
+    if ((mode & 0o077) !== 0) fs.chmodSync(p, mode & ~0o077);
+  } catch {
+    // not ours to change, or gone: leave it
+  }
+}
+
+/** A file's mode tightened to owner-only (see tightenMode). */
+export const tightenFile = tightenMode;
+
+/**
+ * Makes a folder of ours: missing folders (and parents) are created 0700, as the XDG base
+ * directory spec asks; with `tighten`, an existing folder with looser bits is made 0700 too.
+ * Only albedo's own folders are tightened: never a folder a person pointed --db into.
+ */
+export function ensurePrivateDir(dir: string, opts: { tighten: boolean }): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (opts.tighten) tightenMode(dir);
 }

@@ -1,6 +1,7 @@
 // Settles every setting from flags, then the environment, then the config file, then defaults.
 import path from "node:path";
 import type { Config } from "./config.js";
+import { startEnv } from "./env-keys.js";
 import type { ProviderName, ReasoningLevel } from "../provider/types.js";
 import type { PermissionPolicy } from "../tools/types.js";
 import type { CompactionStrategy } from "../session/controller-types.js";
@@ -61,7 +62,9 @@ function oneOf<T extends string>(flag: string, value: string | undefined, allowe
   throw new UsageError(`--${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
 }
 
-export function resolveSettings(flags: Flags, config: Config, env: NodeJS.ProcessEnv = process.env): Settings {
+/** `env` defaults to process.env plus the provider keys taken out of it at start (env-keys.ts),
+ * so a second call (/reload) still sees them. */
+export function resolveSettings(flags: Flags, config: Config, env: NodeJS.ProcessEnv = startEnv()): Settings {
   const provider = oneOf("provider", flags.provider, ["anthropic", "openai"] as const) ?? config.provider ?? "anthropic";
   const keys: Settings["credentials"]["keys"] = {};
   const anthropicKey = env.ANTHROPIC_API_KEY || config.anthropicApiKey;

@@ -3,6 +3,7 @@ import type { App } from "./app.js";
 import { log } from "../config/log.js";
 import os from "node:os";
 import { sanitizeForTerminal } from "../tools/sanitize.js";
+import { forStream } from "../cli-output.js";
 
 /** stderr is a terminal too: text from outside (tool output, provider messages) goes out inert */
 const inert = (s: string): string => sanitizeForTerminal(s);
@@ -44,16 +45,18 @@ export async function runHeadless(app: App, prompt: string, images: Parameters<A
   };
   for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(s, onSignal);
   const outcome = await app.runPrompt(prompt, images);
+  // the answer is the model's text: inert when stdout is a terminal, exact when piped
+  const answer = forStream(outcome.finalText, process.stdout);
   if (stoppedBy !== undefined) {
-    if (outcome.finalText) process.stdout.write(outcome.finalText + "\n");
+    if (answer) process.stdout.write(answer + "\n");
     err.write(`albedo-tui: stopped by ${stoppedBy}; the turn was interrupted (what arrived is kept) and its processes were stopped\n`);
     return signalCode(stoppedBy);
   }
   if (outcome.ok) {
-    process.stdout.write(outcome.finalText.endsWith("\n") ? outcome.finalText : outcome.finalText + "\n");
+    process.stdout.write(answer.endsWith("\n") ? answer : answer + "\n");
     return 0;
   }
-  if (outcome.finalText) process.stdout.write(outcome.finalText + "\n");
+  if (answer) process.stdout.write(answer + "\n");
   err.write(`albedo-tui: ${inert(outcome.error ?? (outcome.interrupted ? "interrupted" : "the turn failed"))}\n`);
   return 1;
 }

@@ -1,10 +1,10 @@
 // Reads an image file into a record block: media type from its bytes, dimensions from
 // image-size, and a size limit per provider that is named when it refuses.
-import fs from "node:fs/promises";
 import { imageSize } from "image-size";
 import type { ImageBlock } from "../record/types.js";
 import type { ProviderName } from "../provider/types.js";
 import { assertNever } from "../record/types.js";
+import { readStartFile, StartFileError } from "../config/files.js";
 
 const TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", gif: "image/gif", webp: "image/webp" };
 
@@ -22,19 +22,20 @@ export function imageLimit(provider: ProviderName): { bytes: number; text: strin
 }
 
 export async function loadImage(file: string, provider: ProviderName): Promise<ImageBlock> {
+  const limit = imageLimit(provider);
   let buf: Buffer;
   try {
-    const st = await fs.stat(file);
-    if (!st.isFile()) throw new Error(`${file} is not a regular file`);
-    const limit = imageLimit(provider);
-    if (st.size > limit.bytes) {
-      throw new Error(`${file} is ${(st.size / 1048576).toFixed(1)} MB; ${limit.text}. Resize it and attach it again.`);
-    }
-    buf = await fs.readFile(file);
+    // opened without blocking and checked on the handle: a FIFO or /dev/zero is refused by name
+    buf = await readStartFile(file, {
+      what: "image",
+      maxBytes: limit.bytes,
+      tooLarge: (size) => size === undefined
+          ? `${file} grew past the limit while it was read; ${limit.text}.`
+          : `${file} is ${(size / 1048576).toFixed(1)} MB; ${limit.text}. Resize it and attach it again.`,
+    });
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === "ENOENT") throw new Error(`image not found: ${file}`);
-    throw err;
+    if (e instanceof StartFileError && e.code === "ENOENT") throw new Error(`image not found: ${file}`);
+    throw e;
   }
   let dims: ReturnType<typeof imageSize>;
   try {

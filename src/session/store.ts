@@ -5,8 +5,10 @@
 // a transaction never overlaps another statement of the same connection. Other processes
 // are kept apart by SQLite itself (WAL, BEGIN IMMEDIATE, busy timeout).
 import crypto from "node:crypto";
+import { constants as C } from "node:fs";
 import fs from "node:fs/promises";
 import nodePath from "node:path";
+import { pathToFileURL } from "node:url";
 import sqlite3 from "sqlite3";
 import type { Database, Statement } from "sqlite3";
 import { z } from "zod";
@@ -15,13 +17,27 @@ import { parseBlocks, roleSchema, statusSchema } from "../record/schema.js";
 import type { Capture, CaptureMeta, InspectorView, Page, SectionSummary } from "../context/types.js";
 import type { BadMessage, HistoryStore, LoadedHistory, StoredSummary } from "./store-types.js";
 import { LATEST_VERSION, migrations } from "./migrations.js";
+import { dataDir, ensurePrivateDir, tightenMode } from "../config/paths.js";
+import { fileKind } from "../config/files.js";
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 export const NO_REQUEST_YET = "no request has been sent in this session yet";
 
 const SQLITE_HEADER = Buffer.from("SQLite format 3\0", "latin1");
 
-export type StoreErrorKind = "not-sqlite" | "not-albedo" | "newer-schema" | "busy" | "no-session" | "closed";
+export type StoreErrorKind =
+  | "not-sqlite"
+  | "not-albedo"
+  | "not-regular"
+  | "newer-schema"
+  | "busy"
+  | "no-session"
+  | "closed"
+  | "truncated"
+  | "corrupt"
+  | "read-only"
+  | "full"
+  | "io";
 
 /** A failure the person can act on; `kind` lets the CLI pick a message or exit code. */
 export class StoreError extends Error {
@@ -42,11 +58,9 @@ interface RunInfo {
   changes: number;
 }
 
-function openDb(file: string): Promise<Database> {
+function openDb(file: string, mode = sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE): Promise<Database> {
   return new Promise((resolve, reject) => {
-    const db: Database = new sqlite3.Database(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE, (err) =>
-      err ? reject(err) : resolve(db),
-    );
+    const db: Database = new sqlite3.Database(file, mode, (err) => (err ? reject(err) : resolve(db)));
   });
 }
 
@@ -123,6 +137,140 @@ function notSqliteError(file: string, detail?: string): StoreError {
     "not-sqlite",
     `${file} is not an albedo-tui database (not an SQLite file)${detail ? `: ${detail}` : ""}`,
   );
+}
+
+// ---------------------------------------------------------------------------------------
+// SQLite's error codes in plain words, naming the file and the cause.
+
+const ERRNO_WORDS: Record<string, string> = { EROFS: "a read-only file system", EACCES: "permission denied", EPERM: "permission denied" };
+
+/** Why `file` cannot be written, found by asking the system; undefined when nothing says so. */
+async function readOnlyCause(file: string): Promise<string | undefined> {
+  const dir = nodePath.dirname(nodePath.resolve(file));
+  const mode = async (p: string): Promise<string> => {
+    const st = await fs.stat(p).catch(() => undefined);
+    return st ? ` (mode ${(st.mode & 0o777).toString(8).padStart(4, "0")}${typeof process.getuid === "function" && st.uid !== process.getuid() ? `, owned by uid ${st.uid}` : ""})` : "";
+  };
+  const denied = async (p: string): Promise<string | undefined> => {
+    try {
+      await fs.access(p, C.W_OK);
+      return undefined;
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code;
+    }
+  };
+  const onFile = await denied(file);
+  if (onFile === "EROFS") return "it is on a read-only file system";
+  if (onFile === "EACCES" || onFile === "EPERM") return `the file is read-only for this user${await mode(file)}`;
+  const onDir = await denied(dir);
+  if (onDir === "EROFS") return "it is on a read-only file system";
+  // SQLite keeps its -wal and -shm files beside the database: the folder must be writable
+  if (onDir === "EACCES" || onDir === "EPERM") return `its folder ${dir} is read-only for this user${await mode(dir)}`;
+  for (const side of [`${file}-wal`, `${file}-shm`]) {
+    const code = await denied(side);
+    if (code === "EACCES" || code === "EPERM" || code === "EROFS") return `${side} is read-only for this user${await mode(side)}`;
+  }
+  return undefined;
+}
+
+const READERS_STILL_WORK = "the reading commands (albedo-tui sessions, export, context) still work on it";
+
+function readOnlyError(file: string, cause: string | undefined, detail?: string): StoreError {
+  return new StoreError(
+    "read-only",
+    `cannot write to the database ${file}: ${cause ?? `SQLite says it is read-only${detail ? ` (${detail})` : ""}`}; ${READERS_STILL_WORK}`,
+  );
+}
+
+/** Free bytes on the file system holding `file`, when the system says. */
+async function freeBytes(file: string): Promise<number | undefined> {
+  try {
+    const st = await fs.statfs(nodePath.dirname(nodePath.resolve(file)));
+    return st.bavail * st.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The database file is shorter than its header says, or not whole pages: its end is missing. */
+async function truncation(file: string): Promise<string | undefined> {
+  let fh: fs.FileHandle | undefined;
+  try {
+    fh = await fs.open(file, C.O_RDONLY | C.O_NONBLOCK);
+    const st = await fh.stat();
+    if (!st.isFile()) return undefined;
+    const head = Buffer.alloc(100);
+    const { bytesRead } = await fh.read(head, 0, 100, 0);
+    if (bytesRead < 100) return `it ends after ${st.size} bytes, inside its 100-byte header`;
+    const raw = head.readUInt16BE(16);
+    const pageSize = raw === 1 ? 65536 : raw;
+    if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return undefined;
+    if (st.size % pageSize !== 0) return `it is ${st.size} bytes, which is not a whole number of its ${pageSize}-byte pages`;
+    const pages = head.readUInt32BE(28);
+    // the header's page count is trusted only when it was written with the change counter
+    const counted = head.readUInt32BE(92) === head.readUInt32BE(24);
+    if (counted && pages > 0 && st.size < pages * pageSize) {
+      return `it is ${st.size} bytes but its header counts ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes)`;
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}
+
+const KEEP_A_COPY = "Keep a copy of it; sqlite3's .recover command can save what is still readable";
+
+/**
+ * A SQLite failure as a sentence naming the file and the cause: truncated, a corrupt page,
+ * read-only, a full disk, an I/O error, busy. Anything else is returned as it was.
+ */
+export async function describeStoreFailure(file: string, e: unknown, busyMs: number): Promise<unknown> {
+  if (e instanceof StoreError) return e;
+  if (isBusy(e)) return busyError(file, busyMs);
+  const code = sqliteCode(e);
+  const said = e instanceof Error ? e.message.replace(/^SQLITE_[A-Z_]+: /, "") : String(e);
+  const errno = (e as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case "SQLITE_CORRUPT":
+    case "SQLITE_NOTADB": {
+      const cut = await truncation(file);
+      if (cut) return new StoreError("truncated", `the database ${file} is truncated: ${cut}; its end is missing. ${KEEP_A_COPY}.`);
+      const what = code === "SQLITE_NOTADB" ? "its header is not valid" : "a page of it is corrupt";
+      return new StoreError("corrupt", `the database ${file} is damaged: ${what} (SQLite: ${said}). ${KEEP_A_COPY}.`);
+    }
+    case "SQLITE_FULL":
+    case "SQLITE_IOERR": {
+      const free = await freeBytes(file);
+      // SQLite says FULL for a full disk and for a database at its page limit; the I/O
+      // error of a write that found no space reads the same to a person
+      const diskFull = free !== undefined && free < 1024 * 1024;
+      if (code === "SQLITE_FULL" || diskFull) {
+        const why = diskFull ? `the disk is full (${free} bytes free)` : `the database is full (SQLite: ${said})`;
+        return new StoreError("full", `cannot write to the database ${file}: ${why}. What was stored before is kept; free some space and try again.`);
+      }
+      return new StoreError("io", `reading or writing the database ${file} failed: an input/output error (SQLite: ${said})`);
+    }
+    case "SQLITE_READONLY":
+      return readOnlyError(file, await readOnlyCause(file), said);
+    case "SQLITE_CANTOPEN":
+    case "SQLITE_PERM":
+    case "SQLITE_AUTH": {
+      const cause = await readOnlyCause(file);
+      if (cause) return readOnlyError(file, cause);
+      return new StoreError("io", `cannot open the database ${file} (SQLite: ${said})`);
+    }
+    default:
+      break;
+  }
+  if (errno === "EROFS" || errno === "EACCES" || errno === "EPERM") {
+    return readOnlyError(file, (await readOnlyCause(file)) ?? ERRNO_WORDS[errno]);
+  }
+  if (errno === "ENOSPC") {
+    return new StoreError("full", `cannot write to the database ${file}: the disk is full. What was stored before is kept; free some space and try again.`);
+  }
+  return e;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -255,19 +403,39 @@ function isNonNegInt(n: number): boolean {
 // ---------------------------------------------------------------------------------------
 // Opening: check the file, read the version, then (and only then) change anything.
 
-async function checkFile(file: string): Promise<void> {
+/**
+ * Checks the path before SQLite touches it, and creates a missing database file 0600 (SQLite
+ * gives its -wal and -shm files the database's mode). Refuses what cannot be a database: a
+ * folder, a FIFO or device (opening a FIFO would block), a file that is not SQLite.
+ */
+async function checkFile(file: string, create: boolean): Promise<void> {
   if (file === ":memory:") return;
-  await fs.mkdir(nodePath.dirname(nodePath.resolve(file)), { recursive: true });
+  const dir = nodePath.dirname(nodePath.resolve(file));
+  if (create) {
+    try {
+      // albedo's own data folder is kept 0700; a folder a person chose for --db is only created
+      ensurePrivateDir(dir, { tighten: dir === dataDir() });
+    } catch (e) {
+      throw await describeStoreFailure(file, e, 0);
+    }
+  }
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(file, "r");
+    handle = await fs.open(file, C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return; // becomes a new database
-    throw e;
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw await describeStoreFailure(file, e, 0);
+    if (!create) return;
+    try {
+      await (await fs.open(file, "wx", 0o600)).close(); // an empty file is a new database to SQLite
+    } catch (ce) {
+      if ((ce as NodeJS.ErrnoException).code !== "EEXIST") throw await describeStoreFailure(file, ce, 0);
+    }
+    return;
   }
   try {
     const st = await handle.stat();
     if (st.isDirectory()) throw new StoreError("not-sqlite", `${file} is a directory, not an albedo-tui database`);
+    if (!st.isFile()) throw new StoreError("not-regular", `${file} is not a regular file (${fileKind(st)}); it cannot be an albedo-tui database`);
     if (st.size === 0) return; // SQLite treats an empty file as a new database
     const head = Buffer.alloc(SQLITE_HEADER.length);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
@@ -275,6 +443,12 @@ async function checkFile(file: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** The database and its -wal and -shm files readable by this user alone (see tightenMode). */
+function tightenFiles(file: string): void {
+  if (file === ":memory:") return;
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) tightenMode(f);
 }
 
 /** The database's schema version; 0 for a new, empty database. Writes nothing. */
@@ -333,19 +507,39 @@ async function migrate(db: Database, file: string): Promise<void> {
   }
 }
 
-export async function openStore(path: string, opts?: { busyTimeoutMs?: number }): Promise<SqliteStore> {
+export interface OpenOptions {
+  busyTimeoutMs?: number;
+  /** for commands that only read: a database that cannot be written is opened read-only */
+  readOnlyFallback?: boolean;
+  /** SQLite's max_page_count: beyond it writes fail as on a full disk (SQLITE_FULL) */
+  maxPageCount?: number;
+}
+
+export async function openStore(path: string, opts?: OpenOptions): Promise<SqliteStore> {
+  try {
+    return await openWritable(path, opts);
+  } catch (e) {
+    if (opts?.readOnlyFallback && e instanceof StoreError && e.kind === "read-only") return openReadOnly(path, opts, e);
+    throw e;
+  }
+}
+
+async function openWritable(path: string, opts: OpenOptions | undefined): Promise<SqliteStore> {
   const busyMs = opts?.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   // Before SQLite touches the file: a non-SQLite file must stay byte-for-byte as it was, and
   // opening it would already create -wal/-shm files beside it.
-  await checkFile(path);
+  await checkFile(path, true);
   let db: Database;
   try {
     db = await openDb(path);
   } catch (e) {
+    const d = await describeStoreFailure(path, e, busyMs);
+    if (d instanceof StoreError) throw d;
     throw new Error(`cannot open the database ${path}: ${(e as Error).message}`);
   }
   try {
     await execSql(db, `PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyMs))}`);
+    if (opts?.maxPageCount !== undefined) await execSql(db, `PRAGMA max_page_count = ${Math.max(1, Math.floor(opts.maxPageCount))}`);
     // Read-only checks first, so a database we refuse is left as it was.
     const version = await readVersion(db, path);
     refuseNewer(path, version);
@@ -355,16 +549,70 @@ export async function openStore(path: string, opts?: { busyTimeoutMs?: number })
     // Skipping the write transaction when current lets a reader open while another
     // process is mid-write.
     if (version < LATEST_VERSION) await migrate(db, path);
+    // files an older albedo-tui left 0644 (the -wal and -shm exist once WAL is on)
+    tightenFiles(path);
     const store = new SqliteStore(path, db, busyMs, mode[0]?.journal_mode ?? "unknown");
     await store.prepareStatements();
     return store;
   } catch (e) {
     await closeDb(db).catch(() => undefined);
-    if (e instanceof StoreError) throw e;
-    if (isBusy(e)) throw busyError(path, busyMs);
+    // a header that passed checkFile but that SQLite cannot read (NOTADB) is a damaged file
+    throw await describeStoreFailure(path, e, busyMs);
+  }
+}
+
+/**
+ * A database that cannot be written, opened for reading only. A database in WAL mode needs its
+ * -shm file, which cannot be created in a read-only folder; when there is no -wal either, the
+ * main file holds everything and SQLite's immutable mode reads it without one.
+ */
+async function openReadOnly(path: string, opts: OpenOptions | undefined, why: StoreError): Promise<SqliteStore> {
+  const busyMs = opts?.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  await checkFile(path, false);
+  const attempt = async (name: string, mode: number): Promise<{ db: Database; version: number }> => {
+    const db = await openDb(name, mode);
+    try {
+      await execSql(db, `PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyMs))}`);
+      return { db, version: await readVersion(db, path) };
+    } catch (e) {
+      await closeDb(db).catch(() => undefined);
+      throw e;
+    }
+  };
+  let opened: { db: Database; version: number };
+  try {
+    opened = await attempt(path, sqlite3.OPEN_READONLY);
+  } catch (e) {
     const code = sqliteCode(e);
-    if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") throw notSqliteError(path, (e as Error).message);
-    throw e;
+    const wal = await fs.stat(`${path}-wal`).catch(() => undefined);
+    if ((code !== "SQLITE_READONLY" && code !== "SQLITE_CANTOPEN") || (wal && wal.size > 0)) {
+      const d = await describeStoreFailure(path, e, busyMs);
+      throw d instanceof StoreError && d.kind === "read-only" ? why : d;
+    }
+    try {
+      opened = await attempt(`${pathToFileURL(path).href}?immutable=1`, sqlite3.OPEN_READONLY | sqlite3.OPEN_URI);
+    } catch (e2) {
+      throw await describeStoreFailure(path, e2, busyMs);
+    }
+  }
+  const { db, version } = opened;
+  try {
+    refuseNewer(path, version);
+    if (version < LATEST_VERSION) {
+      const cause = why.message.replace(/^cannot write to the database [^:]*: /, "").replace(`; ${READERS_STILL_WORK}`, "");
+      throw new StoreError(
+        "read-only",
+        version === 0
+          ? `the database ${path} holds no albedo-tui history and cannot be written: ${cause}`
+          : `the database ${path} needs upgrading to schema version ${LATEST_VERSION} and cannot be written: ${cause}; open it once where it is writable`,
+      );
+    }
+    const store = new SqliteStore(path, db, busyMs, "read-only", true);
+    await store.prepareStatements();
+    return store;
+  } catch (e) {
+    await closeDb(db).catch(() => undefined);
+    throw await describeStoreFailure(path, e, busyMs);
   }
 }
 
@@ -393,6 +641,8 @@ export class SqliteStore implements HistoryStore {
     readonly busyTimeoutMs: number,
     /** "wal" normally; SQLite falls back (e.g. "delete") where WAL is unsupported */
     readonly journalMode: string,
+    /** opened for reading only (the database cannot be written); writes fail with a "read-only" StoreError */
+    readonly readOnly = false,
   ) {}
 
   /** @internal called once by openStore */
@@ -430,8 +680,9 @@ export class SqliteStore implements HistoryStore {
   /** Run fn after everything queued before it; maps SQLite busy errors to a clear message. */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(new StoreError("closed", `the store ${this.path} is closed`));
-    const run = this.tail.then(fn).catch((e: unknown) => {
-      throw isBusy(e) ? busyError(this.path, this.busyTimeoutMs) : e;
+    const run = this.tail.then(fn).catch(async (e: unknown) => {
+      // busy, truncated, corrupt, read-only, full: a sentence naming the file and the cause
+      throw await describeStoreFailure(this.path, e, this.busyTimeoutMs);
     });
     this.tail = run.catch(() => undefined);
     return run;

@@ -1,9 +1,12 @@
 // Key bindings by action name, from keymaps/*.json (default, vim, emacs, or a path) plus
 // overrides from the config. Loading never throws: a bad file or entry becomes a warning that
 // names the file and the entry, and that action keeps its default keys.
-import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { decodeUtf8, readStartFileSync, StartFileError } from "../config/files.js";
+
+/** A keymap is a few kB; a bigger file is not one. */
+export const MAX_KEYMAP_BYTES = 1024 * 1024;
 
 export const ACTIONS = [
   "input.submit",
@@ -231,10 +234,12 @@ function apply(into: Record<Action, string[]>, entries: Record<string, unknown>,
 function readFile(file: string, label: string, warnings: string[]): Record<string, unknown> | undefined {
   let text: string;
   try {
-    text = fs.readFileSync(file, "utf8");
+    // a FIFO, a device (/dev/zero never ends) or a huge file is refused by name, not read
+    text = decodeUtf8(readStartFileSync(file, { what: "keymap", maxBytes: MAX_KEYMAP_BYTES }), `keymap ${file}`);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    warnings.push(`keymap ${label}: cannot read ${file}${code === "ENOENT" ? " (no such file)" : code ? ` (${code})` : ""}; using the default keys`);
+    const code = (e as NodeJS.ErrnoException | StartFileError).code;
+    if (code === "ENOENT") warnings.push(`keymap ${label}: cannot read ${file} (no such file); using the default keys`);
+    else warnings.push(`${(e as Error).message}; using the default keys`);
     return undefined;
   }
   let json: unknown;

@@ -5,11 +5,13 @@ import path from "node:path";
 import sqlite3 from "sqlite3";
 import type { Database } from "sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, NO_REQUEST_YET, StoreError, type SqliteStore } from "../../src/session/store.js";
+import { openStore, NO_REQUEST_YET, StoreError, type OpenOptions, type SqliteStore } from "../../src/session/store.js";
 import { LATEST_VERSION } from "../../src/session/migrations.js";
 import type { Block, NewMessage } from "../../src/record/types.js";
 import type { Capture, SectionSummary } from "../../src/context/types.js";
 import { tempDir } from "../helpers/tmp.js";
+import { execFileSync } from "node:child_process";
+import { corruptPageHolding, isRoot, readOnlyView, skipped, smallDisk, sqliteGeometry } from "../helpers/fs-faults.js";
 
 // --- raw sqlite3 helpers, to reach under the store ---------------------------------------
 
@@ -104,7 +106,7 @@ let dir: string;
 let dbPath: string;
 const open: SqliteStore[] = [];
 
-async function openTracked(file = dbPath, opts?: { busyTimeoutMs?: number }): Promise<SqliteStore> {
+async function openTracked(file = dbPath, opts?: OpenOptions): Promise<SqliteStore> {
   const s = await openStore(file, opts);
   open.push(s);
   return s;
@@ -472,5 +474,228 @@ describe("summaries", () => {
     expect(one).toMatchObject({ sessionId: s.id, fromSeq: 1, toSeq: 10, text: "first", model: "m" });
     expect(await store.loadSummaries(s.id)).toEqual([two, one]);
     expect(await store.loadSummaries("none")).toEqual([]);
+  });
+});
+
+// --- files and failures (issue 11): real files, real faults --------------------------------
+
+async function refusal(p: Promise<unknown>): Promise<StoreError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(StoreError);
+  return e as StoreError;
+}
+
+/** A closed database holding one session of `n` user messages, each with a unique marker. */
+async function seeded(file: string, n = 60): Promise<{ sessionId: string; markers: string[] }> {
+  const store = await openStore(file);
+  const s = await store.createSession({ workspace: "/w", title: "seeded" });
+  const markers: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const m = `MARKER-${i}-${crypto.randomBytes(4).toString("hex")}`;
+    markers.push(m);
+    await store.appendMessage(s.id, text(`${m} ${"words ".repeat(120)}`));
+  }
+  await store.close(); // the last close checkpoints the WAL into the main file
+  return { sessionId: s.id, markers };
+}
+
+const mode = async (p: string): Promise<number> => (await fs.stat(p)).mode & 0o777;
+
+describe("files and their modes", () => {
+  it("creates the database 0600 (and its -wal and -shm with it), its new folders 0700", async () => {
+    const old = process.umask(0o022);
+    try {
+      const store = await openTracked();
+      await store.createSession({ workspace: "/w" });
+      expect(await mode(dbPath)).toBe(0o600);
+      expect(await mode(`${dbPath}-wal`)).toBe(0o600);
+      expect(await mode(`${dbPath}-shm`)).toBe(0o600);
+      expect(await mode(path.dirname(dbPath))).toBe(0o700);
+      expect(await mode(path.dirname(path.dirname(dbPath)))).toBe(0o700);
+    } finally {
+      process.umask(old);
+    }
+  });
+
+  it("tightens a looser database and albedo's own data folder, never a folder chosen for --db", async () => {
+    const saved = process.env.XDG_DATA_HOME;
+    process.env.XDG_DATA_HOME = path.join(dir, "xdg-data");
+    try {
+      const own = path.join(dir, "xdg-data", "albedo");
+      const chosen = path.join(dir, "project");
+      for (const folder of [own, chosen]) {
+        const file = path.join(folder, "history.sqlite");
+        await seeded(file, 1);
+        // as an older albedo-tui left them: 0755 and 0644, with -wal and -shm beside
+        await fs.chmod(folder, 0o755);
+        await fs.chmod(file, 0o644);
+        for (const side of [`${file}-wal`, `${file}-shm`]) {
+          await fs.writeFile(side, "");
+          await fs.chmod(side, 0o644);
+        }
+        await openTracked(file);
+        expect(await mode(file)).toBe(0o600);
+        expect(await mode(`${file}-wal`)).toBe(0o600);
+        expect(await mode(`${file}-shm`)).toBe(0o600);
+      }
+      expect(await mode(own)).toBe(0o700);
+      expect(await mode(chosen)).toBe(0o755);
+    } finally {
+      if (saved === undefined) delete process.env.XDG_DATA_HOME;
+      else process.env.XDG_DATA_HOME = saved;
+    }
+  });
+
+  it.runIf(process.getuid?.() === 0)("leaves a database that another user owns as it is, and still opens it", async () => {
+    await seeded(dbPath, 1);
+    await fs.chmod(dbPath, 0o644);
+    await fs.chown(dbPath, 65534, 65534);
+    const store = await openTracked();
+    expect((await store.listSessions()).length).toBe(1);
+    expect(await mode(dbPath)).toBe(0o644);
+  });
+
+  it("refuses a FIFO or a device as the database by name, without blocking on it", async () => {
+    await fs.mkdir(dir, { recursive: true });
+    const fifo = path.join(dir, "db.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const e = await refusal(openStore(fifo));
+    expect(e.kind).toBe("not-regular");
+    expect(e.message).toBe(`${fifo} is not a regular file (a FIFO); it cannot be an albedo-tui database`);
+    const dev = await refusal(openStore("/dev/zero"));
+    expect(dev.message).toBe("/dev/zero is not a regular file (a character device); it cannot be an albedo-tui database");
+    // and the reading path refuses it the same way
+    expect((await refusal(openStore(fifo, { readOnlyFallback: true }))).kind).toBe("not-regular");
+  }, 20_000);
+});
+
+describe("failures in plain words, naming the file", () => {
+  it("a truncated database: 'truncated', with what the file holds and what its header says", async () => {
+    await seeded(dbPath);
+    const { pageSize, pages } = sqliteGeometry(dbPath);
+    const cases: [string, number, RegExp][] = [
+      ["cut at a page boundary", Math.floor(pages / 2) * pageSize, new RegExp(`is truncated: it is ${Math.floor(pages / 2) * pageSize} bytes but its header counts ${pages} pages of ${pageSize} bytes`)],
+      ["cut inside a page", Math.floor(pages / 2) * pageSize + 1000, /is truncated: it is \d+ bytes, which is not a whole number of its \d+-byte pages/],
+      ["cut inside the header", 60, /is truncated: it ends after 60 bytes, inside its 100-byte header/],
+    ];
+    for (const [what, size, message] of cases) {
+      const copy = path.join(dir, `truncated-${size}.sqlite`);
+      await fs.copyFile(dbPath, copy);
+      await fs.truncate(copy, size);
+      const before = await sha256(copy);
+      for (const opts of [{}, { readOnlyFallback: true }]) {
+        const e = await refusal(openStore(copy, opts));
+        expect(e.kind, what).toBe("truncated");
+        expect(e.message, what).toContain(`the database ${copy} is truncated`);
+        expect(e.message, what).toMatch(message);
+        expect(e.message).toMatch(/its end is missing\. Keep a copy of it; sqlite3's \.recover command can save what is still readable\./);
+      }
+      expect(await sha256(copy), what).toBe(before);
+    }
+  });
+
+  it("a corrupt page: sessions still list; loading the messages names the damage instead of SQLITE_CORRUPT", async () => {
+    const { sessionId, markers } = await seeded(dbPath);
+    corruptPageHolding(dbPath, markers[30]!);
+    const store = await openTracked();
+    const list = await store.listSessions();
+    expect(list.map((s) => s.id)).toEqual([sessionId]);
+    const e = await refusal(store.loadHistory(sessionId));
+    expect(e.kind).toBe("corrupt");
+    expect(e.message).toBe(
+      `the database ${dbPath} is damaged: a page of it is corrupt (SQLite: database disk image is malformed). ` +
+        "Keep a copy of it; sqlite3's .recover command can save what is still readable.",
+    );
+    // the store goes on answering after the failure
+    expect((await store.getSession(sessionId))?.title).toBe("seeded");
+  });
+
+  it("a read-only database: reads work, the first write names the file and why", async () => {
+    const src = path.join(dir, "ro-src");
+    const file = path.join(src, "history.sqlite");
+    const { sessionId } = await seeded(file, 3);
+    const view = await readOnlyView(src);
+    if (skipped(view)) return void console.warn(`skipped: ${view.skip}`);
+    try {
+      const viewed = path.join(view.path, "history.sqlite");
+      const cause = isRoot ? "it is on a read-only file system" : /the file is read-only for this user \(mode 0444\)|its folder .* is read-only/;
+      // a writing open fails at once or at the first write, with the same sentence
+      const w = await openStore(viewed).then(
+        async (s) => {
+          open.push(s);
+          return refusal(s.createSession({ workspace: "/w" }));
+        },
+        (e: unknown) => e as StoreError,
+      );
+      expect(w).toBeInstanceOf(StoreError);
+      expect(w.kind).toBe("read-only");
+      expect(w.message).toContain(`cannot write to the database ${viewed}: `);
+      expect(w.message).toMatch(cause);
+      expect(w.message).toContain("the reading commands (albedo-tui sessions, export, context) still work on it");
+      // the reading commands' open: everything reads
+      const r = await openTracked(viewed, { readOnlyFallback: true });
+      expect((await r.listSessions()).map((s) => s.id)).toEqual([sessionId]);
+      expect((await r.loadHistory(sessionId)).messages).toHaveLength(3);
+      expect((await r.inspectorView(sessionId)).state).toBe("pending");
+      const again = await refusal(r.appendMessage(sessionId, text("no")));
+      expect(again.kind).toBe("read-only");
+      await r.close();
+    } finally {
+      await view.release();
+    }
+  });
+
+  it("a full database (max_page_count, SQLITE_FULL): 'full', named; the messages stored before are kept", async () => {
+    const store = await openStore(dbPath, { maxPageCount: 40 });
+    open.push(store);
+    const s = await store.createSession({ workspace: "/w" });
+    let stored = 0;
+    let e: unknown;
+    for (let i = 0; i < 1000 && e === undefined; i++) {
+      await store.appendMessage(s.id, text(`message ${i} ${"x".repeat(3000)}`)).then(
+        () => stored++,
+        (err: unknown) => (e = err),
+      );
+    }
+    expect(e).toBeInstanceOf(StoreError);
+    expect((e as StoreError).kind).toBe("full");
+    expect((e as StoreError).message).toMatch(
+      new RegExp(`^cannot write to the database ${dbPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: the database is full \\(SQLite: database or disk is full\\)\\. What was stored before is kept; free some space and try again\\.$`),
+    );
+    expect(stored).toBeGreaterThan(0);
+    await store.close();
+    const again = await openTracked();
+    const h = await again.loadHistory(s.id);
+    expect(h.messages).toHaveLength(stored);
+    expect(h.bad).toEqual([]);
+  });
+
+  it("a full disk (a real tmpfs, ENOSPC): 'the disk is full', named; the messages stored before are kept", async () => {
+    const disk = await smallDisk(1024 * 1024);
+    if (skipped(disk)) return void console.warn(`skipped: ${disk.skip}`);
+    try {
+      const file = path.join(disk.path, "history.sqlite");
+      const store = await openStore(file);
+      const s = await store.createSession({ workspace: "/w" });
+      let stored = 0;
+      let e: unknown;
+      for (let i = 0; i < 2000 && e === undefined; i++) {
+        await store.appendMessage(s.id, text(`message ${i} ${crypto.randomBytes(3000).toString("base64")}`)).then(
+          () => stored++,
+          (err: unknown) => (e = err),
+        );
+      }
+      expect(e).toBeInstanceOf(StoreError);
+      expect((e as StoreError).kind).toBe("full");
+      expect((e as StoreError).message).toMatch(new RegExp(`^cannot write to the database ${file}: the disk is full \\(\\d+ bytes free\\)\\. What was stored before is kept`));
+      const h = await store.loadHistory(s.id);
+      expect(h.messages).toHaveLength(stored);
+      await store.close();
+    } finally {
+      await disk.release();
+    }
   });
 });

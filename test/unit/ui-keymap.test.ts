@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { ACTIONS, DEFAULT_BINDINGS, keymapsDir, loadKeymap, normalizeKey, prettyKey } from "../../src/ui/keymap.js";
+import { execFileSync } from "node:child_process";
+import { ACTIONS, DEFAULT_BINDINGS, keymapsDir, loadKeymap, MAX_KEYMAP_BYTES, normalizeKey, prettyKey } from "../../src/ui/keymap.js";
 import { tempDir } from "../helpers/tmp.js";
 
 let dir: string;
@@ -113,5 +114,33 @@ describe("key names", () => {
     expect(prettyKey("S-tab")).toBe("Shift-Tab");
     expect(prettyKey("S-g")).toBe("G");
     expect(prettyKey("pagedown")).toBe("PgDn");
+  });
+});
+
+describe("keymap files that are not keymaps (issue 11)", () => {
+  it("--keymap /dev/zero, a FIFO, a folder: a warning naming the file and why, the default keys, no hang", () => {
+    const fifo = path.join(dir, "keys.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const folder = path.join(dir, "keys-folder.json");
+    fs.mkdirSync(folder);
+    for (const [file, kind] of [
+      ["/dev/zero", "a character device"],
+      [fifo, "a FIFO"],
+      [folder, "a folder"],
+    ] as const) {
+      const { keymap, warnings } = loadKeymap(file);
+      expect(warnings).toEqual([`keymap ${file} is not a regular file (${kind}); refusing to read it; using the default keys`]);
+      expect(keymap.bindings).toEqual(DEFAULT_BINDINGS);
+    }
+  }, 30_000);
+
+  it("a keymap over 1 MB is refused by name; a keymap with a UTF-8 byte-order mark loads", () => {
+    const big = write("big.json", JSON.stringify({ "$comment": "x".repeat(MAX_KEYMAP_BYTES + 10) }));
+    const size = fs.statSync(big).size;
+    expect(loadKeymap(big).warnings).toEqual([`keymap ${big} is ${size} bytes, over the limit of ${MAX_KEYMAP_BYTES} bytes; using the default keys`]);
+    const bom = write("bom.json", "\uFEFF" + JSON.stringify({ "context.toggle": "C-t" }));
+    const { keymap, warnings } = loadKeymap(bom);
+    expect(warnings).toEqual([]);
+    expect(keymap.bindings["context.toggle"]).toEqual(["C-t"]);
   });
 });
