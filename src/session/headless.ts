@@ -16,7 +16,8 @@ function oneLine(input: unknown): string {
 
 export async function runHeadless(app: App, prompt: string, images: Parameters<App["runPrompt"]>[1]): Promise<number> {
   const err = process.stderr;
-  for (const p of app.loadProblems()) err.write(`warning: ${p}\n`);
+  // a row that fails to parse is quoted in its error (JSON.parse shows the text): inert too
+  for (const p of app.loadProblems()) err.write(`warning: ${inert(p)}\n`);
   app.events.on("tool_start", (c) => err.write(`▸ ${c.name} ${oneLine(c.input)}\n`));
   app.events.on("tool_end", (r) => {
     const first = r.output.split("\n")[0] ?? "";

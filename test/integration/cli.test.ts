@@ -7,6 +7,7 @@ import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.j
 import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
 import { spawn } from "node:child_process";
 import { spawnPty } from "../helpers/pty.js";
+import sqlite3 from "sqlite3";
 
 const KEY = "sk-cli-test-5150";
 let fake: FakeProvider;
@@ -252,5 +253,31 @@ describe("output from the record is inert on a terminal and exact when piped", (
     // nothing left to take out: the terminal got exactly what a pipe gets
     const piped = await runCli(["context", sid, "--section", hist], hostileHome);
     expect(page.replace(/\r\n/g, "\n")).toBe(piped.stdout);
+  }, 60_000);
+});
+
+describe("a stored row that cannot be read is quoted inertly", () => {
+  it("-p --continue and export warn about the row without passing its control sequences to stderr", async () => {
+    const h = await makeHome({ ANTHROPIC_API_KEY: KEY });
+    fake.script({ text: "first" });
+    expect((await runCli(["-p", "first", ...anthropicArgs()], h)).code).toBe(0);
+    // a row whose JSON is broken around a title-change sequence: JSON.parse quotes it in its error
+    await new Promise<void>((resolve, reject) => {
+      const db = new sqlite3.Database(h.db, (err) => {
+        if (err) return reject(err);
+        db.run("UPDATE messages SET blocks_json = ? WHERE seq = 2", ['[{"type":"text","text": \x1b]0;pwned\x07 }]'], (e) => db.close(() => (e ? reject(e) : resolve())));
+      });
+    });
+    fake.script({ text: "second" });
+    const r = await runCli(["-p", "second", "--continue", ...anthropicArgs()], h);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^warning: message #2 \(assistant, id \d+\) could not be read: blocks are not valid JSON/);
+    expect(r.stderr).not.toContain("\x1b");
+    const id = (JSON.parse((await runCli(["sessions", "--json"], h)).stdout) as { id: string }[])[0]!.id;
+    const t = spawnPty(process.execPath, [CLI, "export", id], { cwd: h.workspace, env: h.env });
+    expect((await t.exited()).exitCode).toBe(0);
+    expect(t.rawOutput()).toMatch(/warning: message #2 could not be read: blocks are not valid JSON/);
+    expect(t.rawOutput()).not.toContain("\x1b]0;pwned");
+    await fs.rm(h.root, { recursive: true, force: true });
   }, 60_000);
 });
