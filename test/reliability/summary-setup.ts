@@ -61,6 +61,7 @@ export function teardown(): void {
     autoReads: read("auto-reads"),
     streamBound: read("stream-bound"),
     processes: read("processes"),
+    io: read("io-boundary"),
   };
   fs.rmSync(runDir, { recursive: true, force: true });
   if (Object.values(f).every((x) => x === undefined)) return; // no reliability file ran
@@ -103,6 +104,11 @@ export function teardown(): void {
         : notRun,
     ],
     ["processes left after the agent exits", f.processes ? `${num(f.processes.left)} (${num(f.processes.tried)} exit paths × background forms)` : notRun],
+    [
+      "store faults named / start files refused",
+      f.io ? `${num(f.io.storeFaultsNamed)}/${num(f.io.storeFaultsTried)} / ${num(f.io.startFilesRefused)}/${num(f.io.startFilesTried)}` : notRun,
+    ],
+    ["keys in the agent's /proc environ / loose file modes left", f.io ? `${num(f.io.keysInEnviron)} of ${num(f.io.environsRead)} read / ${num(f.io.looseModesLeft)}` : notRun],
     ["secrets found", `${secretsFound}${f.secrets ? ` (${num(f.secrets.placesScanned)} outputs and every file of every home scanned)` : ""}`],
   ];
   const w = Math.max(...rows.map(([n]) => n.length));
