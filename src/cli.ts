@@ -12,6 +12,7 @@ import { fieldForStream, forStream, jsonForStream } from "./cli-output.js";
 import { resolveSettings, UsageError, type Flags, type Settings } from "./config/resolve.js";
 import type { App } from "./session/app.js";
 import type { ImageBlock } from "./record/types.js";
+import { messageOf } from "./record/errors.js";
 import type { HistoryStore } from "./session/store-types.js";
 import type { Tui } from "./ui/app.js";
 
@@ -303,7 +304,7 @@ export async function run(argv: string[]): Promise<void> {
   } catch (e) {
     const code = e instanceof UsageError ? 2 : e instanceof CliError ? e.code : 1;
     // ConfigError, UsageError and CliError are written for people: their message is the line
-    const msg = e instanceof Error ? e.message : String(e);
+    const msg = messageOf(e);
     // a message can quote a file name or stored text: inert on a terminal
     process.stderr.write(`albedo-tui: ${forStream(msg, process.stderr)}\n`);
     process.exitCode = code;

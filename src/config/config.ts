@@ -2,6 +2,7 @@
 // field is named. Keys may live here or in the environment; either way only in memory.
 import fs from "node:fs";
 import { z } from "zod";
+import { messageOf } from "../record/errors.js";
 import { decodeUtf8, readStartFileSync, StartFileError } from "./files.js";
 import { defaultConfigPath, tightenFile } from "./paths.js";
 
@@ -55,7 +56,7 @@ export function parseConfig(text: string, file: string): Config {
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`${file} is not valid JSON: ${(e as Error).message}`);
+    throw new ConfigError(`${file} is not valid JSON: ${messageOf(e)}`);
   }
   const r = configSchema.safeParse(raw);
   if (!r.success) {
@@ -82,7 +83,7 @@ export function loadConfig(file = defaultConfigPath()): { config: Config; file: 
       if (e.code === "ENOENT") return { config: {}, file, exists: false };
       throw new ConfigError(e.message);
     }
-    throw new ConfigError(`cannot read ${file}: ${(e as Error).message}`);
+    throw new ConfigError(`cannot read ${file}: ${messageOf(e)}`);
   }
   const config = parseConfig(text, file);
   if (config.anthropicApiKey || config.openaiApiKey) tightenFile(file);

@@ -10,6 +10,7 @@
 // the parent's block anyway. Elsewhere (no /proc) the block cannot be reached this way: the
 // key stays out of process.env and of the tools' environment only.
 import fs from "node:fs";
+import { messageOf } from "../record/errors.js";
 import { log } from "./log.js";
 
 export const KEY_VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"] as const;
@@ -96,6 +97,6 @@ export function scrubInitialEnvironment(names: readonly string[]): { ok: true } 
     if (hasAny(fs.readFileSync("/proc/self/environ"))) return { ok: false, reason: "the key is still in /proc/self/environ after overwriting it" };
     return { ok: true };
   } catch (e) {
-    return { ok: false, reason: (e as Error).message };
+    return { ok: false, reason: messageOf(e) };
   }
 }

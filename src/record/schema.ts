@@ -1,6 +1,7 @@
 // zod schemas for what is read back from the database (stored JSON is outside input).
 import { z } from "zod";
 import type { Block } from "./types.js";
+import { messageOf } from "./errors.js";
 
 const opaque = z.object({ kind: z.string(), body: z.string() });
 
@@ -42,7 +43,7 @@ export function parseBlocks(json: string): { ok: true; blocks: Block[] } | { ok:
   try {
     raw = JSON.parse(json);
   } catch (e) {
-    return { ok: false, error: `blocks are not valid JSON (${(e as Error).message})` };
+    return { ok: false, error: `blocks are not valid JSON (${messageOf(e)})` };
   }
   const r = blocksSchema.safeParse(raw);
   if (!r.success) {

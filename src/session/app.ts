@@ -23,6 +23,7 @@ import { autoCompactionOff } from "../compaction/prepare.js";
 import { formatEstimate, methodFor } from "../compaction/tokens.js";
 import type { InspectorView, Page } from "../context/types.js";
 import { formatInt } from "../record/numbers.js";
+import { messageOf } from "../record/errors.js";
 
 export const DEFAULT_BASE_URL: Record<ProviderName, string> = {
   anthropic: "https://api.anthropic.com",
@@ -196,7 +197,7 @@ export class App implements Controller {
       this.events.emit("session");
       this.events.emit("info");
     } catch (e) {
-      this.events.emit("notice", { level: "error", text: `could not read the rest of the session: ${e instanceof Error ? e.message : String(e)}` });
+      this.events.emit("notice", { level: "error", text: `could not read the rest of the session: ${messageOf(e)}` });
       throw e;
     }
   }
@@ -352,7 +353,7 @@ export class App implements Controller {
     };
     const run = turn().catch((e: unknown): TurnOutcome => {
       // a store failure (busy, closed…) already reads as a sentence the person can act on
-      const msg = e instanceof StoreError ? e.message : `Internal error: ${e instanceof Error ? e.message : String(e)}`;
+      const msg = e instanceof StoreError ? e.message : `Internal error: ${messageOf(e)}`;
       this.events.emit("notice", { level: "error", text: msg });
       return { ok: false, error: msg, finalText: "" };
     });
@@ -385,7 +386,7 @@ export class App implements Controller {
     if (reason === undefined) return;
     this.pendingAfterRun = undefined;
     await this.markPending(reason).catch((e: unknown) => {
-      this.events.emit("notice", { level: "warning", text: `The context view could not be marked pending: ${e instanceof Error ? e.message : String(e)}` });
+      this.events.emit("notice", { level: "warning", text: `The context view could not be marked pending: ${messageOf(e)}` });
     });
   }
 
@@ -475,7 +476,7 @@ export class App implements Controller {
         const said = await summarize(this.env(), this.messages.length, abort.signal, { force: true });
         return said ? `Compaction: ${said}.` : "Nothing to compact yet: the history is short.";
       } catch (e) {
-        return `Compaction failed: ${e instanceof Error ? e.message : String(e)}`;
+        return `Compaction failed: ${messageOf(e)}`;
       }
     };
     // busy() holds while it runs: a prompt sent meanwhile would race it on the same history

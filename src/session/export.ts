@@ -4,6 +4,7 @@
 // terminal, and the file is read with cat. JSON is the record itself.
 import type { Block, Session, StoredMessage } from "../record/types.js";
 import { assertNever } from "../record/types.js";
+import { messageOf } from "../record/errors.js";
 import { sanitizeForTerminal } from "../tools/sanitize.js";
 import { formatInt } from "../record/numbers.js";
 
@@ -40,7 +41,7 @@ function stringifyInput(input: unknown): string {
   try {
     return JSON.stringify(input, null, 2) ?? "null";
   } catch (e) {
-    return `(input could not be shown as JSON: ${(e as Error).message})`;
+    return `(input could not be shown as JSON: ${messageOf(e)})`;
   }
 }
 

@@ -14,6 +14,7 @@ import type { Database, Statement } from "sqlite3";
 import { z } from "zod";
 import type { Block, MessageStatus, NewMessage, Session, StoredMessage } from "../record/types.js";
 import { parseBlocks, roleSchema, statusSchema } from "../record/schema.js";
+import { messageOf } from "../record/errors.js";
 import type { Capture, CaptureMeta, InspectorView, Page, SectionSummary } from "../context/types.js";
 import type { BadMessage, HistoryStore, LoadedHistory, StoredSummary } from "./store-types.js";
 import { LATEST_VERSION, migrations } from "./migrations.js";
@@ -230,7 +231,7 @@ export async function describeStoreFailure(file: string, e: unknown, busyMs: num
   if (e instanceof StoreError) return e;
   if (isBusy(e)) return busyError(file, busyMs);
   const code = sqliteCode(e);
-  const said = e instanceof Error ? e.message.replace(/^SQLITE_[A-Z_]+: /, "") : String(e);
+  const said = messageOf(e).replace(/^SQLITE_[A-Z_]+: /, "");
   const errno = (e as NodeJS.ErrnoException | null)?.code;
   switch (code) {
     case "SQLITE_CORRUPT":
@@ -320,7 +321,7 @@ function parseJson<T>(schema: z.ZodType<T>, json: string): { ok: true; value: T 
   try {
     raw = JSON.parse(json);
   } catch (e) {
-    return { ok: false, error: `not valid JSON (${(e as Error).message})` };
+    return { ok: false, error: `not valid JSON (${messageOf(e)})` };
   }
   const r = schema.safeParse(raw);
   if (!r.success) {
@@ -493,7 +494,7 @@ async function migrate(db: Database, file: string): Promise<void> {
       try {
         await execSql(db, m.sql);
       } catch (e) {
-        throw new Error(`migrating ${file} to schema version ${m.version} (${m.description}) failed: ${(e as Error).message}`);
+        throw new Error(`migrating ${file} to schema version ${m.version} (${m.description}) failed: ${messageOf(e)}`);
       }
     }
     if (version < LATEST_VERSION) {
@@ -535,7 +536,7 @@ async function openWritable(path: string, opts: OpenOptions | undefined): Promis
   } catch (e) {
     const d = await describeStoreFailure(path, e, busyMs);
     if (d instanceof StoreError) throw d;
-    throw new Error(`cannot open the database ${path}: ${(e as Error).message}`);
+    throw new Error(`cannot open the database ${path}: ${messageOf(e)}`);
   }
   try {
     await execSql(db, `PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyMs))}`);
@@ -799,7 +800,7 @@ export class SqliteStore implements HistoryStore {
         ]);
       } catch (e) {
         // the foreign key names the problem less clearly than we can
-        if (sqliteCode(e) === "SQLITE_CONSTRAINT" && /FOREIGN KEY/i.test(String((e as Error).message))) {
+        if (sqliteCode(e) === "SQLITE_CONSTRAINT" && /FOREIGN KEY/i.test(messageOf(e))) {
           throw new StoreError("no-session", `no session with id ${sessionId}`);
         }
         throw e;

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { z } from "zod";
+import { messageOf } from "../record/errors.js";
 import type { ToolDef, ToolOutput } from "./types.js";
 import { HeadTailBuffer } from "./cap.js";
 import { beginRun, endRun, runAlive, stopToolProcesses } from "./processes.js";
@@ -74,7 +75,7 @@ export function spawnFailure(err: unknown, workspace: string): string {
     case "ENOMEM":
       return "not enough memory to start a process (ENOMEM)";
     default:
-      return err instanceof Error ? err.message : String(err);
+      return messageOf(err);
   }
 }
 

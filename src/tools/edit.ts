@@ -1,9 +1,10 @@
 // edit: exact string replacement. Exact on purpose: a fuzzy match that picks the wrong
 // spot silently is worse than a clear failure the model can fix with more context.
 import { z } from "zod";
-import type { ToolContext, ToolDef, ToolOutput, ToolPreview } from "./types.js";
+import type { ToolContext, ToolDef } from "./types.js";
 import { boundaryProblem, resolvePath } from "./paths.js";
-import { diffStat, readTextFile, unifiedDiff, writeFileNoFollow } from "./files.js";
+import { diffStat, readTextFile, unifiedDiff } from "./files.js";
+import { changeTool, type PlannedChange } from "./change.js";
 
 const input = z.object({
   path: z.string().min(1).describe("File to edit, relative to the workspace or absolute"),
@@ -15,12 +16,8 @@ const input = z.object({
 });
 type Input = z.infer<typeof input>;
 
-interface EditPlan {
-  real: string;
-  before: string;
-  after: string;
+interface EditPlan extends PlannedChange {
   count: number;
-  diff: string | undefined;
 }
 
 function occurrences(haystack: string, needle: string): number {
@@ -62,29 +59,18 @@ async function plan(i: Input, ctx: ToolContext): Promise<EditPlan | { error: str
   return { real: p.real, before, after, count, diff: unifiedDiff(i.path, before, after) };
 }
 
-export const editTool: ToolDef<typeof input> = {
+export const editTool: ToolDef<typeof input> = changeTool({
   name: "edit",
-  kind: "write",
   description:
     "Replace an exact string in a file. old_string must match the file exactly (whitespace included) " +
     "and be unique unless replace_all is true. Read the file first to copy the text; line numbers " +
     "from read are not part of the file.",
   input,
   summarize: (i) => `edit ${i.path}${i.replace_all ? " (all occurrences)" : ""}`,
-  paths: (i) => [i.path],
-  async preview(i, ctx): Promise<ToolPreview> {
-    const p = await plan(i, ctx);
-    if ("error" in p) return { error: p.error };
-    return p.diff !== undefined ? { diff: p.diff } : {};
-  },
-  async run(i, ctx): Promise<ToolOutput> {
-    const p = await plan(i, ctx);
-    if ("error" in p) return { output: p.error, isError: true };
-    const failed = await writeFileNoFollow(p.real, p.after, i.path);
-    if (failed !== undefined) return { output: failed, isError: true };
+  plan,
+  done(i, p) {
     const what = p.count === 1 ? "1 occurrence" : `${p.count} occurrences`;
     const stat = p.diff !== undefined ? diffStat(p.diff) : undefined;
-    const output = `edited ${i.path}: replaced ${what}${stat ? ` (+${stat.added} −${stat.removed} lines)` : ""}`;
-    return p.diff !== undefined ? { output, isError: false, diff: p.diff } : { output, isError: false };
+    return `edited ${i.path}: replaced ${what}${stat ? ` (+${stat.added} −${stat.removed} lines)` : ""}`;
   },
-};
+});

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { ToolSchema } from "../provider/types.js";
 import { assertNever } from "../record/types.js";
+import { messageOf } from "../record/errors.js";
 import type { PermissionRequest, ToolContext, ToolDef, ToolOutput } from "./types.js";
 import { capText } from "./cap.js";
 import { InterruptedError } from "./files.js";
@@ -235,6 +236,6 @@ export async function runTool(
     return { ...out, output: capText(out.output) };
   } catch (e) {
     if (e instanceof InterruptedError || ctx.signal.aborted) return INTERRUPTED;
-    return fail(`${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+    return fail(`${name} failed: ${messageOf(e)}`);
   }
 }

@@ -2,19 +2,10 @@
 // person reviews in ask mode and what the screen shows afterwards.
 import fs from "node:fs/promises";
 import { z } from "zod";
-import type { ToolContext, ToolDef, ToolOutput, ToolPreview } from "./types.js";
+import type { ToolContext, ToolDef } from "./types.js";
 import { boundaryProblem, resolvePath } from "./paths.js";
-import {
-  countLines,
-  describeFsError,
-  diffStat,
-  errnoCode,
-  humanSize,
-  readTextFile,
-  refuseNonRegular,
-  unifiedDiff,
-  writeFileNoFollow,
-} from "./files.js";
+import { countLines, describeFsError, diffStat, errnoCode, humanSize, readTextFile, refuseNonRegular, unifiedDiff } from "./files.js";
+import { changeTool, type PlannedChange } from "./change.js";
 
 const input = z.object({
   path: z.string().min(1).describe("File to write, relative to the workspace or absolute; parent folders are created"),
@@ -24,13 +15,9 @@ type Input = z.infer<typeof input>;
 
 const lineCount = (n: number) => `${n} line${n === 1 ? "" : "s"}`;
 
-interface WritePlan {
-  real: string;
-  /** undefined when the file does not exist yet */
-  before: string | undefined;
+interface WritePlan extends PlannedChange {
   /** the old content exists but could not be diffed (binary, huge) */
   beforeUnreadable: boolean;
-  diff: string | undefined;
 }
 
 async function plan(i: Input, ctx: ToolContext): Promise<WritePlan | { error: string }> {
@@ -54,42 +41,23 @@ async function plan(i: Input, ctx: ToolContext): Promise<WritePlan | { error: st
     else beforeUnreadable = true;
   }
   const diff = beforeUnreadable ? undefined : unifiedDiff(i.path, before ?? "", i.content);
-  return { real: p.real, before, beforeUnreadable, diff };
+  return { real: p.real, before, after: i.content, beforeUnreadable, diff };
 }
 
-export const writeTool: ToolDef<typeof input> = {
+export const writeTool: ToolDef<typeof input> = changeTool({
   name: "write",
-  kind: "write",
   description:
     "Create a file or replace its whole content. Creates missing parent folders. " +
     "For a change to part of an existing file prefer edit.",
   input,
   summarize: (i) => `write ${i.path} (${lineCount(countLines(i.content))})`,
-  paths: (i) => [i.path],
-  async preview(i, ctx): Promise<ToolPreview> {
-    const p = await plan(i, ctx);
-    if ("error" in p) return { error: p.error };
-    return p.diff !== undefined ? { diff: p.diff } : {};
-  },
-  async run(i, ctx): Promise<ToolOutput> {
-    const p = await plan(i, ctx);
-    if ("error" in p) return { output: p.error, isError: true };
-    if (p.before === i.content) {
-      return { output: `${i.path} already has this content; nothing changed`, isError: false };
-    }
-    const failed = await writeFileNoFollow(p.real, i.content, i.path);
-    if (failed !== undefined) return { output: failed, isError: true };
+  plan,
+  done(i, p) {
     const lines = lineCount(countLines(i.content));
     const size = humanSize(Buffer.byteLength(i.content, "utf8"));
-    let output: string;
-    if (p.before === undefined && !p.beforeUnreadable) {
-      output = `created ${i.path} (${lines}, ${size})`;
-    } else if (p.diff !== undefined) {
-      const s = diffStat(p.diff);
-      output = `wrote ${i.path} (${lines}, ${size}; +${s.added} −${s.removed})`;
-    } else {
-      output = `wrote ${i.path} (${lines}, ${size}; the old content was not text, no diff)`;
-    }
-    return p.diff !== undefined ? { output, isError: false, diff: p.diff } : { output, isError: false };
+    if (p.before === undefined && !p.beforeUnreadable) return `created ${i.path} (${lines}, ${size})`;
+    if (p.diff === undefined) return `wrote ${i.path} (${lines}, ${size}; the old content was not text, no diff)`;
+    const s = diffStat(p.diff);
+    return `wrote ${i.path} (${lines}, ${size}; +${s.added} −${s.removed})`;
   },
-};
+});

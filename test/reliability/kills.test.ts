@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import net from "node:net";
 import { openStore } from "../../src/session/store.js";
 import type { StoredMessage } from "../../src/record/types.js";
+import { messageOf } from "../../src/record/errors.js";
 import { startFakeProvider, type FakeProvider, type Step } from "../helpers/fake-provider.js";
 import { makeHome, runCli, startCli, type Home } from "../helpers/cli.js";
 import { prng, readRecord, removeHomes, secretHits, sleep, textOf, writeFigures } from "./lib.js";
@@ -217,7 +218,7 @@ async function oneKill(h: Home, lane: number, run: number, rand: () => number): 
     res.survived = res.problems.length === 0 && res.messagesLost === 0 && res.rejected === 0;
     return res;
   } catch (e) {
-    res.problems.push(`run failed: ${e instanceof Error ? e.message : String(e)}`);
+    res.problems.push(`run failed: ${messageOf(e)}`);
     return res;
   } finally {
     await Promise.all([fake.close(), next.close(), proxy.close()]);
