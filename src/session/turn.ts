@@ -3,9 +3,9 @@
 // Stored history crosses as prose (replay); the rounds of THIS turn cross natively with
 // their call ids, so the provider's pairing rules hold inside the turn and never across it.
 import type { Block, StoredMessage, ToolUseBlock, ToolResultBlock, MessageStatus } from "../record/types.js";
-import type { ContextItem, Provider, ProviderName, ReasoningLevel, Request, Usage, WireMessage, WirePart } from "../provider/types.js";
+import type { ContextItem, Provider, ProviderName, ReasoningLevel, Request, Usage } from "../provider/types.js";
 import { ProviderError } from "../provider/types.js";
-import { LEADING_USER_MARKER, replayMessage, replayMessages } from "../replay/replay.js";
+import { summaryRequest, turnRequest } from "../replay/request.js";
 import type { HistoryStore } from "./store-types.js";
 import type { SessionEmitter } from "./events.js";
 import type { ToolContext, ToolDef } from "../tools/types.js";
@@ -88,60 +88,24 @@ async function update(env: TurnEnv, msg: StoredMessage, raw: Block[], status: Me
   env.events.emit("message", msg);
 }
 
-/** The native wire form of this turn's own messages (call ids kept, signed reasoning kept). */
-function nativeMessage(m: StoredMessage): WireMessage {
-  const content: WirePart[] = [];
-  for (const b of m.blocks) {
-    switch (b.type) {
-      case "text":
-        if (b.text) content.push({ type: "text", text: b.text });
-        break;
-      case "tool_use":
-        content.push({ type: "tool_call", id: b.id, name: b.name, input: b.input });
-        break;
-      case "tool_result":
-        content.push({ type: "tool_result", callId: b.toolUseId, name: b.name, output: b.output, isError: b.isError });
-        break;
-      case "reasoning":
-        content.push(b.opaque ? { type: "reasoning", text: b.text, opaque: b.opaque } : { type: "reasoning", text: b.text });
-        break;
-      case "image":
-        content.push({ type: "image", mediaType: b.mediaType, data: b.data, bytes: b.bytes, ...(b.width ? { width: b.width } : {}), ...(b.height ? { height: b.height } : {}) });
-        break;
-      default: {
-        const never: never = b;
-        throw new Error(`unknown block ${JSON.stringify(never)}`);
-      }
-    }
-  }
-  return { role: m.role, content };
-}
-
 function errorText(e: unknown): string {
   if (e instanceof ProviderError) return e.message;
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Builds the request for one iteration: prepared prior history as prose + this turn natively. */
+/** The request for one iteration (src/replay/request.ts), through the redactor: the one
+ * redacted request is both captured and sent. */
 function buildRequest(env: TurnEnv, prepared: PrepareResult, turnStart: number): Request {
-  const live = env.history.slice(turnStart);
-  const history: WireMessage[] = replayMessages(prepared.messages, { vision: env.vision });
-  const [prompt, ...rounds] = live;
-  if (prompt) history.push(replayMessage(prompt, { vision: env.vision }));
-  for (const m of rounds) history.push(m.status === "complete" ? nativeMessage(m) : replayMessage(m, { vision: env.vision }));
-  // A session's first stored message is its first prompt, unless that row could not be read
-  // on load; a request opening with an assistant message is refused by Anthropic.
-  if (history[0]?.role !== "user") history.unshift({ role: "user", content: [{ type: "text", text: LEADING_USER_MARKER }] });
-  return redactRequest({
+  return redactRequest(turnRequest(prepared.messages, env.history.slice(turnStart), {
     provider: env.providerName,
     model: env.model,
     system: env.system,
     context: env.context,
-    history,
     tools: toolSchemas(env.tools),
     maxOutputTokens: env.maxOutputTokens,
     reasoning: env.reasoning,
-  }, env.redact ?? noRedaction);
+    vision: env.vision,
+  }), env.redact ?? noRedaction);
 }
 
 function fixedTokens(env: TurnEnv): number {
@@ -215,19 +179,10 @@ export async function summarize(
   const input = planSummaryInput(prior, summaries, { keepRecentTokens, method: env.tokenMethod });
   if (!input) return undefined;
   const parts = summaryRequestParts(input.prefix, input.previous?.text);
-  const history = replayMessages(input.prefix, { vision: false });
-  history.push({ role: "user", content: [{ type: "text", text: parts.prompt }] });
-  if (history[0]?.role !== "user") history.unshift({ role: "user", content: [{ type: "text", text: LEADING_USER_MARKER }] });
-  const req: Request = redactRequest({
-    provider: env.providerName,
-    model: env.model,
-    system: parts.system,
-    context: [],
-    history,
-    tools: [],
-    maxOutputTokens: Math.min(env.maxOutputTokens, 8192),
-    reasoning: "off",
-  }, env.redact ?? noRedaction);
+  const req: Request = redactRequest(
+    summaryRequest(input.prefix, parts, { provider: env.providerName, model: env.model, maxOutputTokens: env.maxOutputTokens }),
+    env.redact ?? noRedaction,
+  );
   env.events.emit("state", "compacting");
   await record(env, req, iteration, SUMMARY_REQUEST_NOTE);
   const result = await env.provider.stream(req, { signal });
