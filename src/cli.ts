@@ -86,28 +86,12 @@ async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
   let app;
   try {
     app = await App.create({
+      ...settings,
       store,
-      provider: settings.provider,
-      ...(settings.model ? { model: settings.model } : {}),
-      ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
-      credentials: settings.credentials,
-      workspace: settings.workspace,
-      permission: settings.permission,
-      compaction: settings.compaction,
-      compactionThreshold: settings.compactionThreshold,
-      keepToolRounds: settings.keepToolRounds,
-      reasoning: settings.reasoning,
-      ...(settings.maxOutputTokens ? { maxOutputTokens: settings.maxOutputTokens } : {}),
-      ...(settings.contextWindow ? { contextWindow: settings.contextWindow } : {}),
-      ...(settings.vision !== undefined ? { vision: settings.vision } : {}),
-      ...(settings.idleTimeoutMs ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
       open: opts.resume ? { resume: opts.resume } : opts.continue ? { continue: true } : { fresh: true },
       headless,
       configFile: path.resolve(opts.config ?? defaultConfigPath()),
-      reloadConfig: async () => {
-        const fresh = resolveSettings(opts, await readConfig(opts.config));
-        return { permission: fresh.permission, compaction: fresh.compaction, reasoning: fresh.reasoning, credentials: fresh.credentials };
-      },
+      reloadConfig: async () => resolveSettings(opts, await readConfig(opts.config)),
     });
   } catch (e) {
     await store.close();

@@ -20,9 +20,18 @@ export interface Flags {
   reasoning?: string;
 }
 
+export interface Credentials {
+  /** keys by provider, in memory only */
+  keys: Partial<Record<ProviderName, string>>;
+  /** base URLs by provider from the environment or config */
+  baseUrls: Partial<Record<ProviderName, string>>;
+}
+
+/** Everything a run is configured with; the controller takes it as it is (less the screen's keys). */
 export interface Settings {
   provider: ProviderName;
   model?: string;
+  /** --base-url: applies to the provider chosen at start */
   baseUrl?: string;
   workspace: string;
   permission: PermissionPolicy;
@@ -31,12 +40,16 @@ export interface Settings {
   keepToolRounds: number;
   reasoning: ReasoningLevel;
   maxOutputTokens?: number;
+  /** the context window in tokens, over the catalog (local servers, or to compact earlier) */
   contextWindow?: number;
+  /** whether the model sees images, over the catalog */
   vision?: boolean;
+  /** the screen's keymap: a name or a file */
   keymap: string;
+  /** the screen's key bindings from the config file */
   keys: Record<string, string | string[]>;
   idleTimeoutMs?: number;
-  credentials: { keys: Partial<Record<ProviderName, string>>; baseUrls: Partial<Record<ProviderName, string>> };
+  credentials: Credentials;
 }
 
 export class UsageError extends Error {}
@@ -66,12 +79,12 @@ function oneOf<T extends string>(flag: string, value: string | undefined, allowe
  * so a second call (/reload) still sees them. */
 export function resolveSettings(flags: Flags, config: Config, env: NodeJS.ProcessEnv = startEnv()): Settings {
   const provider = oneOf("provider", flags.provider, ["anthropic", "openai"] as const) ?? config.provider ?? "anthropic";
-  const keys: Settings["credentials"]["keys"] = {};
+  const keys: Credentials["keys"] = {};
   const anthropicKey = env.ANTHROPIC_API_KEY || config.anthropicApiKey;
   const openaiKey = env.OPENAI_API_KEY || config.openaiApiKey;
   if (anthropicKey) keys.anthropic = anthropicKey;
   if (openaiKey) keys.openai = openaiKey;
-  const baseUrls: Settings["credentials"]["baseUrls"] = {};
+  const baseUrls: Credentials["baseUrls"] = {};
   const ab = env.ANTHROPIC_BASE_URL
     ? httpUrl("ANTHROPIC_BASE_URL", env.ANTHROPIC_BASE_URL)
     : httpUrl('"anthropicBaseUrl" in the config file', config.anthropicBaseUrl);

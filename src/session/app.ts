@@ -3,18 +3,19 @@
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.js";
-import type { ContextItem, Provider, ProviderName, ReasoningLevel } from "../provider/types.js";
+import type { ContextItem, Provider, ProviderName } from "../provider/types.js";
 import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage } from "../provider/index.js";
 import type { ModelInfo } from "../provider/catalog.js";
 import type { BadMessage, HistoryStore } from "./store-types.js";
 import { StoreError } from "./store.js";
 import { SessionEmitter } from "./events.js";
-import type { AppInfo, CompactionStrategy, ContextStatus, Controller } from "./controller-types.js";
-import type { PermissionAnswer, PermissionPolicy, PermissionRequest } from "../tools/types.js";
+import type { AppInfo, ContextStatus, Controller } from "./controller-types.js";
+import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
 import { builtinTools, PermissionMemory } from "../tools/run.js";
 import { stopToolProcesses } from "../tools/processes.js";
 import { loadProjectContext, SYSTEM_PROMPT } from "./project-context.js";
 import { redactorFor } from "../config/secrets.js";
+import type { Settings } from "../config/resolve.js";
 import { runTurn, summarize, SUMMARY_REQUEST_NOTE, type TurnEnv, type TurnOutcome } from "./turn.js";
 import { imageLimit, loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
@@ -30,40 +31,20 @@ export const DEFAULT_BASE_URL: Record<ProviderName, string> = {
   openai: "https://api.openai.com/v1",
 };
 
-export interface Credentials {
-  /** keys by provider, in memory only */
-  keys: Partial<Record<ProviderName, string>>;
-  /** base URLs by provider from the environment or config */
-  baseUrls: Partial<Record<ProviderName, string>>;
-}
+/** The settings the controller runs with: all of them but the screen's key bindings. */
+export type AppSettings = Omit<Settings, "keymap" | "keys">;
 
-export interface AppOptions {
+export interface AppOptions extends AppSettings {
   store: HistoryStore;
-  provider: ProviderName;
-  model?: string;
-  /** --base-url: applies to the provider chosen at start */
-  baseUrl?: string;
-  credentials: Credentials;
-  workspace: string;
-  permission: PermissionPolicy;
-  compaction: CompactionStrategy;
-  compactionThreshold: number;
-  keepToolRounds: number;
-  reasoning: ReasoningLevel;
-  maxOutputTokens?: number;
-  /** the context window in tokens, over the catalog (local servers, or to compact earlier) */
-  contextWindow?: number;
-  /** whether the model sees images, over the catalog */
-  vision?: boolean;
-  idleTimeoutMs?: number;
   /** the config file this run reads, named when a key is missing */
   configFile?: string;
   /** the session to open: an id, "latest" of the workspace, or a new one */
   open: { resume: string } | { continue: true } | { fresh: true };
   /** how permission questions are answered when no screen asks a person */
   headless: boolean;
-  /** re-reads config-derived settings on /reload */
-  reloadConfig?: () => Promise<Partial<Pick<AppOptions, "permission" | "compaction" | "reasoning">> & { credentials?: Credentials }>;
+  /** re-reads the settings on /reload; of them, permission, compaction, reasoning and the
+   * credentials take effect */
+  reloadConfig?: () => Promise<Partial<Pick<AppSettings, "permission" | "compaction" | "reasoning" | "credentials">>>;
 }
 
 export class UnknownSessionError extends Error {}
