@@ -8,7 +8,7 @@ import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup
 import type { ModelInfo } from "../provider/catalog.js";
 import type { BadMessage, HistoryStore } from "./store-types.js";
 import { StoreError } from "./store.js";
-import { SessionEmitter } from "./events.js";
+import { bridgeToEmitter, EventHub, SessionEmitter, type Listener, type SubscribeOptions } from "./events.js";
 import type { AppInfo, ContextStatus, Controller } from "./controller-types.js";
 import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
 import { builtinTools, PermissionMemory } from "../tools/run.js";
@@ -59,6 +59,8 @@ function badLines(bad: readonly BadMessage[]): string[] {
 export class MissingKeyError extends Error {}
 
 export class App implements Controller {
+  private readonly hub = new EventHub();
+  /** @deprecated the old named channels, fed from the hub, until the screen subscribes */
   readonly events = new SessionEmitter();
   private current!: Session;
   private messages: StoredMessage[] = [];
@@ -81,7 +83,12 @@ export class App implements Controller {
   private bad: string[] = [];
   private readonly tools = builtinTools();
 
+  subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
+    return this.hub.subscribe(fn, opts);
+  }
+
   private constructor(private readonly opts: AppOptions) {
+    bridgeToEmitter(this.hub, this.events);
     this.providerName = opts.provider;
     this.model = opts.model ?? defaultModel(opts.provider);
   }
@@ -159,7 +166,7 @@ export class App implements Controller {
     // next one will differ, so that request is not current.
     const stale = this.staleReason(await this.opts.store.inspectorView(s.id));
     if (stale) await this.opts.store.setPending(s.id, stale);
-    for (const line of this.bad) this.events.emit("notice", { level: "warning", text: line });
+    for (const line of this.bad) this.hub.emit({ type: "notice", level: "warning", text: line });
     // last, so the store's queue serves the first frame's reads before this long one
     this.wholeHistory = partial ? this.loadRest(s) : Promise.resolve();
     // whoever needs the whole record awaits this and sees a failure; nobody else must crash on it
@@ -174,11 +181,11 @@ export class App implements Controller {
       // in place: a turn's env holds this same array
       this.messages.splice(0, this.messages.length, ...full.messages);
       this.bad = badLines(full.bad);
-      for (const line of this.bad) this.events.emit("notice", { level: "warning", text: line });
-      this.events.emit("session");
-      this.events.emit("info");
+      for (const line of this.bad) this.hub.emit({ type: "notice", level: "warning", text: line });
+      this.hub.emit({ type: "session" });
+      this.hub.emit({ type: "info" });
     } catch (e) {
-      this.events.emit("notice", { level: "error", text: `could not read the rest of the session: ${messageOf(e)}` });
+      this.hub.emit({ type: "notice", level: "error", text: `could not read the rest of the session: ${messageOf(e)}` });
       throw e;
     }
   }
@@ -211,7 +218,7 @@ export class App implements Controller {
 
   setApi(api: AppInfo["api"]): void {
     this.apiInfo = api;
-    this.events.emit("info");
+    this.hub.emit({ type: "info" });
   }
 
   info(): AppInfo {
@@ -246,12 +253,20 @@ export class App implements Controller {
   }
 
   private askPermission = (req: PermissionRequest): Promise<PermissionAnswer> => {
-    if (this.opts.headless || this.events.listenerCount("permission") === 0) return Promise.resolve("deny");
+    if (this.opts.headless || !(this.hub.canAsk() || this.events.listenerCount("permission") > 0)) return Promise.resolve("deny");
     return new Promise((resolve) => {
-      this.events.emit("state", "permission", req.tool);
-      this.events.emit("permission", req, (a) => {
-        this.events.emit("state", "tool", req.tool);
-        resolve(a);
+      let answered = false;
+      this.hub.emit({ type: "state", state: "permission", detail: req.tool });
+      this.hub.emit({
+        type: "permission",
+        req,
+        answer: (a) => {
+          // a second answer (two front ends, a double key) must not run the tool twice
+          if (answered) return;
+          answered = true;
+          this.hub.emit({ type: "state", state: "tool", detail: req.tool });
+          resolve(a);
+        },
       });
     });
   };
@@ -288,7 +303,7 @@ export class App implements Controller {
       redact: this.redactKeys,
       compaction: { strategy: this.opts.compaction, threshold: this.opts.compactionThreshold, keepRounds: this.opts.keepToolRounds },
       tokenMethod: methodFor(this.providerName, this.model),
-      events: this.events,
+      events: this.hub,
       ...(this.lastEnv?.lastUsage ? { lastUsage: this.lastEnv.lastUsage } : {}),
     };
     this.lastEnv = env;
@@ -307,12 +322,12 @@ export class App implements Controller {
         ? "A /compact is running; wait for it, or press Esc to stop it."
         : undefined;
     if (busy) {
-      this.events.emit("notice", { level: "warning", text: busy });
+      this.hub.emit({ type: "notice", level: "warning", text: busy });
       return { ok: false, error: busy, finalText: "" };
     }
     const problem = this.keyProblem();
     if (problem) {
-      this.events.emit("notice", { level: "error", text: problem });
+      this.hub.emit({ type: "notice", level: "error", text: problem });
       return { ok: false, error: problem, finalText: "" };
     }
     const blocks: Block[] = [...images];
@@ -335,7 +350,7 @@ export class App implements Controller {
     const run = turn().catch((e: unknown): TurnOutcome => {
       // a store failure (busy, closed…) already reads as a sentence the person can act on
       const msg = e instanceof StoreError ? e.message : `Internal error: ${messageOf(e)}`;
-      this.events.emit("notice", { level: "error", text: msg });
+      this.hub.emit({ type: "notice", level: "error", text: msg });
       return { ok: false, error: msg, finalText: "" };
     });
     this.running = run;
@@ -345,9 +360,9 @@ export class App implements Controller {
     this.running = undefined;
     this.abort = undefined;
     await this.pendingAgain();
-    this.events.emit("state", "idle");
-    this.events.emit("turn_end", { ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
-    this.events.emit("info");
+    this.hub.emit({ type: "state", state: "idle" });
+    this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
+    this.hub.emit({ type: "info" });
     return outcome;
   }
 
@@ -358,7 +373,7 @@ export class App implements Controller {
   private async markPending(reason: string): Promise<void> {
     if (this.busy()) this.pendingAfterRun = reason;
     await this.opts.store.setPending(this.current.id, reason);
-    this.events.emit("capture");
+    this.hub.emit({ type: "capture" });
   }
 
   /** After a turn or /compact: a change made while it ran leaves the view pending. */
@@ -367,15 +382,15 @@ export class App implements Controller {
     if (reason === undefined) return;
     this.pendingAfterRun = undefined;
     await this.markPending(reason).catch((e: unknown) => {
-      this.events.emit("notice", { level: "warning", text: `The context view could not be marked pending: ${messageOf(e)}` });
+      this.hub.emit({ type: "notice", level: "warning", text: `The context view could not be marked pending: ${messageOf(e)}` });
     });
   }
 
   async newSession(): Promise<void> {
     if (this.busy()) throw new Error("a turn is running; press Esc first");
     await this.load(await this.opts.store.createSession({ workspace: this.opts.workspace }));
-    this.events.emit("session");
-    this.events.emit("info");
+    this.hub.emit({ type: "session" });
+    this.hub.emit({ type: "info" });
   }
 
   listSessions(): Promise<Session[]> {
@@ -387,8 +402,8 @@ export class App implements Controller {
     const s = await this.opts.store.getSession(id);
     if (!s) throw new UnknownSessionError(`no session with id "${id}"`);
     await this.load(s);
-    this.events.emit("session");
-    this.events.emit("info");
+    this.hub.emit({ type: "session" });
+    this.hub.emit({ type: "info" });
   }
 
   async setModel(spec: string): Promise<string> {
@@ -406,7 +421,7 @@ export class App implements Controller {
     this.buildProvider();
     this.lastEnv = undefined;
     await this.markPending(`model switched to ${provider}:${model}`);
-    this.events.emit("info");
+    this.hub.emit({ type: "info" });
     const info = this.lookupModel(provider, model);
     const window = info.contextWindow ? `${formatInt(info.contextWindow)} tokens` : "unknown";
     const key = this.keyProblem();
@@ -440,7 +455,7 @@ export class App implements Controller {
       // the project context is already re-read even when the config is not
       await this.markPending("project context reloaded (/reload)");
     }
-    this.events.emit("info");
+    this.hub.emit({ type: "info" });
     return `Reloaded: ${this.context.map((c) => c.source).join(", ")}.`;
   }
 
@@ -469,8 +484,8 @@ export class App implements Controller {
       this.compacting = undefined;
       this.abort = undefined;
       await this.pendingAgain();
-      this.events.emit("state", "idle");
-      this.events.emit("info");
+      this.hub.emit({ type: "state", state: "idle" });
+      this.hub.emit({ type: "info" });
     }
   }
 

@@ -1,32 +1,182 @@
-// Events a session emits for every step of a turn; the screen and headless mode render them.
-import { EventEmitter } from "node:events";
+// What a session tells its front ends (the screen, headless mode, tests): one union, read by
+// exhaustive switches, through subscribe(). A streamed answer has its identity (AnswerId)
+// from before its first delta; the message events of its checkpoints and of the complete
+// answer carry the same id, so a front end never has to guess which live item a stored
+// message is.
 import type { StoredMessage } from "../record/types.js";
 import type { Usage } from "../provider/types.js";
 import type { PermissionRequest, PermissionAnswer } from "../tools/types.js";
 
 export type TurnState = "idle" | "streaming" | "tool" | "permission" | "compacting";
 
+/** One streamed answer of the model, numbered within the process. */
+export type AnswerId = number;
+
+export interface ToolEnd {
+  id: string;
+  name: string;
+  output: string;
+  isError: boolean;
+  ms: number;
+  diff?: string;
+}
+
+export type SessionEvent =
+  /** a message was appended or updated in place; `answer` when it is (a checkpoint of) a streamed answer */
+  | { type: "message"; msg: StoredMessage; answer?: AnswerId }
+  /** a new answer starts streaming; its deltas and its stored message carry this id */
+  | { type: "answer_start"; answer: AnswerId }
+  | { type: "text_delta"; answer: AnswerId; text: string }
+  | { type: "reasoning_delta"; answer: AnswerId; text: string }
+  /** the model is writing a tool call's input: how much has arrived so far */
+  | { type: "tool_input"; answer: AnswerId; index: number; name: string; bytes: number }
+  | { type: "state"; state: TurnState; detail?: string }
+  | { type: "tool_start"; id: string; name: string; input: unknown }
+  | ({ type: "tool_end" } & ToolEnd)
+  /** a tool needs a person's yes or no; `answer` must be called exactly once */
+  | { type: "permission"; req: PermissionRequest; answer: (a: PermissionAnswer) => void }
+  | { type: "retry"; attempt: number; delayMs: number; reason: string }
+  | { type: "usage"; usage: Usage }
+  /** the inspector stored a new capture for this session */
+  | { type: "capture" }
+  /** something the person should read: failures, with what to do */
+  | { type: "notice"; level: "error" | "warning" | "info"; text: string }
+  | { type: "turn_end"; ok: boolean; error?: string; interrupted?: boolean }
+  /** the current session changed (/new, /sessions, the rest of a resumed record): redraw from history() */
+  | { type: "session" }
+  /** model, provider, key, or context status changed */
+  | { type: "info" };
+
+export type SessionEventType = SessionEvent["type"];
+export type Listener = (e: SessionEvent) => void;
+
+export interface SubscribeOptions {
+  /** this subscriber answers permission questions (a screen); without one, tools that
+   * need a yes are refused */
+  answersPermissions?: boolean;
+}
+
+/** The one channel from a session to its front ends. */
+export class EventHub {
+  private readonly listeners = new Map<Listener, SubscribeOptions>();
+  private nextAnswer = 1;
+
+  subscribe(fn: Listener, opts: SubscribeOptions = {}): () => void {
+    this.listeners.set(fn, opts);
+    return () => {
+      this.listeners.delete(fn);
+    };
+  }
+
+  emit(e: SessionEvent): void {
+    // a copy: a listener may unsubscribe (or subscribe another) while being told
+    for (const fn of [...this.listeners.keys()]) fn(e);
+  }
+
+  /** whether anyone is there to answer a permission question */
+  canAsk(): boolean {
+    for (const o of this.listeners.values()) if (o.answersPermissions) return true;
+    return false;
+  }
+
+  newAnswer(): AnswerId {
+    return this.nextAnswer++;
+  }
+}
+
+/** Resolves with the first event of the given type (tests and one-shot waits). */
+export function nextEvent<T extends SessionEventType>(hub: Pick<EventHub, "subscribe">, type: T): Promise<Extract<SessionEvent, { type: T }>> {
+  return new Promise((resolve) => {
+    const off = hub.subscribe((e) => {
+      if (e.type !== type) return;
+      off();
+      resolve(e as Extract<SessionEvent, { type: T }>);
+    });
+  });
+}
+
+// ---- Transitional: the screen still listens on named channels until it subscribes to the
+// union; the bridge below feeds those channels from the hub. Removed with its last user.
+import { EventEmitter } from "node:events";
+
+/** @deprecated the named channels of the old emitter; use SessionEvent */
 export interface SessionEvents {
-  /** a message was appended or updated in place (checkpoint, completion) */
   message: [msg: StoredMessage];
   text_delta: [text: string];
   reasoning_delta: [text: string];
   state: [state: TurnState, detail?: string];
   tool_start: [call: { id: string; name: string; input: unknown }];
-  tool_end: [result: { id: string; name: string; output: string; isError: boolean; ms: number; diff?: string }];
+  tool_end: [result: ToolEnd];
   permission: [req: PermissionRequest, answer: (a: PermissionAnswer) => void];
   retry: [info: { attempt: number; delayMs: number; reason: string }];
   usage: [usage: Usage];
-  /** the inspector stored a new capture for this session */
   capture: [];
-  /** something the person should read: failures, with what to do */
   notice: [n: { level: "error" | "warning" | "info"; text: string }];
   turn_end: [r: { ok: boolean; error?: string; interrupted?: boolean }];
-  /** the current session changed (/new, /sessions); the screen redraws from history() */
   session: [];
-  /** model, provider, key, or context status changed */
   info: [];
 }
 
+/** @deprecated */
 export class SessionEmitter extends EventEmitter<SessionEvents> {}
 
+/** @deprecated feeds the old named channels from the hub */
+export function bridgeToEmitter(hub: EventHub, em: SessionEmitter): void {
+  hub.subscribe((e) => {
+    switch (e.type) {
+      case "message":
+        em.emit("message", e.msg);
+        break;
+      case "answer_start":
+      case "tool_input":
+        break;
+      case "text_delta":
+        em.emit("text_delta", e.text);
+        break;
+      case "reasoning_delta":
+        em.emit("reasoning_delta", e.text);
+        break;
+      case "state":
+        em.emit("state", e.state, e.detail);
+        break;
+      case "tool_start":
+        em.emit("tool_start", { id: e.id, name: e.name, input: e.input });
+        break;
+      case "tool_end": {
+        const { type: _t, ...r } = e;
+        em.emit("tool_end", r);
+        break;
+      }
+      case "permission":
+        em.emit("permission", e.req, e.answer);
+        break;
+      case "retry":
+        em.emit("retry", { attempt: e.attempt, delayMs: e.delayMs, reason: e.reason });
+        break;
+      case "usage":
+        em.emit("usage", e.usage);
+        break;
+      case "capture":
+        em.emit("capture");
+        break;
+      case "notice":
+        em.emit("notice", { level: e.level, text: e.text });
+        break;
+      case "turn_end": {
+        const { type: _t, ...r } = e;
+        em.emit("turn_end", r);
+        break;
+      }
+      case "session":
+        em.emit("session");
+        break;
+      case "info":
+        em.emit("info");
+        break;
+      default: {
+        const never: never = e;
+        throw new Error(`unknown session event ${JSON.stringify(never)}`);
+      }
+    }
+  });
+}

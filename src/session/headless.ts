@@ -18,15 +18,44 @@ export async function runHeadless(app: App, prompt: string, images: Parameters<A
   const err = process.stderr;
   // a row that fails to parse is quoted in its error (JSON.parse shows the text): inert too
   for (const p of app.loadProblems()) err.write(`warning: ${inert(p)}\n`);
-  app.events.on("tool_start", (c) => err.write(`▸ ${c.name} ${oneLine(c.input)}\n`));
-  app.events.on("tool_end", (r) => {
-    const first = r.output.split("\n")[0] ?? "";
-    err.write(`  ${r.isError ? "✗" : "✓"} ${r.name} ${(r.ms / 1000).toFixed(1)}s${r.isError ? `: ${inert(first).slice(0, 200)}` : ""}\n`);
-  });
-  app.events.on("notice", (n) => {
-    log(n.level, n.text);
-    // errors are printed once, at the end, as the reason for exit 1
-    if (n.level !== "error") err.write(`${n.level}: ${inert(n.text)}\n`);
+  app.subscribe((e) => {
+    switch (e.type) {
+      case "tool_start":
+        err.write(`▸ ${e.name} ${oneLine(e.input)}\n`);
+        break;
+      case "tool_end": {
+        const first = e.output.split("\n")[0] ?? "";
+        err.write(`  ${e.isError ? "✗" : "✓"} ${e.name} ${(e.ms / 1000).toFixed(1)}s${e.isError ? `: ${inert(first).slice(0, 200)}` : ""}\n`);
+        break;
+      }
+      case "notice":
+        log(e.level, e.text);
+        // errors are printed once, at the end, as the reason for exit 1
+        if (e.level !== "error") err.write(`${e.level}: ${inert(e.text)}\n`);
+        break;
+      // the answer itself goes to stdout once it is complete; the rest is for a screen
+      case "message":
+      case "answer_start":
+      case "text_delta":
+      case "reasoning_delta":
+      case "tool_input":
+      case "state":
+      case "retry":
+      case "usage":
+      case "capture":
+      case "turn_end":
+      case "session":
+      case "info":
+        break;
+      // never emitted here: no subscriber answers permissions, so tools that need a yes are refused
+      case "permission":
+        e.answer("deny");
+        break;
+      default: {
+        const never: never = e;
+        throw new Error(`unknown session event ${JSON.stringify(never)}`);
+      }
+    }
   });
   // A signal ends the run as Esc ends a turn in the screen: what arrived is kept, the turn's
   // tool processes are stopped (the turn's end does that), and the exit code names the signal

@@ -7,7 +7,7 @@ import type { ContextItem, Provider, ProviderName, ReasoningLevel, Request, Usag
 import { ProviderError } from "../provider/types.js";
 import { summaryRequest, turnRequest } from "../replay/request.js";
 import type { HistoryStore } from "./store-types.js";
-import type { SessionEmitter } from "./events.js";
+import type { AnswerId, EventHub } from "./events.js";
 import type { ToolContext, ToolDef } from "../tools/types.js";
 import { runTool, toolSchemas, type PermissionMemory } from "../tools/run.js";
 import { captureRequest } from "../context/capture.js";
@@ -42,7 +42,7 @@ export interface TurnEnv {
   memory: PermissionMemory;
   compaction: { strategy: CompactionStrategy; threshold: number; keepRounds: number };
   tokenMethod: TokenMethod;
-  events: SessionEmitter;
+  events: EventHub;
   /** usage the provider reported for the previous response (shown as provider usage) */
   lastUsage?: Usage;
   /** what compaction did for the last request, for the status line */
@@ -67,7 +67,7 @@ function clean(env: TurnEnv, blocks: Block[]): Block[] {
   return redactBlocks(blocks, env.redact ?? noRedaction);
 }
 
-async function append(env: TurnEnv, role: "user" | "assistant", raw: Block[], status: MessageStatus): Promise<StoredMessage> {
+async function append(env: TurnEnv, role: "user" | "assistant", raw: Block[], status: MessageStatus, answer?: AnswerId): Promise<StoredMessage> {
   const blocks = clean(env, raw);
   const msg = await env.store.appendMessage(env.sessionId, {
     role,
@@ -76,16 +76,16 @@ async function append(env: TurnEnv, role: "user" | "assistant", raw: Block[], st
     ...(role === "assistant" ? { model: env.model } : {}),
   });
   env.history.push(msg);
-  env.events.emit("message", msg);
+  env.events.emit(answer === undefined ? { type: "message", msg } : { type: "message", msg, answer });
   return msg;
 }
 
-async function update(env: TurnEnv, msg: StoredMessage, raw: Block[], status: MessageStatus): Promise<void> {
+async function update(env: TurnEnv, msg: StoredMessage, raw: Block[], status: MessageStatus, answer?: AnswerId): Promise<void> {
   const blocks = clean(env, raw);
   await env.store.updateMessage(msg.id, blocks, status);
   msg.blocks = blocks;
   msg.status = status;
-  env.events.emit("message", msg);
+  env.events.emit(answer === undefined ? { type: "message", msg } : { type: "message", msg, answer });
 }
 
 function errorText(e: unknown): string {
@@ -156,7 +156,7 @@ async function record(env: TurnEnv, req: Request, iteration: number, note?: stri
     ...(note && note !== "none" ? { compaction: note } : {}),
   });
   await env.store.saveCapture(env.sessionId, capture);
-  env.events.emit("capture");
+  env.events.emit({ type: "capture" });
 }
 
 /**
@@ -183,7 +183,7 @@ export async function summarize(
     summaryRequest(input.prefix, parts, { provider: env.providerName, model: env.model, maxOutputTokens: env.maxOutputTokens }),
     env.redact ?? noRedaction,
   );
-  env.events.emit("state", "compacting");
+  env.events.emit({ type: "state", state: "compacting" });
   await record(env, req, iteration, SUMMARY_REQUEST_NOTE);
   const result = await env.provider.stream(req, { signal });
   if (result.usage) env.lastUsage = result.usage;
@@ -214,12 +214,12 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       try {
         const said = await summarize(env, turnStart, signal, { iteration });
         if (said) {
-          env.events.emit("notice", { level: "info", text: `Compaction: ${said}.` });
+          env.events.emit({ type: "notice", level: "info", text: `Compaction: ${said}.` });
           prepared = await prepare(env, turnStart);
         }
       } catch (e) {
         if (signal.aborted) return { ok: false, interrupted: true, finalText };
-        env.events.emit("notice", { level: "warning", text: `Automatic summary failed (${errorText(e)}); sending the history as it is.` });
+        env.events.emit({ type: "notice", level: "warning", text: `Automatic summary failed (${errorText(e)}); sending the history as it is.` });
       }
     }
     env.lastPrepare = prepared;
@@ -227,7 +227,10 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
     await record(env, req, iteration, prepared.note);
 
     // stream, checkpointing what arrives so a kill loses at most about a second of it
-    env.events.emit("state", "streaming");
+    env.events.emit({ type: "state", state: "streaming" });
+    // the answer's identity comes before its first delta: every event of it carries this
+    const answer = env.events.newAnswer();
+    env.events.emit({ type: "answer_start", answer });
     let text = "";
     let reasoning = "";
     let checkpoint: StoredMessage | undefined;
@@ -248,7 +251,7 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       const blocks = partialBlocks();
       writes = writes.then(async () => {
         try {
-          if (!checkpoint) checkpoint = await append(env, "assistant", blocks, "interrupted");
+          if (!checkpoint) checkpoint = await append(env, "assistant", blocks, "interrupted", answer);
           else await env.store.updateMessage(checkpoint.id, clean(env, blocks), "interrupted");
         } catch (e) {
           // A checkpoint is insurance against a kill. One that cannot be written (a database
@@ -256,7 +259,7 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
           // again, and the complete message is stored when the stream ends.
           if (!checkpointFailed) {
             checkpointFailed = true;
-            env.events.emit("notice", { level: "warning", text: `Could not checkpoint the streaming answer (${errorText(e)}); it is stored when complete.` });
+            env.events.emit({ type: "notice", level: "warning", text: `Could not checkpoint the streaming answer (${errorText(e)}); it is stored when complete.` });
           }
         }
       });
@@ -268,6 +271,7 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       else timer = setTimeout(writeCheckpoint, wait);
     };
 
+    const toolInputs = new Map<number, { name: string; bytes: number }>();
     let result;
     try {
       result = await env.provider.stream(req, {
@@ -276,27 +280,36 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
           switch (e.type) {
             case "text_delta":
               text += e.text;
-              env.events.emit("text_delta", e.text);
+              env.events.emit({ type: "text_delta", answer, text: e.text });
               onDelta();
               break;
             case "reasoning_delta":
               reasoning += e.text;
-              env.events.emit("reasoning_delta", e.text);
+              env.events.emit({ type: "reasoning_delta", answer, text: e.text });
               onDelta();
               break;
             case "retry":
-              env.events.emit("retry", { attempt: e.attempt, delayMs: e.delayMs, reason: e.reason });
-              env.events.emit("notice", { level: "warning", text: `${e.reason}; retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt})` });
+              env.events.emit({ type: "retry", attempt: e.attempt, delayMs: e.delayMs, reason: e.reason });
+              env.events.emit({ type: "notice", level: "warning", text: `${e.reason}; retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt})` });
               break;
             case "usage":
-              env.events.emit("usage", e.usage);
+              env.events.emit({ type: "usage", usage: e.usage });
               break;
             case "warning":
-              env.events.emit("notice", { level: "warning", text: e.message });
+              env.events.emit({ type: "notice", level: "warning", text: e.message });
               break;
             case "tool_call_start":
-            case "tool_call_delta":
+              toolInputs.set(e.index, { name: e.name, bytes: 0 });
+              env.events.emit({ type: "tool_input", answer, index: e.index, name: e.name, bytes: 0 });
               break;
+            case "tool_call_delta": {
+              // a long tool input (a whole file for write) takes a while: show it arriving
+              const t = toolInputs.get(e.index);
+              if (!t) break;
+              t.bytes += Buffer.byteLength(e.partialJson);
+              env.events.emit({ type: "tool_input", answer, index: e.index, name: t.name, bytes: t.bytes });
+              break;
+            }
             default: {
               const never: never = e;
               throw new Error(`unknown stream event ${JSON.stringify(never)}`);
@@ -310,11 +323,11 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       const partial = e instanceof ProviderError && e.partial.length > 0 ? e.partial : partialBlocks();
       if (partial.length > 0 || checkpoint) {
         // keep what arrived, marked interrupted
-        if (checkpoint) await update(env, checkpoint, partial, "interrupted");
-        else await append(env, "assistant", partial, "interrupted");
+        if (checkpoint) await update(env, checkpoint, partial, "interrupted", answer);
+        else await append(env, "assistant", partial, "interrupted", answer);
       }
       if (signal.aborted || (e instanceof ProviderError && e.kind === "aborted")) {
-        env.events.emit("notice", { level: "info", text: "Interrupted; what arrived is kept." });
+        env.events.emit({ type: "notice", level: "info", text: "Interrupted; what arrived is kept." });
         return { ok: false, interrupted: true, finalText: text };
       }
       if (e instanceof ProviderError && e.kind === "context_length" && !contextRetryUsed && partial.length === 0) {
@@ -322,17 +335,17 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
         try {
           const said = await summarize(env, turnStart, signal, { iteration, force: true });
           if (said) {
-            env.events.emit("notice", { level: "warning", text: `The provider said the context is too long; ${said}. Retrying once.` });
+            env.events.emit({ type: "notice", level: "warning", text: `The provider said the context is too long; ${said}. Retrying once.` });
             iteration--;
             continue;
           }
         } catch (se) {
-          env.events.emit("notice", { level: "error", text: `${errorText(e)} (a summary to make room failed too: ${errorText(se)})` });
+          env.events.emit({ type: "notice", level: "error", text: `${errorText(e)} (a summary to make room failed too: ${errorText(se)})` });
           return { ok: false, error: errorText(e), finalText };
         }
       }
       const msg = errorText(e);
-      env.events.emit("notice", { level: "error", text: msg });
+      env.events.emit({ type: "notice", level: "error", text: msg });
       return { ok: false, error: msg, finalText };
     }
     if (timer) clearTimeout(timer);
@@ -344,8 +357,8 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
     // the complete answer replaces the checkpoint in place; its tools run with the input as
     // stored (redacted), so what runs is what the record and the next request show
     const blocks = clean(env, result.blocks);
-    if (checkpoint) await update(env, checkpoint, blocks, "complete");
-    else await append(env, "assistant", blocks, "complete");
+    if (checkpoint) await update(env, checkpoint, blocks, "complete", answer);
+    else await append(env, "assistant", blocks, "complete", answer);
     const answerText = blocks
       .filter((b): b is Extract<Block, { type: "text" }> => b.type === "text")
       .map((b) => b.text)
@@ -355,7 +368,7 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
     const calls = blocks.filter((b): b is ToolUseBlock => b.type === "tool_use");
     if (calls.length === 0) {
       if (result.stopReason === "max_tokens") {
-        env.events.emit("notice", { level: "warning", text: "The answer stopped at the output token limit." });
+        env.events.emit({ type: "notice", level: "warning", text: "The answer stopped at the output token limit." });
       }
       return { ok: true, finalText };
     }
@@ -367,8 +380,8 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
         results.push({ type: "tool_result", toolUseId: call.id, name: call.name, output: "interrupted before it ran", isError: true });
         continue;
       }
-      env.events.emit("state", "tool", call.name);
-      env.events.emit("tool_start", { id: call.id, name: call.name, input: call.input });
+      env.events.emit({ type: "state", state: "tool", detail: call.name });
+      env.events.emit({ type: "tool_start", id: call.id, name: call.name, input: call.input });
       // the time the tool ran: a person's wait at a permission prompt is not its cost
       let t0 = Date.now();
       const onRun = (): void => {
@@ -379,16 +392,16 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       const redact = env.redact ?? noRedaction;
       const output = redact(out.output);
       const diff = out.diff !== undefined ? redact(out.diff) : undefined;
-      env.events.emit("tool_end", { id: call.id, name: call.name, output, isError: out.isError, ms, ...(diff ? { diff } : {}) });
+      env.events.emit({ type: "tool_end", id: call.id, name: call.name, output, isError: out.isError, ms, ...(diff ? { diff } : {}) });
       results.push({ type: "tool_result", toolUseId: call.id, name: call.name, output, isError: out.isError });
     }
     await append(env, "user", results, "complete");
     if (signal.aborted) {
-      env.events.emit("notice", { level: "info", text: "Interrupted; tool results so far are kept." });
+      env.events.emit({ type: "notice", level: "info", text: "Interrupted; tool results so far are kept." });
       return { ok: false, interrupted: true, finalText };
     }
   }
   const msg = `Stopped after ${maxIterations} model calls in one turn; send another message to continue.`;
-  env.events.emit("notice", { level: "warning", text: msg });
+  env.events.emit({ type: "notice", level: "warning", text: msg });
   return { ok: false, error: msg, finalText };
 }

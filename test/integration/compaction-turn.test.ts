@@ -26,7 +26,9 @@ describe("summary compaction in a session", () => {
     // a 20,000-token window; three turns of ~6,000 tokens each pass 80% of it
     const { app, dbPath } = await makeApp(fake, { compaction: "summary", contextWindow: 20_000, model: "local-model" });
     const notices: string[] = [];
-    app.events.on("notice", (n) => notices.push(n.text));
+    app.subscribe((e) => {
+      if (e.type === "notice") notices.push(e.text);
+    });
     fake.script({ text: words(3000, "a") });
     await app.submit(words(3000, "q"));
     fake.script({ text: words(3000, "b") });
@@ -120,7 +122,9 @@ describe("a context-length error", () => {
     await app.submit(words(1500, "q"));
     await app.submit(words(1500, "r"));
     const notices: string[] = [];
-    app.events.on("notice", (n) => notices.push(n.text));
+    app.subscribe((e) => {
+      if (e.type === "notice") notices.push(e.text);
+    });
     fake.script(tooLong, { text: "CTX-SUMMARY" }, { text: "made it" });
     await app.submit("third");
     expect(notices.some((n) => /context is too long; summarised/.test(n))).toBe(true);
@@ -138,7 +142,9 @@ describe("a context-length error", () => {
     await app.submit(words(1500, "q"));
     await app.submit(words(1500, "r"));
     const errors: string[] = [];
-    app.events.on("notice", (n) => n.level === "error" && errors.push(n.text));
+    app.subscribe((e) => {
+      if (e.type === "notice" && e.level === "error") errors.push(e.text);
+    });
     fake.script(tooLong, { text: "CTX-SUMMARY" }, tooLong);
     await app.submit("third");
     expect(errors).toHaveLength(1);

@@ -2,10 +2,10 @@
 // behind; a turn never starts on the partial record.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import path from "node:path";
-import { once } from "node:events";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { TEST_KEY } from "../helpers/app.js";
 import { tempDir } from "../helpers/tmp.js";
+import { nextEvent } from "../../src/session/events.js";
 import { openStore } from "../../src/session/store.js";
 import { App } from "../../src/session/app.js";
 
@@ -41,7 +41,7 @@ describe("resuming a long session on a screen", () => {
       open: { resume: s.id },
       headless: false,
     });
-    const whole = once(app.events, "session");
+    const whole = nextEvent(app, "session");
     // the first frame has the newest part, in order
     const first = app.history();
     expect(first.length).toBeLessThan(400);

@@ -31,12 +31,11 @@ function rawRun(file: string, sql: string, params: unknown[]): Promise<void> {
 
 function nextState(app: App, state: string): Promise<void> {
   return new Promise((resolve) => {
-    const on = (s: string): void => {
-      if (s !== state) return;
-      app.events.off("state", on);
+    const off = app.subscribe((e) => {
+      if (e.type !== "state" || e.state !== state) return;
+      off();
       resolve();
-    };
-    app.events.on("state", on);
+    });
   });
 }
 
@@ -104,10 +103,14 @@ describe("permission answers for the session stay with their session", () => {
   it("an 'allow for this session' given in one session does not carry over after /sessions switches", async () => {
     const { app } = await makeApp(fake, { permission: "ask", headless: false });
     const asked: string[] = [];
-    app.events.on("permission", (req, answer) => {
-      asked.push(`${app.session().id}:${req.tool}`);
-      answer("session");
-    });
+    app.subscribe(
+      (e) => {
+        if (e.type !== "permission") return;
+        asked.push(`${app.session().id}:${e.req.tool}`);
+        e.answer("session");
+      },
+      { answersPermissions: true },
+    );
     const a = app.session().id;
     fake.script({ toolCalls: [{ name: "bash", input: { command: "echo a" } }] }, { text: "done a" });
     await app.submit("run something in A");
@@ -144,8 +147,8 @@ describe("the inspector is pending after a change to request composition", () =>
     const { app } = await makeApp(fake);
     fake.script({ toolCalls: [{ name: "ls", input: {} }] }, { text: "listed" });
     let switched: Promise<string> | undefined;
-    app.events.on("state", (s) => {
-      if (s === "tool" && !switched) switched = app.setModel("claude-haiku-4-5");
+    app.subscribe((e) => {
+      if (e.type === "state" && e.state === "tool" && !switched) switched = app.setModel("claude-haiku-4-5");
     });
     await app.submit("list the folder");
     expect(await switched).toMatch(/claude-haiku-4-5/);
@@ -221,7 +224,9 @@ describe("a configured key never enters the record through a tool", () => {
       { text: "I see the settings." },
     );
     const ended: string[] = [];
-    app.events.on("tool_end", (r) => ended.push(r.output));
+    app.subscribe((e) => {
+      if (e.type === "tool_end") ended.push(e.output);
+    });
     await app.submit("what is in .env?");
     expect(fake.rejections()).toEqual([]);
     expect(fake.requests).toHaveLength(2);
