@@ -1,6 +1,6 @@
-// One estimator for every block kind (SPEC §5: pressure counts text, tool input, tool output,
-// reasoning and images, not only text). Each block is counted in the prose form replay sends,
-// so the estimate tracks the request rather than the record.
+// One estimator for every block kind: pressure counts text, tool input, tool output, reasoning
+// and images, not only text (docs/architecture.md, Design rules). Each block is counted in the
+// prose form replay sends, so the estimate tracks the request rather than the record.
 import { assertNever, type Block } from "../record/types.js";
 import {
   EMPTY_MESSAGE_MARKER,

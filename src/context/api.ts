@@ -1,4 +1,4 @@
-// The local API (SPEC §7): read-only GETs over the store's inspector record, on loopback,
+// The local API: read-only GETs over the store's inspector record, on loopback,
 // behind a bearer token kept in a 0600 file (one per running instance, removed at exit).
 // Nothing here writes to the store. Connections are capped well below the open-file limit,
 // so a flood of them cannot starve the rest of the process of descriptors.

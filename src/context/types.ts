@@ -1,4 +1,5 @@
-// What the inspector records of the last request and shows page by page (SPEC §6).
+// What the inspector records of the last request and shows page by page
+// (docs/architecture.md, Design rules).
 import type { ProviderName, Usage } from "../provider/types.js";
 
 export const PAGE_CHARS = 8000;

@@ -1,4 +1,5 @@
-// What we know about common models: context window, max output, vision (providers.md §5).
+// What we know about common models: context window, max output, vision
+// (docs/providers.md, Model catalog).
 // Unknown models get no window at all: a guessed window would drive compaction wrongly.
 import type { ProviderName } from "./types.js";
 
@@ -100,7 +101,8 @@ export function wantsMaxCompletionTokens(model: string): boolean {
   return /^o\d/.test(id) || id.startsWith("gpt-5");
 }
 
-/** Models that accept only adaptive thinking steered by an effort (providers.md §1.6). */
+/** Models that accept only adaptive thinking steered by an effort (docs/providers.md,
+ * Anthropic Messages). */
 export function usesAdaptiveThinking(model: string): boolean {
   return /(opus|sonnet)-4-[6-8]/.test(normalize(model));
 }

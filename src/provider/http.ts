@@ -182,7 +182,8 @@ const RETRY_NET_CODES = new Set([
 ]);
 const FATAL_NET_CODES = new Set(["ENOTFOUND", "CERT_HAS_EXPIRED", "DEPTH_ZERO_SELF_SIGNED_CERT", "UND_ERR_INVALID_ARG"]);
 
-// Overflow texts of the providers and of the common compatible servers (providers.md §1.10, §2.8, §4).
+// Overflow texts of the providers and of the common compatible servers
+// (docs/providers.md, Errors and retries).
 const CONTEXT_OVERFLOW = [
   /prompt is too long/i,
   /exceed(?:s|ed)? (?:the )?context limit/i,

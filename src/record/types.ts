@@ -1,4 +1,5 @@
-// The stored record: one history that every surface reads (SPEC §1).
+// The stored record: one history that every surface reads (docs/architecture.md,
+// Design rules).
 // Adding a Block kind must break compilation wherever blocks are projected:
 // every switch over Block ends in assertNever.
 

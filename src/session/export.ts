@@ -1,7 +1,8 @@
-// Export of a stored session: pure functions of the record (SPEC §1: every surface reads the
-// same record). Markdown is for people, so image and opaque bodies are named, never copied,
-// and what tools and models wrote is made inert: `albedo-tui export ID` prints it to a
-// terminal, and the file is read with cat. JSON is the record itself.
+// Export of a stored session: pure functions of the record (every surface reads the same
+// record: docs/architecture.md, Design rules). Markdown is for people, so image and opaque
+// bodies are named, never copied, and what tools and models wrote is made inert:
+// `albedo-tui export ID` prints it to a terminal, and the file is read with cat. JSON is the
+// record itself.
 import type { Block, Session, StoredMessage } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { messageOf } from "../record/errors.js";

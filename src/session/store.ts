@@ -1,4 +1,5 @@
-// The SQLite history store: the one record every surface reads (SPEC §1, §6).
+// The SQLite history store: the one record every surface reads, and the inspector's
+// captures (docs/architecture.md, Design rules).
 //
 // One connection per store. node-sqlite3 runs a connection's statements in order, but our
 // async methods interleave at every await, so all work goes through one promise queue:

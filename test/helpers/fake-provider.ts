@@ -1,10 +1,11 @@
 // A strict fake of both provider APIs over real loopback HTTP.
 //
 // It rejects what the real APIs reject (missing headers, empty content, unpaired tool calls,
-// bad names…) with the real status codes and error texts (providers.md §1.5, §2.4): a fake
-// that accepts everything would prove nothing about the requests we build. Each accepted
-// request consumes one scripted Step, rendered in the shape of the endpoint that was hit.
-// Rejected requests consume no step: they are the client's bug, not the script's.
+// bad names…) with the real status codes and error texts (the pairing rules are in
+// docs/providers.md, The live round): a fake that accepts everything would prove nothing
+// about the requests we build. Each accepted request consumes one scripted Step, rendered in
+// the shape of the endpoint that was hit. Rejected requests consume no step: they are the
+// client's bug, not the script's.
 //
 // Standalone: node --import tsx test/helpers/fake-provider.ts --port N --script steps.json
 //             [--key K] [--repeat]   (prints its URL on stdout)
@@ -439,7 +440,7 @@ function validateAnthropic(h: http.IncomingHttpHeaders, body: unknown, key: stri
   }
   if (turns[0]?.role !== "user") return invalid('messages: first message must use the "user" role');
 
-  // tool_use ↔ tool_result pairing, turn by turn (providers.md §1.5)
+  // tool_use ↔ tool_result pairing, turn by turn (docs/providers.md, The live round)
   for (const [t, turn] of turns.entries()) {
     if (turn.role === "assistant" && turn.toolUses.length > 0) {
       const next = turns[t + 1];

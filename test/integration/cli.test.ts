@@ -1,4 +1,4 @@
-// The command line of SPEC §9 on the built CLI and a real store: help, version, the
+// The command line (README, Using it) on the built CLI and a real store: help, version, the
 // subcommands that read the record, and their errors.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";

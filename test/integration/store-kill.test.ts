@@ -1,5 +1,5 @@
 // kill -9 in the middle of appends leaves a history that loads, with every message the
-// writer saw committed intact (SPEC §1).
+// writer saw committed intact (docs/architecture.md, Design rules).
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";

@@ -1,5 +1,6 @@
-// Replay pins (SPEC §2): every prose row, the message boundary, killed turns, images both
-// ways, and the absence of any tool role / call-id linkage in replayed history.
+// Replay pins (docs/providers.md, The prose replay): every prose row, the message boundary,
+// killed turns, images both ways, and the absence of any tool role / call-id linkage in
+// replayed history.
 import { describe, expect, it } from "vitest";
 import {
   EMPTY_MESSAGE_MARKER,
