@@ -6,6 +6,7 @@ import { constants, type Stats } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
+import { messageOf } from "../record/errors.js";
 
 /** Files above this are read only by line range and never edited or diffed whole. */
 export const MAX_TEXT_FILE = 10 * 1024 * 1024;
@@ -45,7 +46,7 @@ export function describeFsError(e: unknown, shown: string): string {
     case "ELOOP":
       return `too many symbolic links in ${shown}`;
     default:
-      return `${shown}: ${(e as Error).message}`;
+      return `${shown}: ${messageOf(e)}`;
   }
 }
 

@@ -2,6 +2,7 @@
 // listing and the regex run in a worker (search-worker.ts) so a runaway pattern can be stopped.
 import fs from "node:fs/promises";
 import { z } from "zod";
+import { messageOf } from "../record/errors.js";
 import type { ToolDef, ToolOutput } from "./types.js";
 import { boundaryProblem, displayPath, resolvePath, workspaceReal } from "./paths.js";
 import { describeFsError, InterruptedError, looksBinaryBuffer, openRegular, throwIfAborted } from "./files.js";
@@ -36,7 +37,7 @@ export const grepTool: ToolDef<typeof input> = {
     try {
       new RegExp(i.pattern, flags);
     } catch (e) {
-      return { output: `invalid regular expression: ${(e as Error).message}`, isError: true };
+      return { output: `invalid regular expression: ${messageOf(e)}`, isError: true };
     }
     if (i.glob !== undefined) {
       const bad = patternProblem(i.glob, "glob");
