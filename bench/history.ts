@@ -26,7 +26,7 @@ const IDENTS = (
 
 const FILES = [
   "src/session/store.ts",
-  "src/session/turn.ts",
+  "src/turn/turn.ts",
   "src/ui/transcript.ts",
   "src/provider/anthropic.ts",
   "src/provider/http.ts",

@@ -2,7 +2,7 @@
 // what was left out and how full the context is. Pure: the record is read, never written, and
 // the summary itself is requested and stored by the caller when needsSummary says so.
 import type { StoredMessage } from "../record/types.js";
-import type { CompactionStrategy } from "../session/controller-types.js";
+import type { CompactionStrategy } from "./types.js";
 import type { StoredSummary } from "../session/store-types.js";
 import { estimateMessages, type HistoryEstimate } from "./estimate.js";
 import { describeRemoved, microcompact } from "./microcompact.js";

@@ -14,3 +14,6 @@ export interface Removed {
   /** UTF-8 bytes of those outputs */
   bytes: number;
 }
+
+/** How long histories are shortened for the model (the config's "compaction"). */
+export type CompactionStrategy = "none" | "microcompact" | "summary" | "microcompact+summary";

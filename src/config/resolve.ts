@@ -4,7 +4,7 @@ import type { Config } from "./config.js";
 import { startEnv } from "./env-keys.js";
 import type { ProviderName, ReasoningLevel } from "../provider/types.js";
 import type { PermissionPolicy } from "../tools/types.js";
-import type { CompactionStrategy } from "../session/controller-types.js";
+import type { CompactionStrategy } from "../compaction/types.js";
 
 export interface Flags {
   provider?: string;

@@ -3,7 +3,7 @@
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.js";
-import type { ContextItem, Provider, ProviderName } from "../provider/types.js";
+import type { ContextItem, Provider, ProviderName, Usage } from "../provider/types.js";
 import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage } from "../provider/index.js";
 import type { ModelInfo } from "../provider/catalog.js";
 import type { BadMessage, HistoryStore } from "./store-types.js";
@@ -16,7 +16,9 @@ import { stopToolProcesses } from "../tools/processes.js";
 import { loadProjectContext, SYSTEM_PROMPT } from "./project-context.js";
 import { redactorFor } from "../config/secrets.js";
 import type { Settings } from "../config/resolve.js";
-import { runTurn, summarize, SUMMARY_REQUEST_NOTE, type TurnEnv, type TurnOutcome } from "./turn.js";
+import { runTurn, type TurnEnv, type TurnOutcome } from "../turn/turn.js";
+import { summarize, SUMMARY_REQUEST_NOTE } from "../turn/compact.js";
+import type { PrepareResult } from "../compaction/prepare.js";
 import { imageLimit, loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
 import { estimateMessages } from "../compaction/estimate.js";
@@ -78,7 +80,10 @@ export class App implements Controller {
   /** a composition change made while a turn or /compact ran: their later requests were
    * built from what they started with, so the view goes pending again when they end */
   private pendingAfterRun: string | undefined;
-  private lastEnv: TurnEnv | undefined;
+  /** what the provider reported for the last response (the next capture shows it) */
+  private lastUsage: Usage | undefined;
+  /** what compaction did for the last request, for the status line */
+  private lastPrepare: PrepareResult | undefined;
   private apiInfo: AppInfo["api"];
   private bad: string[] = [];
   private readonly tools = builtinTools();
@@ -158,7 +163,8 @@ export class App implements Controller {
     this.messages = loaded.messages;
     const partial = first !== undefined && loaded.messages.length + loaded.bad.length >= first;
     this.bad = partial ? [] : badLines(loaded.bad);
-    this.lastEnv = undefined;
+    this.lastUsage = undefined;
+    this.lastPrepare = undefined;
     // "allow for this session" answers belong to the session they were given in
     this.memory = new PermissionMemory();
     // The session's last request may have been composed otherwise (another model, switched
@@ -304,9 +310,8 @@ export class App implements Controller {
       compaction: { strategy: this.opts.compaction, threshold: this.opts.compactionThreshold, keepRounds: this.opts.keepToolRounds },
       tokenMethod: methodFor(this.providerName, this.model),
       events: this.hub,
-      ...(this.lastEnv?.lastUsage ? { lastUsage: this.lastEnv.lastUsage } : {}),
+      ...(this.lastUsage ? { previousUsage: this.lastUsage } : {}),
     };
-    this.lastEnv = env;
     return env;
   }
 
@@ -355,6 +360,8 @@ export class App implements Controller {
     });
     this.running = run;
     const outcome = await run;
+    if (outcome.usage) this.lastUsage = outcome.usage;
+    if (outcome.prepared) this.lastPrepare = outcome.prepared;
     // what the turn's commands left running in the background ends with the turn
     await stopToolProcesses({ owner: abort.signal });
     this.running = undefined;
@@ -419,7 +426,8 @@ export class App implements Controller {
     this.providerName = provider;
     this.model = model;
     this.buildProvider();
-    this.lastEnv = undefined;
+    this.lastUsage = undefined;
+    this.lastPrepare = undefined;
     await this.markPending(`model switched to ${provider}:${model}`);
     this.hub.emit({ type: "info" });
     const info = this.lookupModel(provider, model);
@@ -469,8 +477,9 @@ export class App implements Controller {
     const work = async (): Promise<string> => {
       try {
         await this.wholeHistory;
-        const said = await summarize(this.env(), this.messages.length, abort.signal, { force: true });
-        return said ? `Compaction: ${said}.` : "Nothing to compact yet: the history is short.";
+        const s = await summarize(this.env(), this.messages.length, abort.signal, { force: true, ...(this.lastUsage ? { providerUsage: this.lastUsage } : {}) });
+        if (s.usage) this.lastUsage = s.usage;
+        return s.said ? `Compaction: ${s.said}.` : "Nothing to compact yet: the history is short.";
       } catch (e) {
         return `Compaction failed: ${messageOf(e)}`;
       }
@@ -506,7 +515,7 @@ export class App implements Controller {
     const method = methodFor(this.providerName, this.model);
     const est = estimateMessages(this.messages, method);
     const off = autoCompactionOff(m.contextWindow);
-    const prep = this.lastEnv?.lastPrepare;
+    const prep = this.lastPrepare;
     const did = prep && prep.note !== "none" ? prep.note : undefined;
     const compaction = [`${this.opts.compaction}`, did, off].filter(Boolean).join(" · ");
     return {

@@ -6,7 +6,8 @@ import type { PermissionPolicy } from "../tools/types.js";
 import type { InspectorView, Page } from "../context/types.js";
 import type { Listener, SessionEmitter, SubscribeOptions } from "./events.js";
 
-export type CompactionStrategy = "none" | "microcompact" | "summary" | "microcompact+summary";
+import type { CompactionStrategy } from "../compaction/types.js";
+export type { CompactionStrategy };
 
 export interface AppInfo {
   provider: ProviderName;

@@ -1,0 +1,106 @@
+// Compaction inside a turn: prepare the prior history for a request (the strategy in force,
+// src/compaction/policy.ts), and summarise an older prefix with the model when it is due,
+// when /compact asks, or when the provider refused the request as too long.
+import type { Block } from "../record/types.js";
+import type { Usage } from "../provider/types.js";
+import { prepareHistory, type PrepareResult } from "../compaction/prepare.js";
+import { planSummaryInput, summaryRequestParts } from "../compaction/summary.js";
+import { fixedTokens, strategyInForce, summarisesAutomatically, summaryKeepRecentTokens } from "../compaction/policy.js";
+import { summaryRequest } from "../replay/request.js";
+import { toolSchemas } from "../tools/run.js";
+import { noRedaction } from "../config/secrets.js";
+import { messageOf } from "../record/errors.js";
+import { redactRequest } from "../session/redact.js";
+import type { TurnEnv } from "./env.js";
+import { recordCapture } from "./record.js";
+
+/** The compaction note of a captured summary request (it carries no project context). */
+export const SUMMARY_REQUEST_NOTE = "summary request";
+
+function reserve(env: TurnEnv): number {
+  return fixedTokens(env.system, env.context, toolSchemas(env.tools));
+}
+
+/** The prior history (before `turnStart`) as the next request will replay it. */
+export async function prepare(env: TurnEnv, turnStart: number): Promise<PrepareResult> {
+  const summaries = await env.store.loadSummaries(env.sessionId);
+  const configured = env.compaction.strategy;
+  const result = prepareHistory(env.history.slice(0, turnStart), {
+    strategy: strategyInForce(configured, summaries.length > 0),
+    summaries,
+    keepRounds: env.compaction.keepRounds,
+    threshold: env.compaction.threshold,
+    method: env.tokenMethod,
+    vision: env.vision,
+    // the other sections of the request take room in the window too
+    reserveTokens: reserve(env),
+    ...(env.contextWindow !== undefined ? { contextWindow: env.contextWindow } : {}),
+  });
+  if (!summarisesAutomatically(configured)) result.needsSummary = false;
+  return result;
+}
+
+export interface Summarised {
+  /** a line for the person, or undefined when there was nothing to summarise */
+  said: string | undefined;
+  usage?: Usage;
+}
+
+/** Summarises an older prefix of the stored history with the model and stores the summary. */
+export async function summarize(
+  env: TurnEnv,
+  uptoIndex: number,
+  signal: AbortSignal,
+  opts: { iteration?: number; force?: boolean; providerUsage?: Usage } = {},
+): Promise<Summarised> {
+  const summaries = await env.store.loadSummaries(env.sessionId);
+  const keepRecentTokens = summaryKeepRecentTokens({
+    force: opts.force ?? false,
+    threshold: env.compaction.threshold,
+    fixedTokens: reserve(env),
+    ...(env.contextWindow !== undefined ? { contextWindow: env.contextWindow } : {}),
+  });
+  const input = planSummaryInput(env.history.slice(0, uptoIndex), summaries, { keepRecentTokens, method: env.tokenMethod });
+  if (!input) return { said: undefined };
+  const redact = env.redact ?? noRedaction;
+  const parts = summaryRequestParts(input.prefix, input.previous?.text);
+  const req = redactRequest(summaryRequest(input.prefix, parts, { provider: env.providerName, model: env.model, maxOutputTokens: env.maxOutputTokens }), redact);
+  env.events.emit({ type: "state", state: "compacting" });
+  await recordCapture(env, req, { iteration: opts.iteration ?? 0, note: SUMMARY_REQUEST_NOTE, providerUsage: opts.providerUsage });
+  const result = await env.provider.stream(req, { signal });
+  const text = redact(
+    result.blocks
+      .filter((b): b is Extract<Block, { type: "text" }> => b.type === "text")
+      .map((b) => b.text)
+      .join("\n")
+      .trim(),
+  );
+  if (!text) throw new Error("the model returned an empty summary");
+  // the new note folds in the earlier one and replaces it
+  await env.store.saveSummary({ sessionId: env.sessionId, fromSeq: input.fromSeq, toSeq: input.toSeq, text, model: env.model });
+  return { said: `summarised messages ${input.fromSeq}–${input.toSeq}`, ...(result.usage ? { usage: result.usage } : {}) };
+}
+
+/**
+ * The prior history for the next request, summarised first when the strategy says one is
+ * due. A failed automatic summary is a warning: the history goes as it is.
+ */
+export async function compactIfDue(
+  env: TurnEnv,
+  turnStart: number,
+  signal: AbortSignal,
+  o: { iteration: number; providerUsage?: Usage },
+): Promise<{ prepared: PrepareResult; usage?: Usage } | { interrupted: true }> {
+  const prepared = await prepare(env, turnStart);
+  if (!prepared.needsSummary) return { prepared };
+  try {
+    const s = await summarize(env, turnStart, signal, { iteration: o.iteration, ...(o.providerUsage ? { providerUsage: o.providerUsage } : {}) });
+    if (!s.said) return { prepared };
+    env.events.emit({ type: "notice", level: "info", text: `Compaction: ${s.said}.` });
+    return { prepared: await prepare(env, turnStart), ...(s.usage ? { usage: s.usage } : {}) };
+  } catch (e) {
+    if (signal.aborted) return { interrupted: true };
+    env.events.emit({ type: "notice", level: "warning", text: `Automatic summary failed (${messageOf(e)}); sending the history as it is.` });
+    return { prepared };
+  }
+}

@@ -1,0 +1,57 @@
+// What one turn works with: the session's record and store, the provider, the request's
+// settings, the tools, and where it reports. The turn reads these and writes only the
+// record (through record.ts) and its events; what it learns (usage, what compaction did)
+// it returns in its outcome.
+import type { StoredMessage } from "../record/types.js";
+import type { ContextItem, Provider, ProviderName, ReasoningLevel, Usage } from "../provider/types.js";
+import type { HistoryStore } from "../session/store-types.js";
+import type { EventHub } from "../session/events.js";
+import type { ToolContext, ToolDef } from "../tools/types.js";
+import type { PermissionMemory } from "../tools/run.js";
+import type { PrepareResult } from "../compaction/prepare.js";
+import type { TokenMethod } from "../compaction/tokens.js";
+import type { CompactionStrategy } from "../compaction/types.js";
+import type { Redactor } from "../config/secrets.js";
+
+export interface TurnEnv {
+  store: HistoryStore;
+  sessionId: string;
+  /** the loaded record of the session; the turn appends what it stores */
+  history: StoredMessage[];
+  provider: Provider;
+  providerName: ProviderName;
+  model: string;
+  vision: boolean;
+  contextWindow?: number;
+  maxOutputTokens: number;
+  reasoning: ReasoningLevel;
+  system: string;
+  context: ContextItem[];
+  tools: ToolDef[];
+  toolCtx: Omit<ToolContext, "signal">;
+  /** cuts the configured keys out of everything stored or sent (tool output, prompts,
+   * answers, summaries, requests): a project's .env or a config file may hold them, and
+   * what is stored is sent with every later request */
+  redact?: Redactor;
+  memory: PermissionMemory;
+  compaction: { strategy: CompactionStrategy; threshold: number; keepRounds: number };
+  tokenMethod: TokenMethod;
+  events: EventHub;
+  /** usage the provider reported for the response before this turn (the first capture shows it) */
+  previousUsage?: Usage;
+  /** checkpoint interval for streamed text */
+  checkpointMs?: number;
+  maxIterations?: number;
+}
+
+export interface TurnOutcome {
+  ok: boolean;
+  interrupted?: boolean;
+  error?: string;
+  /** the assistant's last text, for headless mode */
+  finalText: string;
+  /** the last usage the provider reported during the turn */
+  usage?: Usage;
+  /** what compaction did for the turn's last request, for the status line */
+  prepared?: PrepareResult;
+}

@@ -1,0 +1,54 @@
+// The turn's one door into the record: every block is redacted on its way in, every stored
+// message is told to the front ends (with its answer's id when it is a streamed answer),
+// and every request is captured for the inspector just before it is sent.
+import type { Block, MessageStatus, StoredMessage } from "../record/types.js";
+import type { Request, Usage } from "../provider/types.js";
+import { captureRequest } from "../context/capture.js";
+import { noRedaction } from "../config/secrets.js";
+import { redactBlocks } from "../session/redact.js";
+import type { AnswerId } from "../session/events.js";
+import type { TurnEnv } from "./env.js";
+
+export function clean(env: TurnEnv, blocks: Block[]): Block[] {
+  return redactBlocks(blocks, env.redact ?? noRedaction);
+}
+
+export async function append(env: TurnEnv, role: "user" | "assistant", raw: Block[], status: MessageStatus, answer?: AnswerId): Promise<StoredMessage> {
+  const blocks = clean(env, raw);
+  const msg = await env.store.appendMessage(env.sessionId, {
+    role,
+    blocks,
+    status,
+    ...(role === "assistant" ? { model: env.model } : {}),
+  });
+  env.history.push(msg);
+  env.events.emit(answer === undefined ? { type: "message", msg } : { type: "message", msg, answer });
+  return msg;
+}
+
+export async function update(env: TurnEnv, msg: StoredMessage, raw: Block[], status: MessageStatus, answer?: AnswerId): Promise<void> {
+  const blocks = clean(env, raw);
+  await env.store.updateMessage(msg.id, blocks, status);
+  msg.blocks = blocks;
+  msg.status = status;
+  env.events.emit(answer === undefined ? { type: "message", msg } : { type: "message", msg, answer });
+}
+
+/** Stores the request the provider is about to get, for the inspector. */
+export async function recordCapture(
+  env: TurnEnv,
+  req: Request,
+  o: { iteration: number; note?: string | undefined; providerUsage?: Usage | undefined },
+): Promise<void> {
+  const previousBytes = await env.store.lastSectionBytes(env.sessionId);
+  const capture = captureRequest(req, {
+    iteration: o.iteration,
+    capturedAt: new Date().toISOString(),
+    ...(env.contextWindow !== undefined ? { contextWindow: env.contextWindow } : {}),
+    ...(o.providerUsage ? { providerUsage: o.providerUsage } : {}),
+    ...(previousBytes ? { previousBytes } : {}),
+    ...(o.note && o.note !== "none" ? { compaction: o.note } : {}),
+  });
+  await env.store.saveCapture(env.sessionId, capture);
+  env.events.emit({ type: "capture" });
+}
