@@ -3,7 +3,7 @@
 // JSON.stringify of the same body, the work that has to be done to send it anyway.
 // Then the same at 10× and 100× the size: the cost per byte must stay flat.
 // Times are CPU time of this process (the work is pure computation), in batches; see paired().
-import { replayMessages } from "../src/replay/replay.js";
+import { turnRequest } from "../src/replay/request.js";
 import { encodeAnthropicBody } from "../src/provider/anthropic.js";
 import { encodeOpenAIBody } from "../src/provider/openai.js";
 import { captureRequest } from "../src/context/capture.js";
@@ -27,8 +27,9 @@ const CASES: Record<string, Case> = {
   openai: { provider: "openai", model: "gpt-4o" },
 };
 
+// the request as the turn builds it: the whole history replayed, before the turn's first call
 function requestOf(c: Case, history: readonly HistoryMessage[], tools: ToolSchema[]): Request {
-  return {
+  return turnRequest(history, [], {
     provider: c.provider,
     model: c.model,
     system: SYSTEM_PROMPT,
@@ -36,11 +37,11 @@ function requestOf(c: Case, history: readonly HistoryMessage[], tools: ToolSchem
       { source: "AGENTS.md", text: "# Project rules\n\nRun npm test before every commit. Keep functions small.\n" },
       { source: "workspace facts", text: "Workspace: /home/me/project\nGit: branch main, clean\nNode: v20.20.2\n" },
     ],
-    history: replayMessages(history, { vision: true }),
     tools,
     maxOutputTokens: 16_000,
     reasoning: "off",
-  };
+    vision: true,
+  });
 }
 
 function encode(req: Request): Record<string, unknown> {

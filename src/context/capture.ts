@@ -7,7 +7,7 @@
 //   Buffer.byteLength (no concatenation of the history just to measure it);
 // - the inspectable text never contains an image's base64 or an opaque provider body: each
 //   is replaced, in its place, by a marker that MARKER_RE recognises.
-import type { ProviderName, Request, Usage, WirePart } from "../provider/types.js";
+import { requestMessages, type ProviderName, type Request, type Usage, type WirePart } from "../provider/types.js";
 import { encodeTool, toolResultText } from "../provider/encode-tools.js";
 import { assertNever } from "../record/types.js";
 import { formatInt } from "../record/numbers.js";
@@ -229,7 +229,10 @@ function buildHistory(req: Request, method: string): Built {
   let known = 0;
   let unknown = 0;
   const tm = methodFor(req.provider, req.model);
-  req.history.forEach((msg, i) => {
+  // one section for the whole conversation, replayed history then the live round, numbered
+  // as the provider receives the messages
+  const messages = requestMessages(req);
+  messages.forEach((msg, i) => {
     if (i > 0) pieces.push("");
     pieces.push(`── ${i + 1} · ${msg.role} ──`);
     for (const part of msg.content) {
@@ -267,7 +270,7 @@ function buildHistory(req: Request, method: string): Built {
   return {
     kind: "history",
     source: "history",
-    items: req.history.length,
+    items: messages.length,
     bytes,
     text: pieces.join("\n"),
     estimate: { tokens, method: method + imageMethod(known, unknown) },

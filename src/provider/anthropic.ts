@@ -27,6 +27,7 @@ import type {
   WireMessage,
   WirePart,
 } from "./types.js";
+import { requestMessages } from "./types.js";
 
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -57,7 +58,7 @@ export function encodeAnthropicBody(req: Request): Json {
     .map((text) => ({ type: "text", text }));
   if (system.length > 0) body["system"] = system;
 
-  body["messages"] = req.history.map(encodeMessage);
+  body["messages"] = requestMessages(req).map(encodeMessage);
   if (req.tools.length > 0) body["tools"] = req.tools.map(encodeAnthropicTool);
   Object.assign(body, thinkingFields(req.model, req.reasoning, maxTokens));
   body["stream"] = true;
@@ -87,9 +88,9 @@ function encodeMessage(m: WireMessage): Json {
   const results: Json[] = [];
   const rest: Json[] = [];
   for (const part of m.content) {
-    if (part.type === "tool_result") results.push(encodePart(part, m.role));
+    if (part.type === "tool_result") results.push(encodePart(part));
     else {
-      const enc = encodePart(part, m.role);
+      const enc = encodePart(part);
       if (enc.type === "text" && typeof enc["text"] === "string" && enc["text"].trim() === "") continue;
       rest.push(enc);
     }
@@ -100,7 +101,7 @@ function encodeMessage(m: WireMessage): Json {
   return { role: m.role, content };
 }
 
-function encodePart(part: WirePart, role: WireMessage["role"]): Json & { type: string } {
+function encodePart(part: WirePart): Json & { type: string } {
   switch (part.type) {
     case "text":
       return { type: "text", text: part.text };
@@ -116,12 +117,12 @@ function encodePart(part: WirePart, role: WireMessage["role"]): Json & { type: s
       return block;
     }
     case "reasoning": {
-      // Thinking blocks go back untouched, and only in assistant turns; anything else
-      // (no signature, another provider's opaque body) crosses as labelled prose.
-      if (role === "assistant" && part.opaque?.kind === OPAQUE_THINKING_SIGNATURE) {
+      // Thinking blocks go back untouched (the type keeps reasoning in assistant messages);
+      // anything else (no signature, another provider's opaque body) crosses as labelled prose.
+      if (part.opaque?.kind === OPAQUE_THINKING_SIGNATURE) {
         return { type: "thinking", thinking: part.text, signature: part.opaque.body };
       }
-      if (role === "assistant" && part.opaque?.kind === OPAQUE_REDACTED_THINKING) {
+      if (part.opaque?.kind === OPAQUE_REDACTED_THINKING) {
         return { type: "redacted_thinking", data: part.opaque.body };
       }
       return { type: "text", text: part.text.trim() === "" ? "" : `[Reasoning]: ${part.text}` };

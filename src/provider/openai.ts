@@ -24,9 +24,11 @@ import type {
   StreamOptions,
   StreamResult,
   Usage,
+  UserPart,
+  AssistantPart,
   WireMessage,
-  WirePart,
 } from "./types.js";
+import { requestMessages } from "./types.js";
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
@@ -41,7 +43,7 @@ export function encodeOpenAIBody(req: Request): Json {
   for (const c of req.context) {
     if (c.text.trim().length > 0) messages.push({ role: "system", content: c.text });
   }
-  for (const m of req.history) messages.push(...encodeMessage(m));
+  for (const m of requestMessages(req)) messages.push(...encodeMessage(m));
 
   const body: Json = { model: req.model, messages };
   if (req.tools.length > 0) body["tools"] = req.tools.map(encodeOpenAITool);
@@ -62,13 +64,13 @@ function encodeMessage(m: WireMessage): Json[] {
     case "assistant":
       return [encodeAssistant(m.content)];
     default:
-      return assertNever(m.role, "role");
+      return assertNever(m, "message");
   }
 }
 
 /** Tool results become `tool` messages (they must directly follow the assistant's
  * tool_calls); whatever else the user message held follows as a user message. */
-function encodeUser(parts: WirePart[]): Json[] {
+function encodeUser(parts: readonly UserPart[]): Json[] {
   const out: Json[] = [];
   const rest: Json[] = [];
   for (const p of parts) {
@@ -81,13 +83,6 @@ function encodeUser(parts: WirePart[]): Json[] {
         break;
       case "image":
         rest.push({ type: "image_url", image_url: { url: `data:${p.mediaType};base64,${p.data}` } });
-        break;
-      case "tool_call":
-        // a call in a user message cannot be native; keep what it said
-        rest.push({ type: "text", text: `Tool use: ${p.name}(${safeJson(p.input)})` });
-        break;
-      case "reasoning":
-        rest.push({ type: "text", text: `[Reasoning]: ${p.text}` });
         break;
       default:
         assertNever(p, "wire part");
@@ -102,7 +97,7 @@ function encodeUser(parts: WirePart[]): Json[] {
   return out;
 }
 
-function encodeAssistant(parts: WirePart[]): Json {
+function encodeAssistant(parts: readonly AssistantPart[]): Json {
   const texts: string[] = [];
   const reasoning: string[] = [];
   const calls: Json[] = [];
@@ -120,9 +115,6 @@ function encodeAssistant(parts: WirePart[]): Json {
         break;
       case "image":
         texts.push(`[image: ${p.mediaType}, ${p.bytes} bytes]`);
-        break;
-      case "tool_result":
-        texts.push(`${p.isError ? "Error" : "Result"} (${p.name}): ${p.output}`);
         break;
       default:
         assertNever(p, "wire part");

@@ -5,19 +5,56 @@ import type { Block, OpaqueBody } from "../record/types.js";
 export type ProviderName = "anthropic" | "openai";
 export type ReasoningLevel = "off" | "low" | "medium" | "high";
 
-/** Content of a wire message. Replayed history uses only text and image parts; the
- * live round of a turn (tool calls not yet stored as prose) also uses the native parts. */
-export type WirePart =
-  | { type: "text"; text: string }
-  | { type: "image"; mediaType: string; data: string; bytes: number; width?: number; height?: number }
-  | { type: "tool_call"; id: string; name: string; input: unknown }
-  | { type: "tool_result"; callId: string; name: string; output: string; isError: boolean }
-  | { type: "reasoning"; text: string; opaque?: OpaqueBody };
-
-export interface WireMessage {
-  role: "user" | "assistant";
-  content: WirePart[];
+// Content of a wire message, part by part. Replayed history is prose: it can hold only
+// text and image parts, so no tool protocol (call ids, pairing rules, signed reasoning) can
+// cross from one turn into another; the type refuses anything else. Only the live round (the
+// turn in progress) uses the native parts, each in the role that can carry it.
+export interface TextPart {
+  type: "text";
+  text: string;
 }
+export interface ImagePart {
+  type: "image";
+  mediaType: string;
+  data: string;
+  bytes: number;
+  width?: number;
+  height?: number;
+}
+export interface ToolCallPart {
+  type: "tool_call";
+  id: string;
+  name: string;
+  input: unknown;
+}
+export interface ToolResultPart {
+  type: "tool_result";
+  callId: string;
+  name: string;
+  output: string;
+  isError: boolean;
+}
+export interface ReasoningPart {
+  type: "reasoning";
+  text: string;
+  opaque?: OpaqueBody;
+}
+
+export type ProsePart = TextPart | ImagePart;
+/** What a user message of the live round may hold: tool results answer the calls before it. */
+export type UserPart = ProsePart | ToolResultPart;
+/** What an assistant message of the live round may hold. */
+export type AssistantPart = ProsePart | ToolCallPart | ReasoningPart;
+export type WirePart = ProsePart | ToolCallPart | ToolResultPart | ReasoningPart;
+
+/** A replayed message: prose only. */
+export interface ProseMessage {
+  role: "user" | "assistant";
+  content: ProsePart[];
+}
+
+/** Any message on the wire; a live-round message holds native parts in their own role. */
+export type WireMessage = { role: "user"; content: UserPart[] } | { role: "assistant"; content: AssistantPart[] };
 
 /** One extension context item (AGENTS.md, workspace facts): sent as its own system text. */
 export interface ContextItem {
@@ -37,10 +74,19 @@ export interface Request {
   model: string;
   system: string;
   context: ContextItem[];
-  history: WireMessage[];
+  /** the stored history before this turn, replayed as prose */
+  history: ProseMessage[];
+  /** the turn in progress (its prompt, then each answer and its tool results), natively;
+   * absent for a request that is all replay */
+  live?: WireMessage[];
   tools: ToolSchema[];
   maxOutputTokens: number;
   reasoning: ReasoningLevel;
+}
+
+/** The request's messages in the order they are sent: the replayed history, then the live round. */
+export function requestMessages(req: Pick<Request, "history" | "live">): WireMessage[] {
+  return req.live && req.live.length > 0 ? [...req.history, ...req.live] : req.history;
 }
 
 /** Provider-reported usage. inputTokens excludes cached input (Anthropic reports it so; the

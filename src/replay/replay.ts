@@ -1,7 +1,18 @@
-// Stored record → provider-neutral wire messages, as prose (SPEC §2).
-// Pure: no I/O. One wire message per stored message; no tool roles, no call ids.
-import { assertNever, type Block, type StoredMessage } from "../record/types.js";
-import type { WireMessage, WirePart } from "../provider/types.js";
+// Stored record → provider-neutral wire messages. Pure: no I/O. One wire message per stored
+// message. Replayed history is prose (no tool roles, no call ids); only the live round's
+// complete messages cross natively. Every normalisation of a request's messages is a named
+// step here (blockToPart, blindImage, dropBlankText, markEmpty, leadWithUser), applied once.
+import { assertNever, type Block, type ImageBlock, type StoredMessage } from "../record/types.js";
+import type {
+  AssistantPart,
+  ImagePart,
+  ProseMessage,
+  ProsePart,
+  TextPart,
+  UserPart,
+  WireMessage,
+  WirePart,
+} from "../provider/types.js";
 
 export interface ReplayOptions {
   /** whether the model can see images; the only fact that changes the projection */
@@ -43,7 +54,8 @@ function stringifyInput(input: unknown): string {
   }
 }
 
-export function blockToPart(block: Block, opts: ReplayOptions): WirePart {
+/** A stored block as prose: the one form every turn but the live one crosses in. */
+export function blockToPart(block: Block, opts: ReplayOptions): ProsePart {
   switch (block.type) {
     case "text":
       return { type: "text", text: block.text };
@@ -54,29 +66,33 @@ export function blockToPart(block: Block, opts: ReplayOptions): WirePart {
     case "reasoning":
       // the opaque body (signature, encrypted reasoning) belongs to its live round only
       return { type: "text", text: reasoningProse(block.text) };
-    case "image": {
-      if (opts.vision) {
-        const part: WirePart = { type: "image", mediaType: block.mediaType, data: block.data, bytes: block.bytes };
-        if (block.width !== undefined) part.width = block.width;
-        if (block.height !== undefined) part.height = block.height;
-        return part;
-      }
-      return { type: "text", text: imageNotSeenMarker(block.mediaType, block.bytes, block.width, block.height) };
-    }
+    case "image":
+      return opts.vision ? imagePart(block) : blindImage(block);
     default:
       return assertNever(block, "block");
   }
 }
 
-/** Replays one stored message's blocks as the content of one wire message. */
+function imagePart(block: ImageBlock): ImagePart {
+  const part: ImagePart = { type: "image", mediaType: block.mediaType, data: block.data, bytes: block.bytes };
+  if (block.width !== undefined) part.width = block.width;
+  if (block.height !== undefined) part.height = block.height;
+  return part;
+}
+
+/** Image blinding: a model that cannot see images is told what was there. */
+export function blindImage(block: ImageBlock): TextPart {
+  return { type: "text", text: imageNotSeenMarker(block.mediaType, block.bytes, block.width, block.height) };
+}
+
 // Every request replays the whole history, and a stored block always crosses the same way,
 // so its part is made once per block (stored blocks are never mutated: updates replace
 // them). Handing out the very same strings each time also lets the token-count cache find
 // them without hashing megabytes of text again (V8 keeps a string's hash with it).
-const seenParts = new WeakMap<Block, WirePart>();
-const blindParts = new WeakMap<Block, WirePart>();
+const seenParts = new WeakMap<Block, ProsePart>();
+const blindParts = new WeakMap<Block, ProsePart>();
 
-function partOf(b: Block, opts: ReplayOptions): WirePart {
+function prosePart(b: Block, opts: ReplayOptions): ProsePart {
   const memo = opts.vision ? seenParts : blindParts;
   let part = memo.get(b);
   if (!part) {
@@ -86,17 +102,72 @@ function partOf(b: Block, opts: ReplayOptions): WirePart {
   return part;
 }
 
-export function replayMessage(msg: { role: StoredMessage["role"]; blocks: Block[] }, opts: ReplayOptions): WireMessage {
-  const content = msg.blocks.map((b) => partOf(b, opts));
-  // providers reject empty content, and empty or whitespace-only text parts too
-  // (Anthropic: "text content blocks must contain non-whitespace text")
-  const nonEmpty = content.filter((p) => p.type !== "text" || p.text.trim().length > 0);
-  return { role: msg.role, content: nonEmpty.length > 0 ? nonEmpty : [{ type: "text", text: EMPTY_MESSAGE_MARKER }] };
+/** A block of the live round's user message: a tool result keeps its call id. */
+function nativeUserPart(b: Block, opts: ReplayOptions): UserPart {
+  if (b.type === "tool_result") return { type: "tool_result", callId: b.toolUseId, name: b.name, output: b.output, isError: b.isError };
+  // a call or reasoning in a user message cannot be native: it crosses as what it said
+  return prosePart(b, opts);
 }
 
-export function replayMessages(
-  stored: ReadonlyArray<{ role: StoredMessage["role"]; blocks: Block[] }>,
-  opts: ReplayOptions,
-): WireMessage[] {
+/** A block of the live round's assistant message: calls keep their ids, reasoning its signature. */
+function nativeAssistantPart(b: Block, opts: ReplayOptions): AssistantPart {
+  if (b.type === "tool_use") return { type: "tool_call", id: b.id, name: b.name, input: b.input };
+  if (b.type === "reasoning") return b.opaque ? { type: "reasoning", text: b.text, opaque: b.opaque } : { type: "reasoning", text: b.text };
+  // a result in an assistant message answers nothing: it crosses as what it said
+  return prosePart(b, opts);
+}
+
+/** Empty-part filtering: providers reject empty or whitespace-only text parts (Anthropic:
+ * "text content blocks must contain non-whitespace text"). */
+export function dropBlankText<P extends WirePart>(parts: P[]): P[] {
+  return parts.filter((p) => p.type !== "text" || p.text.trim().length > 0);
+}
+
+/** Providers reject a message with no content: an empty one says what happened instead. */
+export function markEmpty<P extends WirePart>(parts: P[]): Array<P | TextPart> {
+  return parts.length > 0 ? parts : [{ type: "text", text: EMPTY_MESSAGE_MARKER }];
+}
+
+type Replayable = { role: StoredMessage["role"]; blocks: Block[] };
+
+/** Replays one stored message's blocks as the content of one prose message. */
+export function replayMessage(msg: Replayable, opts: ReplayOptions): ProseMessage {
+  return { role: msg.role, content: markEmpty(dropBlankText(msg.blocks.map((b) => prosePart(b, opts)))) };
+}
+
+export function replayMessages(stored: ReadonlyArray<Replayable>, opts: ReplayOptions): ProseMessage[] {
   return stored.map((m) => replayMessage(m, opts));
+}
+
+/** The native wire form of one of the live round's complete messages: call ids kept, signed
+ * reasoning kept, each part in a role that can carry it. */
+export function nativeMessage(msg: Replayable, opts: ReplayOptions): WireMessage {
+  switch (msg.role) {
+    case "user":
+      return { role: "user", content: markEmpty(dropBlankText(msg.blocks.map((b) => nativeUserPart(b, opts)))) };
+    case "assistant":
+      return { role: "assistant", content: markEmpty(dropBlankText(msg.blocks.map((b) => nativeAssistantPart(b, opts)))) };
+    default:
+      return assertNever(msg.role, "role");
+  }
+}
+
+/** One message of the live round: complete ones natively; an interrupted one (its reasoning
+ * unsigned, a call maybe cut off) as prose. */
+export function liveMessage(msg: Replayable & { status: StoredMessage["status"] }, opts: ReplayOptions): WireMessage {
+  switch (msg.status) {
+    case "complete":
+      return nativeMessage(msg, opts);
+    case "interrupted":
+      return replayMessage(msg, opts);
+    default:
+      return assertNever(msg.status, "message status");
+  }
+}
+
+/** The leading-user marker: a request must open with a user message (a session whose first
+ * row could not be read, a summary request's prefix may not). */
+export function leadWithUser(history: ProseMessage[], live: readonly WireMessage[]): ProseMessage[] {
+  const first = history[0] ?? live[0];
+  return first?.role === "user" ? history : [{ role: "user", content: [{ type: "text", text: LEADING_USER_MARKER }] }, ...history];
 }

@@ -5,7 +5,7 @@
 // common case costs one scan and no copies.
 import type { Block } from "../record/types.js";
 import { assertNever } from "../record/types.js";
-import type { ContextItem, Request, WireMessage, WirePart } from "../provider/types.js";
+import type { ContextItem, ProseMessage, ProsePart, Request, WireMessage, WirePart } from "../provider/types.js";
 import type { Redactor } from "../config/secrets.js";
 
 /** Every string inside a JSON value (a tool call's input), redacted. */
@@ -60,7 +60,7 @@ export function redactBlocks(blocks: Block[], redact: Redactor): Block[] {
   return out.some((b, i) => b !== blocks[i]) ? out : blocks;
 }
 
-function redactPart(p: WirePart, redact: Redactor): WirePart {
+function redactProsePart(p: ProsePart, redact: Redactor): ProsePart {
   switch (p.type) {
     case "text": {
       const text = redact(p.text);
@@ -68,6 +68,17 @@ function redactPart(p: WirePart, redact: Redactor): WirePart {
     }
     case "image":
       return p;
+    default:
+      return assertNever(p, "prose part");
+  }
+}
+
+function redactPart<P extends WirePart>(p: P, redact: Redactor): P;
+function redactPart(p: WirePart, redact: Redactor): WirePart {
+  switch (p.type) {
+    case "text":
+    case "image":
+      return redactProsePart(p, redact);
     case "tool_call": {
       const input = redactJson(p.input, redact);
       return input === p.input ? p : { ...p, input };
@@ -77,6 +88,7 @@ function redactPart(p: WirePart, redact: Redactor): WirePart {
       return output === p.output ? p : { ...p, output };
     }
     case "reasoning": {
+      // the opaque body is the provider's own signature or ciphertext: not ours to edit
       const text = redact(p.text);
       return text === p.text ? p : { ...p, text };
     }
@@ -85,9 +97,16 @@ function redactPart(p: WirePart, redact: Redactor): WirePart {
   }
 }
 
-function redactMessage(m: WireMessage, redact: Redactor): WireMessage {
-  const content = m.content.map((p) => redactPart(p, redact));
-  return content.some((p, i) => p !== m.content[i]) ? { ...m, content } : m;
+// Each part keeps its kind, so a message keeps its type: prose stays prose.
+function redactMessage<M extends WireMessage | ProseMessage>(m: M, redact: Redactor): M {
+  const parts: readonly WirePart[] = m.content;
+  const content = parts.map((p) => redactPart(p, redact));
+  return content.some((p, i) => p !== parts[i]) ? { ...m, content } : m;
+}
+
+function redactMessages<M extends WireMessage | ProseMessage>(ms: M[], redact: Redactor): M[] {
+  const out = ms.map((m) => redactMessage(m, redact));
+  return out.some((m, i) => m !== ms[i]) ? out : ms;
 }
 
 function redactItem(c: ContextItem, redact: Redactor): ContextItem {
@@ -103,7 +122,9 @@ function redactItem(c: ContextItem, redact: Redactor): ContextItem {
 export function redactRequest(req: Request, redact: Redactor): Request {
   const system = redact(req.system);
   const context = req.context.map((c) => redactItem(c, redact));
-  const history = req.history.map((m) => redactMessage(m, redact));
-  const same = system === req.system && context.every((c, i) => c === req.context[i]) && history.every((m, i) => m === req.history[i]);
-  return same ? req : { ...req, system, context, history };
+  const history = redactMessages(req.history, redact);
+  const live = req.live ? redactMessages(req.live, redact) : undefined;
+  const same = system === req.system && context.every((c, i) => c === req.context[i]) && history === req.history && live === req.live;
+  if (same) return req;
+  return live ? { ...req, system, context, history, live } : { ...req, system, context, history };
 }

@@ -79,6 +79,9 @@ function bigRequest(): Request {
     history: [
       { role: "user", content: [{ type: "text", text: "look 😀 ".repeat(3000) }] },
       { role: "user", content: [{ type: "image", mediaType: "image/png", data: img, bytes: 30_000, width: 64, height: 64 }] },
+    ],
+    // signed reasoning can only be in the live round
+    live: [
       {
         role: "assistant",
         content: [{ type: "reasoning", text: "hmm", opaque: { kind: "thinking_signature", body: "SIG".repeat(300) } }],

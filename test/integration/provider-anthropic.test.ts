@@ -128,8 +128,7 @@ describe("anthropic: streaming", () => {
 
     // the live round: native tool_use / tool_result with the real ids
     fake.script({ text: "Done." });
-    const history: WireMessage[] = [
-      ...req().history,
+    const live: WireMessage[] = [
       {
         role: "assistant",
         content: [
@@ -147,7 +146,7 @@ describe("anthropic: streaming", () => {
         ],
       },
     ];
-    const second = await run(provider(), req({ history }));
+    const second = await run(provider(), req({ live }));
     expect(second.result.blocks).toEqual([{ type: "text", text: "Done." }]);
     expect(fake.rejections()).toEqual([]);
     const sent = fake.requests[1]!.body.messages[2].content;
@@ -176,8 +175,7 @@ describe("anthropic: streaming", () => {
       provider(),
       req({
         reasoning: "medium",
-        history: [
-          ...req().history,
+        live: [
           { role: "assistant", content: [{ type: "reasoning", text: reasoning.text, ...(reasoning.opaque ? { opaque: reasoning.opaque } : {}) }, { type: "tool_call", id: "toolu_9", name: "ls", input: {} }] },
           { role: "user", content: [{ type: "tool_result", callId: "toolu_9", name: "ls", output: "a.ts", isError: false }] },
         ],
@@ -293,12 +291,12 @@ describe("anthropic: the fake rejects what the real API rejects", () => {
   });
 
   it("and the adapter surfaces such a rejection as bad_request with the API's text", async () => {
-    const history: WireMessage[] = [
+    const live: WireMessage[] = [
       { role: "user", content: [{ type: "text", text: "hi" }] },
       { role: "assistant", content: [{ type: "tool_call", id: "toolu_D", name: "ls", input: {} }] },
       { role: "user", content: [{ type: "text", text: "no result here" }] },
     ];
-    const err = await failure(provider(), req({ history }));
+    const err = await failure(provider(), req({ history: [], live }));
     expect(err.kind).toBe("bad_request");
     expect(err.status).toBe(400);
     expect(err.message).toContain("`tool_use` ids were found without `tool_result` blocks");

@@ -158,8 +158,7 @@ describe("openai: streaming", () => {
     );
 
     fake.script({ text: "done" });
-    const history: WireMessage[] = [
-      ...req().history,
+    const live: WireMessage[] = [
       {
         role: "assistant",
         content: [
@@ -169,7 +168,7 @@ describe("openai: streaming", () => {
       },
       { role: "user", content: [{ type: "tool_result", callId: "call_A", name: "read", output: "x", isError: false }] },
     ];
-    await run(provider(), req({ history }));
+    await run(provider(), req({ live }));
     expect(fake.rejections()).toEqual([]);
     expect(fake.requests[1]!.body.messages[3]).toEqual({
       role: "assistant",
@@ -181,8 +180,7 @@ describe("openai: streaming", () => {
 
   it("sends the live round as tool_calls followed by one tool message per id, then the user's other parts", async () => {
     fake.script({ text: "all read" });
-    const history: WireMessage[] = [
-      ...req().history,
+    const live: WireMessage[] = [
       {
         role: "assistant",
         content: [
@@ -199,7 +197,7 @@ describe("openai: streaming", () => {
         ],
       },
     ];
-    const { result } = await run(provider(), req({ history }));
+    const { result } = await run(provider(), req({ live }));
     expect(result.blocks).toEqual([{ type: "text", text: "all read" }]);
     expect(fake.rejections()).toEqual([]);
     const msgs = fake.requests[0]!.body.messages as { role: string }[];
@@ -295,12 +293,12 @@ describe("openai: the fake rejects what the real API rejects", () => {
   });
 
   it("and the adapter surfaces a dangling tool call as bad_request with the API's text", async () => {
-    const history: WireMessage[] = [
+    const live: WireMessage[] = [
       { role: "user", content: [{ type: "text", text: "hi" }] },
       { role: "assistant", content: [{ type: "tool_call", id: "call_D", name: "ls", input: {} }] },
       { role: "user", content: [{ type: "text", text: "no result" }] },
     ];
-    const err = await failure(provider(), req({ history }));
+    const err = await failure(provider(), req({ history: [], live }));
     expect(err.kind).toBe("bad_request");
     expect(err.message).toContain("did not have response messages: call_D");
     expect(fake.requests).toHaveLength(1);

@@ -24,7 +24,9 @@ const tools: ToolSchema[] = [
   { name: "bash", description: "Run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
 ];
 
-function request(provider: ProviderName, history: WireMessage[], extra: Partial<Request> = {}): Request {
+/** A request whose messages are all in the live round (the capture reads them the same way
+ * wherever they sit; the test below checks that). */
+function request(provider: ProviderName, messages: WireMessage[], extra: Partial<Request> = {}): Request {
   return {
     provider,
     model: provider === "openai" ? "gpt-4o" : "claude-sonnet-4-5",
@@ -33,7 +35,8 @@ function request(provider: ProviderName, history: WireMessage[], extra: Partial<
       { source: "AGENTS.md", text: "# Rules\nKeep it tidy. ✓" },
       { source: "workspace facts", text: "cwd: /home/u/proj\nos: linux" },
     ],
-    history,
+    history: [],
+    live: messages,
     tools,
     maxOutputTokens: 4096,
     reasoning: "off",

@@ -69,7 +69,7 @@ describe("encodeAnthropicBody", () => {
   });
 
   it("maps every part kind, with tool results leading their user message", () => {
-    const b = encodeAnthropicBody(req({ history: liveRound })) as Body;
+    const b = encodeAnthropicBody(req({ history: [], live: liveRound })) as Body;
     expect(b["messages"]).toEqual([
       {
         role: "user",
@@ -102,8 +102,8 @@ describe("encodeAnthropicBody", () => {
   it("sends redacted thinking back as is, and reasoning without a signature as labelled text", () => {
     const b = encodeAnthropicBody(
       req({
-        history: [
-          { role: "user", content: [{ type: "text", text: "q" }] },
+        history: [{ role: "user", content: [{ type: "text", text: "q" }] }],
+        live: [
           {
             role: "assistant",
             content: [
@@ -175,7 +175,7 @@ describe("encodeOpenAIBody", () => {
   });
 
   it("maps the live round: tool_calls, then tool messages, then the user's other parts", () => {
-    const b = encodeOpenAIBody(oreq({ history: liveRound, context: [], system: "" })) as Body;
+    const b = encodeOpenAIBody(oreq({ history: [], live: liveRound, context: [], system: "" })) as Body;
     expect(b["messages"]).toEqual([
       {
         role: "user",
@@ -202,10 +202,8 @@ describe("encodeOpenAIBody", () => {
   it("gives an assistant message made only of calls null content", () => {
     const b = encodeOpenAIBody(
       oreq({
-        history: [
-          { role: "user", content: [{ type: "text", text: "q" }] },
-          { role: "assistant", content: [{ type: "tool_call", id: "c", name: "ls", input: {} }] },
-        ],
+        history: [{ role: "user", content: [{ type: "text", text: "q" }] }],
+        live: [{ role: "assistant", content: [{ type: "tool_call", id: "c", name: "ls", input: {} }] }],
       }),
     ) as Body;
     expect(b["messages"].at(-1)).toEqual({
@@ -236,7 +234,7 @@ describe("encodeOpenAIBody", () => {
   });
 
   it("is pure: the same request encodes to the same JSON and is not changed", () => {
-    const r = oreq({ history: liveRound });
+    const r = oreq({ live: liveRound });
     const before = JSON.stringify(r);
     expect(JSON.stringify(encodeOpenAIBody(r))).toBe(JSON.stringify(encodeOpenAIBody(r)));
     expect(JSON.stringify(encodeAnthropicBody(r))).toBe(JSON.stringify(encodeAnthropicBody(r)));

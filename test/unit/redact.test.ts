@@ -37,6 +37,7 @@ describe("redaction of what is stored and sent", () => {
       system: "sys",
       context: [{ source: "AGENTS.md", text: "tabs" }],
       history: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      live: [{ role: "assistant", content: [{ type: "tool_call", id: "c", name: "ls", input: { path: "." } }] }],
       tools: [],
       maxOutputTokens: 100,
       reasoning: "off",
@@ -50,8 +51,8 @@ describe("redaction of what is stored and sent", () => {
       model: "m",
       system: `s ${KEY}`,
       context: [{ source: "AGENTS.md", text: `a ${KEY}` }, { source: "workspace facts", text: "clean" }],
-      history: [
-        { role: "user", content: [{ type: "text", text: `u ${KEY}` }] },
+      history: [{ role: "user", content: [{ type: "text", text: `u ${KEY}` }] }],
+      live: [
         { role: "assistant", content: [{ type: "tool_call", id: "c", name: "bash", input: { command: KEY } }, { type: "reasoning", text: KEY }] },
         { role: "user", content: [{ type: "tool_result", callId: "c", name: "bash", output: KEY, isError: false }] },
       ],

@@ -1,0 +1,129 @@
+// How a request is built (src/replay/request.ts): prior history as prose, the live round
+// natively, and each normalisation step applied once, to both.
+import { describe, expect, it } from "vitest";
+import { summaryRequest, turnRequest, type RequestSettings } from "../../src/replay/request.js";
+import { EMPTY_MESSAGE_MARKER, LEADING_USER_MARKER, replayMessage } from "../../src/replay/replay.js";
+import { requestMessages, type WireMessage } from "../../src/provider/types.js";
+import type { Block, MessageStatus, Role } from "../../src/record/types.js";
+
+const settings = (over: Partial<RequestSettings> = {}): RequestSettings => ({
+  provider: "anthropic",
+  model: "claude-sonnet-4-5",
+  system: "SYS",
+  context: [{ source: "AGENTS.md", text: "rules" }],
+  tools: [{ name: "ls", description: "List", inputSchema: { type: "object" } }],
+  maxOutputTokens: 32000,
+  reasoning: "medium",
+  vision: true,
+  ...over,
+});
+
+type Live = { role: Role; blocks: Block[]; status: MessageStatus };
+const msg = (role: Role, blocks: Block[], status: MessageStatus = "complete"): Live => ({ role, blocks, status });
+const text = (t: string): Block => ({ type: "text", text: t });
+const image: Block = { type: "image", mediaType: "image/png", data: "AAAA", bytes: 3, width: 2, height: 2 };
+const signed: Block = { type: "reasoning", text: "plan", opaque: { kind: "thinking_signature", body: "SIG" } };
+const call: Block = { type: "tool_use", id: "toolu_1", name: "ls", input: { path: "." } };
+const result: Block = { type: "tool_result", toolUseId: "toolu_1", name: "ls", output: "a.ts", isError: false };
+
+/** Every part type anywhere in the replayed history. */
+const historyPartTypes = (msgs: WireMessage[]): string[] => [...new Set(msgs.flatMap((m) => m.content.map((p) => p.type)))].sort();
+
+describe("turnRequest", () => {
+  const prior = [msg("user", [text("earlier")]), msg("assistant", [signed, text("ok"), call]), msg("user", [result])];
+  const live = [msg("user", [text("now"), image]), msg("assistant", [signed, text("Looking."), call]), msg("user", [result])];
+
+  it("replays the prior turns as prose and sends the live round natively, in order", () => {
+    const req = turnRequest(prior, live, settings());
+    expect(historyPartTypes(req.history)).toEqual(["text"]);
+    expect(req.history).toHaveLength(3);
+    expect(req.history[1]!.content.map((p) => (p.type === "text" ? p.text : p.type))).toEqual([
+      "[Reasoning]: plan",
+      "ok",
+      'Tool use: ls({"path":"."})',
+    ]);
+    expect(req.live).toEqual([
+      { role: "user", content: [{ type: "text", text: "now" }, { type: "image", mediaType: "image/png", data: "AAAA", bytes: 3, width: 2, height: 2 }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "plan", opaque: { kind: "thinking_signature", body: "SIG" } },
+          { type: "text", text: "Looking." },
+          { type: "tool_call", id: "toolu_1", name: "ls", input: { path: "." } },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", callId: "toolu_1", name: "ls", output: "a.ts", isError: false }] },
+    ]);
+    expect(requestMessages(req)).toHaveLength(6);
+    expect(req).toMatchObject({ provider: "anthropic", model: "claude-sonnet-4-5", system: "SYS", maxOutputTokens: 32000, reasoning: "medium" });
+    expect(req.tools.map((t) => t.name)).toEqual(["ls"]);
+  });
+
+  it("sends an interrupted message of the live round as prose: its reasoning unsigned, a call maybe cut off", () => {
+    const cut = msg("assistant", [{ type: "reasoning", text: "half" }, text("partial"), call], "interrupted");
+    const req = turnRequest([], [msg("user", [text("go")]), cut], settings());
+    expect(req.live![1]).toEqual(replayMessage(cut, { vision: true }));
+    expect(historyPartTypes(req.live!)).toEqual(["text"]);
+  });
+
+  it("blinds images for a model that cannot see, in the history and in the live round alike", () => {
+    const req = turnRequest([msg("user", [image])], [msg("user", [text("and this"), image]), msg("user", [image, result])], settings({ vision: false }));
+    const json = JSON.stringify(requestMessages(req));
+    expect(json).not.toContain('"type":"image"');
+    expect(json).not.toContain("AAAA");
+    expect(json.match(/Image not seen/g)).toHaveLength(3);
+  });
+
+  it("drops blank text from the live round's native messages as from replayed ones (the wire refuses it)", () => {
+    // a model may send whitespace before its calls; a blank text part is refused by Anthropic
+    const req = turnRequest([], [msg("user", [text("go")]), msg("assistant", [text("\n\n"), call]), msg("user", [text(" "), result])], settings());
+    for (const m of requestMessages(req)) {
+      for (const p of m.content) if (p.type === "text") expect(p.text.trim()).not.toBe("");
+    }
+    expect(req.live![1]!.content.map((p) => p.type)).toEqual(["tool_call"]);
+    expect(req.live![2]!.content.map((p) => p.type)).toEqual(["tool_result"]);
+  });
+
+  it("says so instead of sending an empty message, live or replayed", () => {
+    const req = turnRequest([msg("user", [text("a")]), msg("assistant", [])], [msg("user", [text("go")]), msg("assistant", [text(" ")])], settings());
+    expect(req.history[1]!.content).toEqual([{ type: "text", text: EMPTY_MESSAGE_MARKER }]);
+    expect(req.live![1]!.content).toEqual([{ type: "text", text: EMPTY_MESSAGE_MARKER }]);
+  });
+
+  it("keeps a call or reasoning stored in a user message, and a result stored in an assistant one, as prose", () => {
+    const req = turnRequest([], [msg("user", [text("go"), call, signed]), msg("assistant", [result, text("so")])], settings());
+    expect(req.live![0]!.content.map((p) => p.type)).toEqual(["text", "text", "text"]);
+    expect(req.live![1]!.content).toEqual([
+      { type: "text", text: "Result (ls): a.ts" },
+      { type: "text", text: "so" },
+    ]);
+  });
+
+  it("opens with a user message: the marker goes first when the history would start with the assistant", () => {
+    const req = turnRequest([msg("assistant", [text("orphan answer")])], [msg("user", [text("go")])], settings());
+    expect(req.history[0]).toEqual({ role: "user", content: [{ type: "text", text: LEADING_USER_MARKER }] });
+    expect(requestMessages(req).map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    // and no marker when the first message is a user's
+    expect(turnRequest([], [msg("user", [text("go")])], settings()).history).toEqual([]);
+  });
+});
+
+describe("summaryRequest", () => {
+  it("replays the prefix as blind prose and asks with the prompt last; no context, tools or reasoning", () => {
+    const req = summaryRequest(
+      [msg("assistant", [text("orphan")]), msg("user", [text("look"), image]), msg("assistant", [signed, call])],
+      { system: "SUMMARISE", prompt: "Write the note." },
+      { provider: "openai", model: "gpt-4o", maxOutputTokens: 100_000 },
+    );
+    expect(req.system).toBe("SUMMARISE");
+    expect(req.context).toEqual([]);
+    expect(req.tools).toEqual([]);
+    expect(req.reasoning).toBe("off");
+    expect(req.maxOutputTokens).toBe(8192);
+    expect(req.history[0]).toEqual({ role: "user", content: [{ type: "text", text: LEADING_USER_MARKER }] });
+    expect(historyPartTypes(req.history)).toEqual(["text"]);
+    expect(JSON.stringify(req.history)).toContain("Image not seen");
+    expect(req.live).toEqual([{ role: "user", content: [{ type: "text", text: "Write the note." }] }]);
+    expect(summaryRequest([], { system: "S", prompt: "P" }, { provider: "openai", model: "m", maxOutputTokens: 10 }).maxOutputTokens).toBe(10);
+  });
+});
