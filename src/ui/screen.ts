@@ -69,9 +69,33 @@ export interface Surface {
   destroy(): void;
 }
 
+/**
+ * The terminal the screen runs on, injected: the process's own (processTerminal()), or in a
+ * test a headless xterm behind a stream, so the whole screen runs in-process.
+ */
+export interface Terminal {
+  /** keys and pastes arrive here (raw mode is set when it is a TTY) */
+  input: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(raw: boolean): unknown };
+  /** frames go here; its columns/rows are the size, and it emits "resize" */
+  output: NodeJS.WritableStream & { columns?: number; rows?: number; isTTY?: boolean };
+  /** the terminfo name (TERM) */
+  name: string | undefined;
+  /**
+   * whether the screen answers the process's signals and fatal errors (quits on SIGTERM,
+   * reports an unhandled rejection): the process's own terminal does, a test's does not
+   */
+  ownsProcess: boolean;
+}
+
+export function processTerminal(): Terminal {
+  return { input: process.stdin, output: process.stdout, name: process.env.TERM, ownsProcess: true };
+}
+
 export interface SurfaceOptions {
   theme: Theme;
-  output?: NodeJS.WriteStream;
+  output?: Terminal["output"];
+  /** the terminfo name; TERM when not given */
+  term?: string | undefined;
 }
 
 // screen-* and tmux-* terminfo entries use ncurses 6's format, which blessed cannot read
@@ -95,9 +119,9 @@ export function createSurface(opts: SurfaceOptions): Surface {
       smartCSR: true,
       fullUnicode: true,
       forceUnicode: true,
-      terminal: terminalFor(process.env.TERM),
+      terminal: terminalFor("term" in opts ? opts.term : process.env.TERM),
       input,
-      output,
+      output: output as NodeJS.WriteStream,
       autoPadding: false,
       warnings: false,
       dockBorders: false,

@@ -2,9 +2,10 @@
 // input a person wants at a glance (the command, the path, the pattern).
 import { inertLine } from "./inert.js";
 import type { Line } from "./style.js";
-import { lineWidth, truncate } from "./text.js";
+import { formatBytes, lineWidth, truncate } from "./text.js";
 
-export type ToolState = "queued" | "running" | "ok" | "error" | "waiting" | "none";
+/** "receiving": the model is still writing the call's input (`bytes` of it so far) */
+export type ToolState = "receiving" | "queued" | "running" | "ok" | "error" | "waiting" | "none";
 
 function str(o: Record<string, unknown>, k: string): string | undefined {
   const v = o[k];
@@ -69,6 +70,8 @@ export interface ToolLineOpts {
   state: ToolState;
   /** duration when known (live runs), or elapsed so far while running */
   ms?: number;
+  /** how much of the input has arrived (receiving) */
+  bytes?: number;
   expanded: boolean;
   width: number;
 }
@@ -76,6 +79,8 @@ export interface ToolLineOpts {
 function statusPart(o: ToolLineOpts): Line {
   const dur = o.ms !== undefined ? ` ${formatDuration(o.ms)}` : "";
   switch (o.state) {
+    case "receiving":
+      return [{ t: `receiving input… ${formatBytes(o.bytes ?? 0)}`, s: "running" }];
     case "queued":
       return [{ t: "· queued", s: "dim" }];
     case "running":
@@ -103,7 +108,8 @@ export function formatToolLine(o: ToolLineOpts): Line {
   const room = o.width - lineWidth(head) - lineWidth(status) - gap;
   const summary: Line = o.summary ? truncate([{ t: o.summary, s: "toolArg" }], Math.max(0, room)) : [];
   const used = lineWidth(head) + lineWidth(summary);
-  const pad = Math.max(1, Math.min(gap, o.width - used - lineWidth(status)));
+  // with no summary the head's own two spaces are the gap
+  const pad = summary.length ? Math.max(1, Math.min(gap, o.width - used - lineWidth(status))) : 0;
   const line = [...head, ...summary, { t: " ".repeat(pad) }, ...status];
   return lineWidth(line) > o.width ? truncate(line, o.width) : line;
 }

@@ -3,7 +3,13 @@
 // it. Each item keeps a cache of its wrapped lines keyed by its version and the width, and a
 // frame only wraps the items it actually shows, so a 5,000-message session costs the same per
 // frame as a short one. Scrolling is an anchor (item, line) or "follow the bottom".
+//
+// A streamed answer is one item from its answer_start to the end: live text while it streams
+// (its checkpoints are noted, not shown, since they lag behind the deltas), the stored
+// message once that is complete or the turn ends. Its events and stored messages all carry
+// its AnswerId, so nothing here has to guess which item a stored message belongs to.
 import type { Block, StoredMessage, ToolResultBlock, ToolUseBlock } from "../record/types.js";
+import type { AnswerId } from "../session/events.js";
 import { diffForInput, diffLines } from "./diffview.js";
 import { plainMisses } from "./highlight.js";
 import { inert } from "./inert.js";
@@ -18,7 +24,20 @@ type Body =
   | { kind: "message"; msg: StoredMessage }
   | { kind: "notice"; level: NoticeLevel; text: string }
   | { kind: "lines"; lines: Line[] }
-  | { kind: "live"; reasoning: string; text: string; boundId?: number; closed: boolean };
+  | {
+      kind: "live";
+      answer: AnswerId;
+      reasoning: string;
+      text: string;
+      /** tool calls whose input is still arriving, by their index in the answer */
+      toolInputs: Map<number, { name: string; bytes: number }>;
+      /** the answer's latest checkpoint: shown in place of the live text when the turn ends */
+      stored?: StoredMessage;
+      /** the turn ended before anything of it was stored: shown as it was, marked not saved */
+      closed: boolean;
+    };
+
+type LiveBody = Extract<Body, { kind: "live" }>;
 
 interface Item {
   uid: number;
@@ -63,7 +82,8 @@ export class Transcript {
   private byMsgId = new Map<number, Item>();
   /** calls the running turn has made: until they run they show "queued", not "no result" */
   private turnCalls = new Set<string>();
-  private live: Item | undefined;
+  /** every answer's item, by its id (live until its message is complete or the turn ends) */
+  private answers = new Map<AnswerId, Item>();
   private cache = new Map<number, Rendered>();
   /** items laid out with code shown plain because the highlighter was still loading */
   private uncoloured = new Set<number>();
@@ -94,7 +114,7 @@ export class Transcript {
     this.byMsgId.clear();
     this.cache.clear();
     this.uncoloured.clear();
-    this.live = undefined;
+    this.answers.clear();
     this.turnCalls.clear();
     this.results.clear();
     this.runs.clear();
@@ -106,10 +126,11 @@ export class Transcript {
 
   /** drops what is on screen; the record is untouched (/clear-screen) */
   clearView(): void {
-    // a turn that is streaming keeps its live text on screen
-    this.items = this.live ? [this.live] : [];
+    // an answer that is streaming keeps its live text on screen
+    this.items = this.items.filter(isOpenLive);
     this.byUid = new Map(this.items.map((i) => [i.uid, i]));
     this.byMsgId.clear();
+    for (const i of this.items) if (i.body.kind === "live" && i.body.stored) this.byMsgId.set(i.body.stored.id, i);
     this.cache.clear();
     for (const uid of this.uncoloured) if (!this.byUid.has(uid)) this.uncoloured.delete(uid);
     this.selected = undefined;
@@ -119,8 +140,9 @@ export class Transcript {
   private add(body: Body): Item {
     const item: Item = { uid: this.nextUid++, version: 0, body };
     this.byUid.set(item.uid, item);
-    // live output stays last; everything else goes before it
-    if (this.live && this.items[this.items.length - 1] === this.live && body.kind !== "live") {
+    // the answer streaming stays last; everything else goes before it
+    const last = this.items[this.items.length - 1];
+    if (last && isOpenLive(last) && body.kind !== "live") {
       this.items.splice(this.items.length - 1, 0, item);
     } else {
       this.items.push(item);
@@ -131,10 +153,6 @@ export class Transcript {
   private bump(uid: number | undefined): void {
     if (uid === undefined) return;
     const item = this.byUid.get(uid);
-    if (item) item.version++;
-  }
-
-  private bumpItem(item: Item | undefined): void {
     if (item) item.version++;
   }
 
@@ -162,74 +180,95 @@ export class Transcript {
     return item;
   }
 
-  /** a stored message appeared or changed */
-  message(msg: StoredMessage): void {
+  /**
+   * A stored message appeared or changed. `answer` says which streamed answer it is: a
+   * checkpoint is noted on that answer's item (the live text is ahead of it), the complete
+   * message takes the item's place.
+   */
+  message(msg: StoredMessage, answer?: AnswerId): void {
     if (this.turnRunning && msg.role === "assistant") for (const b of msg.blocks) if (b.type === "tool_use") this.turnCalls.add(b.id);
-    const live = this.live;
-    if (msg.role === "assistant" && live && live.body.kind === "live" && !live.body.closed) {
-      const b = live.body;
-      if (b.boundId === undefined || b.boundId === msg.id) {
-        if (msg.status === "complete") {
-          this.upsert(msg);
-          this.dropLive();
-          return;
-        }
-        // a checkpoint: the stored copy lags behind the deltas, so keep showing the live text
-        b.boundId = msg.id;
-        this.upsert(msg);
-        return;
-      }
+    const item = answer === undefined ? undefined : this.answers.get(answer);
+    if (item && item.body.kind === "live") {
+      this.byMsgId.set(msg.id, item);
+      this.indexBlocks(item, msg.blocks);
+      if (msg.status === "complete" || item.body.closed) this.settle(item, msg);
+      else item.body.stored = msg;
+      return;
     }
     this.upsert(msg);
   }
 
-  private dropLive(): void {
-    const live = this.live;
-    if (!live) return;
-    this.items = this.items.filter((i) => i !== live);
-    this.byUid.delete(live.uid);
-    this.cache.delete(live.uid);
-    this.uncoloured.delete(live.uid);
-    if (live.body.kind === "live" && live.body.boundId !== undefined) this.bumpItem(this.byMsgId.get(live.body.boundId));
-    if (this.selected?.uid === live.uid) this.selected = undefined;
-    this.live = undefined;
+  /** an answer's item shows its stored message from now on */
+  private settle(item: Item, msg: StoredMessage): void {
+    item.body = { kind: "message", msg };
+    item.version++;
   }
 
-  private liveBody(): Extract<Body, { kind: "live" }> {
-    if (!this.live || this.live.body.kind !== "live" || this.live.body.closed) {
-      if (this.live) this.closeLive();
-      const item = this.add({ kind: "live", reasoning: "", text: "", closed: false });
-      this.live = item;
+  /** a new answer starts streaming: its item goes last, below everything else */
+  answerStart(answer: AnswerId): void {
+    this.closeLive();
+    this.liveFor(answer);
+  }
+
+  /** the answer's item, made when a delta comes first (a screen attached mid-answer) */
+  private liveFor(answer: AnswerId): { item: Item; body: LiveBody } | undefined {
+    let item = this.answers.get(answer);
+    if (!item) {
+      item = this.add({ kind: "live", answer, reasoning: "", text: "", toolInputs: new Map(), closed: false });
+      this.answers.set(answer, item);
     }
-    return this.live!.body as Extract<Body, { kind: "live" }>;
+    // deltas after the answer was settled (none are sent) change nothing
+    return item.body.kind === "live" ? { item, body: item.body } : undefined;
   }
 
-  textDelta(t: string): void {
-    this.liveBody().text += t;
-    this.live!.version++;
+  textDelta(answer: AnswerId, t: string): void {
+    const l = this.liveFor(answer);
+    if (!l) return;
+    l.body.text += t;
+    l.item.version++;
   }
 
-  reasoningDelta(t: string): void {
-    this.liveBody().reasoning += t;
-    this.live!.version++;
+  reasoningDelta(answer: AnswerId, t: string): void {
+    const l = this.liveFor(answer);
+    if (!l) return;
+    l.body.reasoning += t;
+    l.item.version++;
   }
 
-  /** ends the live item: the stored copy takes over when there is one */
+  /** the model is writing a tool call's input: a pending line under the answer until its message is complete */
+  toolInput(answer: AnswerId, index: number, name: string, bytes: number): void {
+    const l = this.liveFor(answer);
+    if (!l) return;
+    l.body.toolInputs.set(index, { name, bytes });
+    l.item.version++;
+  }
+
+  /**
+   * The turn ended (or a new answer starts): each answer still live shows its last stored
+   * checkpoint; one with nothing stored stays as it was, marked not saved, and one with
+   * nothing in it goes.
+   */
   closeLive(): void {
-    const live = this.live;
-    if (!live || live.body.kind !== "live") return;
-    if (live.body.boundId !== undefined || (!live.body.text && !live.body.reasoning)) {
-      this.dropLive();
-      return;
+    for (const item of this.items.filter(isOpenLive)) {
+      const body = item.body as LiveBody;
+      if (body.stored) this.settle(item, body.stored);
+      else if (!body.text && !body.reasoning) {
+        this.drop(item);
+        this.answers.delete(body.answer);
+      } else {
+        body.closed = true;
+        body.toolInputs.clear();
+        item.version++;
+      }
     }
-    // nothing stored it (a failure before the first checkpoint): keep it visible as it was
-    live.body.closed = true;
-    live.version++;
-    this.live = undefined;
   }
 
-  streamingStarted(): void {
-    if (this.live) this.closeLive();
+  private drop(item: Item): void {
+    this.items = this.items.filter((i) => i !== item);
+    this.byUid.delete(item.uid);
+    this.cache.delete(item.uid);
+    this.uncoloured.delete(item.uid);
+    if (this.selected?.uid === item.uid) this.selected = undefined;
   }
 
   turnState(running: boolean, waitingForPermission: boolean): void {
@@ -246,7 +285,7 @@ export class Transcript {
     this.bump(this.toolOwner.get(id));
   }
 
-  toolEnd(r: { id: string; output: string; isError: boolean; ms: number; diff?: string }): void {
+  toolEnd(r: { id: string; output: string; isError: boolean; ms: number; diff?: string | undefined }): void {
     const run = this.runs.get(r.id) ?? { startedAt: this.now() - r.ms, done: false };
     run.done = true;
     run.ms = r.ms;
@@ -466,7 +505,6 @@ export class Transcript {
     switch (body.kind) {
       case "message": {
         const msg = body.msg;
-        if (this.live?.body.kind === "live" && this.live.body.boundId === msg.id) return { lines, targets };
         if (msg.role === "user") this.renderUser(item, msg, inner, lines, targets, sel);
         else this.renderAssistant(item, msg.blocks, msg.status === "interrupted", inner, push, target);
         break;
@@ -476,6 +514,12 @@ export class Transcript {
         if (body.reasoning) blocks.push({ type: "reasoning", text: body.reasoning });
         if (body.text) blocks.push({ type: "text", text: body.text });
         this.renderAssistant(item, blocks, body.closed, inner, push, target);
+        // a tool call being written: one pending line each, until the message brings the call
+        for (const i of [...body.toolInputs.keys()].sort((a, b) => a - b)) {
+          const t = body.toolInputs.get(i)!;
+          if (lines.length) push([[]]);
+          push([formatToolLine({ name: inert(t.name), summary: "", state: "receiving", bytes: t.bytes, expanded: false, width: inner })]);
+        }
         break;
       }
       case "notice": {
@@ -811,4 +855,8 @@ function diffStat(diff: string): string {
 function imageLabel(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {
   const dims = b.width && b.height ? ` · ${b.width}×${b.height}` : "";
   return `image ${inert(b.mediaType)} · ${formatBytes(b.bytes)}${dims}`;
+}
+
+function isOpenLive(i: Item): boolean {
+  return i.body.kind === "live" && !i.body.closed;
 }

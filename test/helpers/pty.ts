@@ -30,6 +30,22 @@ const modernWidths = {
   },
 };
 
+/** A headless xterm that measures characters as today's terminals do. */
+export function headlessTerminal(cols: number, rows: number): InstanceType<typeof Terminal> {
+  const term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 });
+  term.unicode.register(modernWidths);
+  term.unicode.activeVersion = modernWidths.version;
+  return term;
+}
+
+/** The visible screen of a headless xterm, one line per row, trailing spaces trimmed. */
+export function visibleText(term: InstanceType<typeof Terminal>): string {
+  const buf = term.buffer.active;
+  const out: string[] = [];
+  for (let y = 0; y < term.rows; y++) out.push(buf.getLine(buf.viewportY + y)?.translateToString(true) ?? "");
+  return out.join("\n");
+}
+
 export interface PtyOptions {
   cols?: number;
   rows?: number;
@@ -89,9 +105,7 @@ export function spawnPty(file: string, args: string[], opts: PtyOptions = {}): P
   let cols = opts.cols ?? 100;
   let rows = opts.rows ?? 30;
   const env = { TERM: "xterm-256color", ...(opts.env ?? process.env) } as Record<string, string>;
-  const term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 });
-  term.unicode.register(modernWidths);
-  term.unicode.activeVersion = modernWidths.version;
+  const term = headlessTerminal(cols, rows);
   const proc = pty.spawn(file, args, { name: env.TERM ?? "xterm-256color", cols, rows, cwd: opts.cwd ?? process.cwd(), env });
   const chunks: string[] = [];
   let pendingWrites = 0;
@@ -107,12 +121,7 @@ export function spawnPty(file: string, args: string[], opts: PtyOptions = {}): P
     for (const w of exitWaiters.splice(0)) w(exit);
   });
 
-  const screenText = (): string => {
-    const buf = term.buffer.active;
-    const out: string[] = [];
-    for (let y = 0; y < term.rows; y++) out.push(buf.getLine(buf.viewportY + y)?.translateToString(true) ?? "");
-    return out.join("\n");
-  };
+  const screenText = (): string => visibleText(term);
 
   const poll = (ok: () => boolean, timeoutMs: number, describe: () => string): Promise<void> =>
     new Promise((resolve, reject) => {

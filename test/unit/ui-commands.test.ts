@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { completeCommand, matchingCommands, parseInput, unquotePath } from "../../src/ui/commands.js";
-import { contextText } from "../../src/ui/app.js";
+import { contextText } from "../../src/ui/status.js";
 
 describe("slash commands", () => {
   it("parses commands with arguments, unknown ones, and //escaped prompts", () => {

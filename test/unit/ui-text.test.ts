@@ -46,7 +46,7 @@ describe("the characters measured without string-width or a segmenter", () => {
   });
 
   it("cover the starting frame's own text, so it is exact before string-width arrives", () => {
-    // what src/ui/app.ts draws before the session is attached (status, prompt, hint line)
+    // what the screen draws before the session is attached (src/ui/status.ts: status, prompt, hint line)
     const starting = [
       " starting…",
       "› Starting… type away; what you type is kept",

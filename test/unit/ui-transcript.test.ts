@@ -115,18 +115,73 @@ describe("transcript", () => {
   it("streams deltas live, keeps them over a lagging checkpoint, and hands over to the stored message", () => {
     const t = new Transcript();
     t.message(msg("user", [{ type: "text", text: "go" }]));
-    t.streamingStarted();
-    t.textDelta("Hello ");
+    t.answerStart(1);
+    t.textDelta(1, "Hello ");
     const stored = msg("assistant", [{ type: "text", text: "Hello " }], "interrupted");
-    t.message(stored); // the checkpoint holds less than has arrived
-    t.textDelta("world");
+    t.message(stored, 1); // the checkpoint holds less than has arrived
+    t.textDelta(1, "world");
     let s = screen(t.view(40, 10).lines);
     expect(s).toContain("Hello world");
     expect(s.match(/Hello/g)).toHaveLength(1);
-    t.message({ ...stored, blocks: [{ type: "text", text: "Hello world, done." }], status: "complete" });
+    t.message({ ...stored, blocks: [{ type: "text", text: "Hello world, done." }], status: "complete" }, 1);
     s = screen(t.view(40, 10).lines);
     expect(s).toContain("Hello world, done.");
     expect(s.match(/Hello/g)).toHaveLength(1);
+  });
+
+  it("keys a live answer by its id: another assistant message during it is not taken for its checkpoint", () => {
+    const t = new Transcript();
+    t.answerStart(7);
+    t.textDelta(7, "live words");
+    // an assistant message of no answer (e.g. a summary stored meanwhile) is its own item
+    t.message(msg("assistant", [{ type: "text", text: "a summary" }]));
+    t.textDelta(7, " and more");
+    const s = screen(t.view(40, 10).lines);
+    expect(s).toContain("a summary");
+    expect(s).toContain("live words and more");
+    // the answer stays last, below what was added while it streamed
+    expect(s.indexOf("a summary")).toBeLessThan(s.indexOf("live words"));
+  });
+
+  it("the turn's end shows an answer's last checkpoint, or the live text marked not saved", () => {
+    const t = new Transcript();
+    t.answerStart(1);
+    t.textDelta(1, "checkpointed part and the rest");
+    t.message(msg("assistant", [{ type: "text", text: "checkpointed part" }], "interrupted"), 1);
+    t.closeLive();
+    let s = screen(t.view(60, 10).lines);
+    expect(s).toContain("checkpointed part");
+    expect(s).not.toContain("the rest");
+    expect(s).toContain("⏹ interrupted");
+    t.answerStart(2);
+    t.textDelta(2, "never stored");
+    t.closeLive();
+    s = screen(t.view(60, 10).lines);
+    expect(s).toContain("never stored");
+    expect(s).toContain("⏹ not saved");
+    // an answer with nothing in it leaves nothing behind
+    const before = t.itemCount();
+    t.answerStart(3);
+    t.closeLive();
+    expect(t.itemCount()).toBe(before);
+  });
+
+  it("shows a tool call's input arriving, then the call itself once the message is complete", () => {
+    const t = new Transcript();
+    t.answerStart(4);
+    t.textDelta(4, "Writing the file.");
+    t.toolInput(4, 0, "write", 0);
+    expect(screen(t.view(60, 10).lines)).toContain("▸ write  receiving input… 0 B");
+    t.toolInput(4, 0, "write", 12_345);
+    let s = screen(t.view(60, 10).lines);
+    expect(s).toContain("▸ write  receiving input… 12.3 kB");
+    expect(s.match(/▸ write/g)).toHaveLength(1);
+    t.message(msg("assistant", [{ type: "text", text: "Writing the file." }, { type: "tool_use", id: "w1", name: "write", input: { path: "big.txt", content: "x" } }]), 4);
+    s = screen(t.view(60, 10).lines);
+    expect(s).not.toContain("receiving input");
+    expect(s).toMatch(/▸ write {2}big\.txt/);
+    expect(s.match(/▸ write/g)).toHaveLength(1);
+    expect(s.match(/Writing the file/g)).toHaveLength(1);
   });
 
   it("folds reasoning to one dimmed line that expands", () => {

@@ -1,0 +1,178 @@
+// What Enter does with the prompt: a slash command runs here, anything else goes to the
+// controller as a prompt. Loaded with the session (nothing here is needed before it is open).
+// The screen hands in what a command may touch (ScreenHandle); a command's failure becomes an
+// error line in the transcript, never a throw.
+import os from "node:os";
+import type { Controller } from "../session/controller-types.js";
+import type { ImageBlock, Session } from "../record/types.js";
+import { assertNever } from "../record/types.js";
+import { ACTION_HELP, ACTIONS, keyLabel, prettyKey, type Action, type Keymap } from "./bindings.js";
+import { COMMANDS, parseInput, unquotePath, type CommandName } from "./commands.js";
+import { inertLine } from "./inert.js";
+import type { InputEditor, PromptHistory } from "./input.js";
+import type { Line, StyleName } from "./style.js";
+import { formatBytes, textWidth } from "./text.js";
+import type { Transcript } from "./transcript.js";
+
+/** the parts of the screen a command may use */
+export interface ScreenHandle {
+  controller: Controller;
+  transcript: Transcript;
+  editor: InputEditor;
+  history: PromptHistory;
+  km: Keymap;
+  /** images that go with the next prompt */
+  attachments: ImageBlock[];
+  flash(text: string, style?: StyleName): void;
+  /** "<what> failed: <why>" in the transcript */
+  fail(what: string, e: unknown): void;
+  render(): void;
+  /** opens the session picker, unless another box is up */
+  pickSession(list: Session[]): void;
+  toggleContext(): void;
+  repaintAll(): void;
+  quit(code: number): void;
+}
+
+/** Enter in the prompt: runs the command, or sends the prompt and what is attached */
+export function submitPrompt(s: ScreenHandle): void {
+  const raw = s.editor.value();
+  const parsed = parseInput(raw.trimEnd());
+  switch (parsed.kind) {
+    case "command":
+      s.history.add(raw.trim());
+      s.editor.clear();
+      runCommand(s, parsed.name, parsed.arg);
+      return;
+    case "unknown":
+      s.flash(`unknown command /${inertLine(parsed.name)} · /help lists them`, "err");
+      return;
+    case "prompt":
+      break;
+    default:
+      assertNever(parsed, "input");
+  }
+  const text = parsed.text.trimEnd();
+  if (!text.trim() && s.attachments.length === 0) return;
+  const c = s.controller;
+  if (c.busy()) {
+    s.flash(`a turn is running · ${keyLabel(s.km, "turn.interrupt")} interrupts it; your text stays here`, "warn");
+    return;
+  }
+  if (c.info().keyProblem) {
+    // nothing can be sent: keep what was typed rather than lose it to an error line
+    // the full sentence is in the transcript and the status line already
+    s.flash("no API key: see above · your text stays here", "err");
+    return;
+  }
+  s.history.add(text);
+  s.editor.clear();
+  const images = s.attachments.splice(0);
+  s.transcript.bottom();
+  c.submit(text, images).catch((e: unknown) => s.fail("sending", e));
+}
+
+export function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
+  const c = s.controller;
+  const info = (line: string): void => {
+    s.transcript.notice("info", line);
+    s.render();
+  };
+  const guard = (what: string, p: Promise<unknown>): void => {
+    p.catch((e: unknown) => s.fail(what, e));
+  };
+  switch (name) {
+    case "help":
+      s.transcript.lines(helpLines(s.km));
+      s.transcript.bottom();
+      return;
+    case "new":
+      guard("/new", c.newSession().then(() => s.flash("new session", "ok")));
+      return;
+    case "sessions":
+      guard(
+        "/sessions",
+        c.listSessions().then((list) => s.pickSession(list)),
+      );
+      return;
+    case "model":
+      guard("/model", c.setModel(arg).then(info));
+      return;
+    case "image": {
+      if (!arg) {
+        info(
+          s.attachments.length
+            ? `attached: ${s.attachments.map((a) => `${a.mediaType} ${formatBytes(a.bytes)}`).join(", ")} (sent with your next prompt; /image clear drops them)`
+            : "usage: /image PATH (the image goes with your next prompt)",
+        );
+        return;
+      }
+      if (arg === "clear") {
+        s.attachments.splice(0);
+        info("attachments cleared");
+        return;
+      }
+      const file = unquotePath(arg, os.homedir());
+      guard(
+        "/image",
+        c.loadImage(file).then((img) => {
+          s.attachments.push(img);
+          const dims = img.width && img.height ? ` ${img.width}×${img.height}` : "";
+          info(`attached ${inertLine(file)} (${img.mediaType}${dims}, ${formatBytes(img.bytes)}); it goes with your next prompt`);
+          if (!c.info().vision) s.transcript.notice("warning", `${c.info().model} is not known to see images: it will get a note that an image was attached, not the image.`);
+        }),
+      );
+      return;
+    }
+    case "reload":
+      guard("/reload", c.reload().then(info));
+      return;
+    case "compact":
+      if (c.busy()) {
+        s.flash("a turn is running; compact after it ends", "warn");
+        return;
+      }
+      info("compacting…");
+      guard("/compact", c.compact().then(info));
+      return;
+    case "context":
+      s.toggleContext();
+      return;
+    case "export": {
+      const fmt = arg.toLowerCase() || "md";
+      if (fmt !== "md" && fmt !== "json") {
+        s.flash(`/export takes md or json (got "${inertLine(arg)}")`, "err");
+        return;
+      }
+      guard("/export", c.exportSession(fmt).then((p) => info(`exported to ${p}`)));
+      return;
+    }
+    case "clear-screen":
+      s.transcript.clearView();
+      s.repaintAll();
+      return;
+    case "quit":
+      s.quit(0);
+      return;
+    default:
+      assertNever(name, "command");
+  }
+}
+
+/** /help: the commands, then every action with its keys in the keymap in force */
+export function helpLines(km: Keymap): Line[] {
+  const out: Line[] = [[{ t: "Commands", s: "heading" }]];
+  const cmdW = Math.max(...COMMANDS.map((c) => textWidth(`/${c.name} ${c.args}`)));
+  for (const c of COMMANDS) {
+    const left = `/${c.name}${c.args ? ` ${c.args}` : ""}`;
+    out.push([{ t: left.padEnd(cmdW + 2), s: "key" }, { t: c.help }]);
+  }
+  out.push([{ t: "//text".padEnd(cmdW + 2), s: "key" }, { t: "send a message that starts with /" }]);
+  out.push([]);
+  out.push([{ t: `Keys (${km.name} keymap; override in the config's "keys")`, s: "heading" }]);
+  const keys = (a: Action): string => km.bindings[a].map(prettyKey).join(", ");
+  const keyW = Math.min(24, Math.max(...ACTIONS.map((a) => textWidth(keys(a)))));
+  for (const a of ACTIONS) out.push([{ t: keys(a).padEnd(keyW + 2), s: "key" }, { t: ACTION_HELP[a] }, { t: `  ${a}`, s: "dim" }]);
+  out.push([{ t: "In the prompt: ←/→ ^A/^E ^W ^K ^U Alt-←/→ edit; Esc interrupts a running turn.", s: "dim" }]);
+  return out;
+}
