@@ -8,7 +8,7 @@ import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup
 import type { ModelInfo } from "../provider/catalog.js";
 import type { BadMessage, HistoryStore } from "./store-types.js";
 import { StoreError } from "./store.js";
-import { bridgeToEmitter, EventHub, SessionEmitter, type Listener, type SubscribeOptions } from "./events.js";
+import { EventHub, type Listener, type SubscribeOptions } from "./events.js";
 import type { AppInfo, ContextStatus, Controller } from "./controller-types.js";
 import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
 import { builtinTools, PermissionMemory } from "../tools/run.js";
@@ -62,8 +62,6 @@ export class MissingKeyError extends Error {}
 
 export class App implements Controller {
   private readonly hub = new EventHub();
-  /** @deprecated the old named channels, fed from the hub, until the screen subscribes */
-  readonly events = new SessionEmitter();
   private current!: Session;
   private messages: StoredMessage[] = [];
   /** settles when messages holds the whole record (see load) */
@@ -93,7 +91,6 @@ export class App implements Controller {
   }
 
   private constructor(private readonly opts: AppOptions) {
-    bridgeToEmitter(this.hub, this.events);
     this.providerName = opts.provider;
     this.model = opts.model ?? defaultModel(opts.provider);
   }
@@ -259,7 +256,7 @@ export class App implements Controller {
   }
 
   private askPermission = (req: PermissionRequest): Promise<PermissionAnswer> => {
-    if (this.opts.headless || !(this.hub.canAsk() || this.events.listenerCount("permission") > 0)) return Promise.resolve("deny");
+    if (this.opts.headless || !this.hub.canAsk()) return Promise.resolve("deny");
     return new Promise((resolve) => {
       let answered = false;
       this.hub.emit({ type: "state", state: "permission", detail: req.tool });

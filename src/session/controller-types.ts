@@ -4,7 +4,7 @@ import type { ImageBlock, Session, StoredMessage } from "../record/types.js";
 import type { ProviderName, ReasoningLevel } from "../provider/types.js";
 import type { PermissionPolicy } from "../tools/types.js";
 import type { InspectorView, Page } from "../context/types.js";
-import type { Listener, SessionEmitter, SubscribeOptions } from "./events.js";
+import type { Listener, SubscribeOptions } from "./events.js";
 
 import type { CompactionStrategy } from "../compaction/types.js";
 export type { CompactionStrategy };
@@ -39,8 +39,6 @@ export interface ContextStatus {
 export interface Controller {
   /** the one channel of what happens: returns the unsubscribe */
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void;
-  /** @deprecated the old named channels, until the screen subscribes */
-  readonly events: SessionEmitter;
   info(): AppInfo;
   session(): Session;
   /** the current session's record as loaded (the store is the truth; this is its read) */
