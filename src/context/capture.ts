@@ -9,6 +9,7 @@
 //   is replaced, in its place, by a marker that MARKER_RE recognises.
 import { requestMessages, type ProviderName, type Request, type Usage, type WirePart } from "../provider/types.js";
 import { encodeTool, toolResultText } from "../provider/encode-tools.js";
+import { toolInputJson } from "../provider/tool-input.js";
 import { assertNever } from "../record/types.js";
 import { formatInt } from "../record/numbers.js";
 import { countTokens, methodFor } from "../compaction/tokens.js";
@@ -60,15 +61,6 @@ function utf8(s: string): number {
   return Buffer.byteLength(s, "utf8");
 }
 
-// Replay writes "{}" for a missing input; the live round does the same, so count the same.
-function inputJson(input: unknown): string {
-  if (input === undefined) return "{}";
-  try {
-    return JSON.stringify(input) ?? "{}";
-  } catch {
-    return String(input);
-  }
-}
 
 /** Exact UTF-8 bytes of one wire part's content as the provider's adapter sends it, bodies included. */
 export function partContentBytes(part: WirePart, provider: ProviderName = "anthropic"): number {
@@ -78,7 +70,7 @@ export function partContentBytes(part: WirePart, provider: ProviderName = "anthr
     case "image":
       return utf8(part.data);
     case "tool_call":
-      return utf8(inputJson(part.input));
+      return utf8(toolInputJson(part.input));
     case "tool_result":
       return utf8(toolResultText(provider, part.output, part.isError));
     case "reasoning":
@@ -251,7 +243,7 @@ function buildHistory(req: Request, method: string): Built {
           else unknown++;
           break;
         case "tool_call":
-          shown = counted = `Tool use: ${part.name}(${inputJson(part.input)})`;
+          shown = counted = `Tool use: ${part.name}(${toolInputJson(part.input)})`;
           break;
         case "tool_result":
           shown = counted = `${part.isError ? "Error" : "Result"} (${part.name}): ${part.output}`;

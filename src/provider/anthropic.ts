@@ -3,6 +3,7 @@ import { z } from "zod";
 import { assertNever, type Block } from "../record/types.js";
 import { usesAdaptiveThinking } from "./catalog.js";
 import { encodeAnthropicTool } from "./encode-tools.js";
+import { parseToolInput } from "./tool-input.js";
 import {
   hostOf,
   postStream,
@@ -425,14 +426,9 @@ export class AnthropicStreamHandler implements FrameHandler {
     if (!acc) throw new StreamFault(`${this.label} stopped content block ${i}, which never started`, "stream");
     if (acc.kind !== "tool" || acc.done) return;
     acc.done = true;
-    if (acc.json.trim() === "") {
-      acc.input = {};
-      return;
-    }
-    try {
-      acc.input = JSON.parse(acc.json);
-    } catch {
-      acc.input = { _raw: acc.json };
+    const { input, valid } = parseToolInput(acc.json);
+    acc.input = input;
+    if (!valid) {
       this.emit({
         type: "warning",
         message: `the input Anthropic streamed for tool "${acc.name}" is not valid JSON; kept as _raw`,
@@ -476,7 +472,7 @@ export class AnthropicStreamHandler implements FrameHandler {
         case "tool":
           // a call whose input was cut off cannot be run or sent back: only whole calls are kept
           if (acc.done) out.push({ type: "tool_use", id: acc.id, name: acc.name, input: acc.input ?? {} });
-          else if (final) out.push({ type: "tool_use", id: acc.id, name: acc.name, input: parseLoose(acc.json) });
+          else if (final) out.push({ type: "tool_use", id: acc.id, name: acc.name, input: parseToolInput(acc.json).input });
           break;
         case "thinking":
           // without its signature a thinking block would be refused if sent back; keep the text
@@ -496,15 +492,6 @@ export class AnthropicStreamHandler implements FrameHandler {
       }
     }
     return out;
-  }
-}
-
-function parseLoose(json: string): unknown {
-  if (json.trim() === "") return {};
-  try {
-    return JSON.parse(json);
-  } catch {
-    return { _raw: json };
   }
 }
 

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { assertNever, type Block } from "../record/types.js";
 import { wantsMaxCompletionTokens } from "./catalog.js";
 import { encodeOpenAITool, toolResultText } from "./encode-tools.js";
+import { parseToolInput, toolInputJson } from "./tool-input.js";
 import {
   hostOf,
   postStream,
@@ -111,7 +112,7 @@ function encodeAssistant(parts: readonly AssistantPart[]): Json {
         if (p.text.length > 0) reasoning.push(p.text);
         break;
       case "tool_call":
-        calls.push({ id: p.id, type: "function", function: { name: p.name, arguments: safeJson(p.input) } });
+        calls.push({ id: p.id, type: "function", function: { name: p.name, arguments: toolInputJson(p.input) } });
         break;
       case "image":
         texts.push(`[image: ${p.mediaType}, ${p.bytes} bytes]`);
@@ -125,15 +126,6 @@ function encodeAssistant(parts: readonly AssistantPart[]): Json {
   if (calls.length > 0) msg["tool_calls"] = calls;
   if (reasoning.length > 0) msg["reasoning_content"] = reasoning.join("\n\n");
   return msg;
-}
-
-function safeJson(x: unknown): string {
-  if (x === undefined) return "{}";
-  try {
-    return JSON.stringify(x) ?? "{}";
-  } catch {
-    return "{}";
-  }
 }
 
 // ---------------------------------------------------------------- stream chunks
@@ -405,16 +397,14 @@ export class OpenAIStreamHandler implements FrameHandler {
   }
 
   private parseArgs(c: Call): unknown {
-    if (c.args.trim() === "") return {};
-    try {
-      return JSON.parse(c.args);
-    } catch {
+    const { input, valid } = parseToolInput(c.args);
+    if (!valid) {
       this.emit({
         type: "warning",
         message: `the arguments ${this.label} sent for tool "${c.name}" are not valid JSON; kept as _raw`,
       });
-      return { _raw: c.args };
     }
+    return input;
   }
 }
 

@@ -1,6 +1,6 @@
 // The provider-neutral request and the stream events out of every adapter.
 // Secrets never appear here: keys live only inside a Provider instance.
-import type { Block, OpaqueBody } from "../record/types.js";
+import type { Block, ImageBlock, OpaqueBody, TextBlock } from "../record/types.js";
 
 export type ProviderName = "anthropic" | "openai";
 export type ReasoningLevel = "off" | "low" | "medium" | "high";
@@ -9,18 +9,9 @@ export type ReasoningLevel = "off" | "low" | "medium" | "high";
 // text and image parts, so no tool protocol (call ids, pairing rules, signed reasoning) can
 // cross from one turn into another; the type refuses anything else. Only the live round (the
 // turn in progress) uses the native parts, each in the role that can carry it.
-export interface TextPart {
-  type: "text";
-  text: string;
-}
-export interface ImagePart {
-  type: "image";
-  mediaType: string;
-  data: string;
-  bytes: number;
-  width?: number;
-  height?: number;
-}
+// Text and images cross as they are stored.
+export type TextPart = TextBlock;
+export type ImagePart = ImageBlock;
 export interface ToolCallPart {
   type: "tool_call";
   id: string;

@@ -13,6 +13,7 @@ import type {
   WireMessage,
   WirePart,
 } from "../provider/types.js";
+import { toolInputJson } from "../provider/tool-input.js";
 
 export interface ReplayOptions {
   /** whether the model can see images; the only fact that changes the projection */
@@ -33,7 +34,7 @@ export function imageNotSeenMarker(mediaType: string, bytes: number, width?: num
 }
 
 export function toolUseProse(name: string, input: unknown): string {
-  return `Tool use: ${name}(${stringifyInput(input)})`;
+  return `Tool use: ${name}(${toolInputJson(input)})`;
 }
 
 export function toolResultProse(name: string, output: string, isError: boolean): string {
@@ -43,15 +44,6 @@ export function toolResultProse(name: string, output: string, isError: boolean):
 export function reasoningProse(text: string): string {
   // redacted thinking has no readable text: say so rather than send an empty label
   return `[Reasoning]: ${text.trim() ? text : "(not shown by the provider)"}`;
-}
-
-function stringifyInput(input: unknown): string {
-  if (input === undefined) return "{}";
-  try {
-    return JSON.stringify(input) ?? "{}";
-  } catch {
-    return String(input);
-  }
 }
 
 /** A stored block as prose: the one form every turn but the live one crosses in. */

@@ -4,6 +4,9 @@ import { encodeAnthropicBody } from "../../src/provider/anthropic.js";
 import { encodeOpenAIBody } from "../../src/provider/openai.js";
 import { encodeAnthropicTool, encodeOpenAITool } from "../../src/provider/encode-tools.js";
 import type { Request, WireMessage } from "../../src/provider/types.js";
+import { parseToolInput, toolInputJson } from "../../src/provider/tool-input.js";
+import { blockToPart } from "../../src/replay/replay.js";
+import { partContentBytes } from "../../src/context/capture.js";
 
 const TOOL = { name: "read", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } } } };
 
@@ -239,5 +242,26 @@ describe("encodeOpenAIBody", () => {
     expect(JSON.stringify(encodeOpenAIBody(r))).toBe(JSON.stringify(encodeOpenAIBody(r)));
     expect(JSON.stringify(encodeAnthropicBody(r))).toBe(JSON.stringify(encodeAnthropicBody(r)));
     expect(JSON.stringify(r)).toBe(before);
+  });
+});
+
+describe("a tool input's JSON, one rule both ways", () => {
+  it("is sent the same in OpenAI's arguments, in replayed prose and in the inspector's count", () => {
+    for (const input of [{ path: "ä.ts", n: [1, 2] }, "bare", null, undefined, 0]) {
+      const json = toolInputJson(input);
+      const b = encodeOpenAIBody(
+        req({ provider: "openai", model: "gpt-4o", history: [], live: [{ role: "assistant", content: [{ type: "tool_call", id: "c", name: "ls", input }] }] }),
+      ) as Body;
+      expect(b["messages"].at(-1).tool_calls[0].function.arguments).toBe(json);
+      expect(blockToPart({ type: "tool_use", id: "c", name: "ls", input }, { vision: true })).toEqual({ type: "text", text: `Tool use: ls(${json})` });
+      expect(partContentBytes({ type: "tool_call", id: "c", name: "ls", input }, "openai")).toBe(Buffer.byteLength(json));
+    }
+    expect(toolInputJson(undefined)).toBe("{}");
+  });
+
+  it("reads a streamed input: empty is {}, text that is not JSON is kept whole as _raw", () => {
+    expect(parseToolInput("")).toEqual({ input: {}, valid: true });
+    expect(parseToolInput(' {"a":1} ')).toEqual({ input: { a: 1 }, valid: true });
+    expect(parseToolInput('{"a":')).toEqual({ input: { _raw: '{"a":' }, valid: false });
   });
 });
