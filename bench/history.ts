@@ -25,12 +25,12 @@ const IDENTS = (
 ).split(" ");
 
 const FILES = [
-  "src/session/store.ts",
+  "src/store/store.ts",
   "src/turn/turn.ts",
   "src/ui/transcript.ts",
   "src/provider/anthropic.ts",
   "src/provider/http.ts",
-  "src/context/capture.ts",
+  "src/inspector/capture.ts",
   "src/replay/replay.ts",
   "test/unit/store.test.ts",
   "package.json",

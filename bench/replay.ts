@@ -6,9 +6,9 @@
 import { turnRequest } from "../src/replay/request.js";
 import { encodeAnthropicBody } from "../src/provider/anthropic.js";
 import { encodeOpenAIBody } from "../src/provider/openai.js";
-import { captureRequest } from "../src/context/capture.js";
+import { captureRequest } from "../src/inspector/capture.js";
 import { builtinTools, toolSchemas } from "../src/tools/run.js";
-import { SYSTEM_PROMPT } from "../src/session/project-context.js";
+import { SYSTEM_PROMPT } from "../src/controller/project-context.js";
 import type { ProviderName, Request, ToolSchema } from "../src/provider/types.js";
 import { makeHistory, historyBytes, type HistoryMessage } from "./history.js";
 import { fmtBytes, fmtMs, paired, type Row } from "./lib.js";

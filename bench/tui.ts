@@ -8,7 +8,7 @@ import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { openStore } from "../src/session/store.js";
+import { openStore } from "../src/store/store.js";
 import { makeHistory } from "./history.js";
 import {
   BENCH_DIR,

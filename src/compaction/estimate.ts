@@ -9,7 +9,7 @@ import {
   toolResultProse,
   toolUseProse,
 } from "../replay/replay.js";
-import { countTokens, type TokenMethod } from "./tokens.js";
+import { countTokens, type TokenMethod } from "../tokens/count.js";
 
 /** The token method plus anything else the estimate relied on. */
 export type EstimateMethod = TokenMethod | `${TokenMethod} + images by size`;

@@ -3,11 +3,11 @@
 // the summary itself is requested and stored by the caller when needsSummary says so.
 import type { StoredMessage } from "../record/types.js";
 import type { CompactionStrategy } from "./types.js";
-import type { StoredSummary } from "../session/store-types.js";
+import type { StoredSummary } from "../store/types.js";
 import { estimateMessages, type HistoryEstimate } from "./estimate.js";
 import { describeRemoved, microcompact } from "./microcompact.js";
 import { applySummaryCounted, planSummaryInput } from "./summary.js";
-import type { TokenMethod } from "./tokens.js";
+import type { TokenMethod } from "../tokens/count.js";
 import type { PreparedMessage } from "./types.js";
 import { formatInt } from "../record/numbers.js";
 

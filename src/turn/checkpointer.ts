@@ -3,7 +3,7 @@
 // or interrupted with what arrived), so a kill loses at most about a second of it.
 import type { Block, MessageStatus, StoredMessage } from "../record/types.js";
 import { messageOf } from "../record/errors.js";
-import type { AnswerId } from "../session/events.js";
+import type { AnswerId } from "./events.js";
 import type { TurnEnv } from "./env.js";
 import { append, clean, update } from "./record.js";
 

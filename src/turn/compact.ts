@@ -10,7 +10,7 @@ import { summaryRequest } from "../replay/request.js";
 import { toolSchemas } from "../tools/run.js";
 import { noRedaction } from "../config/secrets.js";
 import { messageOf } from "../record/errors.js";
-import { redactRequest } from "../session/redact.js";
+import { redactRequest } from "./redact.js";
 import type { TurnEnv } from "./env.js";
 import { recordCapture } from "./record.js";
 

@@ -4,12 +4,12 @@
 // it returns in its outcome.
 import type { StoredMessage } from "../record/types.js";
 import type { ContextItem, Provider, ProviderName, ReasoningLevel, Usage } from "../provider/types.js";
-import type { HistoryStore } from "../session/store-types.js";
-import type { EventHub } from "../session/events.js";
+import type { HistoryStore } from "../store/types.js";
+import type { EventHub } from "./events.js";
 import type { ToolContext, ToolDef } from "../tools/types.js";
 import type { PermissionMemory } from "../tools/run.js";
 import type { PrepareResult } from "../compaction/prepare.js";
-import type { TokenMethod } from "../compaction/tokens.js";
+import type { TokenMethod } from "../tokens/count.js";
 import type { CompactionStrategy } from "../compaction/types.js";
 import type { Redactor } from "../config/secrets.js";
 

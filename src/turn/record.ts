@@ -3,10 +3,10 @@
 // and every request is captured for the inspector just before it is sent.
 import type { Block, MessageStatus, StoredMessage } from "../record/types.js";
 import type { Request, Usage } from "../provider/types.js";
-import { captureRequest } from "../context/capture.js";
+import { captureRequest } from "../inspector/capture.js";
 import { noRedaction } from "../config/secrets.js";
-import { redactBlocks } from "../session/redact.js";
-import type { AnswerId } from "../session/events.js";
+import { redactBlocks } from "./redact.js";
+import type { AnswerId } from "./events.js";
 import type { TurnEnv } from "./env.js";
 
 export function clean(env: TurnEnv, blocks: Block[]): Block[] {

@@ -11,7 +11,7 @@ import { turnRequest } from "../replay/request.js";
 import { toolSchemas } from "../tools/run.js";
 import { noRedaction } from "../config/secrets.js";
 import { messageOf } from "../record/errors.js";
-import { redactRequest } from "../session/redact.js";
+import { redactRequest } from "./redact.js";
 import type { TurnEnv, TurnOutcome } from "./env.js";
 import { append, recordCapture } from "./record.js";
 import { compactIfDue, summarize } from "./compact.js";

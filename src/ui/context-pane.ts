@@ -1,8 +1,8 @@
 // The context pane: the inspector's view of the last request (sections, counts, meta) and the
 // selected section's 8,000-character pages. It only ever calls the two read methods; opening,
 // paging and refreshing never prepare, compact or send anything.
-import { formatDelta, formatUsage, num } from "../context/format.js";
-import type { InspectorView, Page, SectionSummary } from "../context/types.js";
+import { formatDelta, formatUsage, num } from "../inspector/format.js";
+import type { InspectorView, Page, SectionSummary } from "../inspector/types.js";
 import { assertNever } from "../record/types.js";
 import { inert, inertLine } from "./inert.js";
 import type { Line } from "./style.js";

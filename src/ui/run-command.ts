@@ -3,7 +3,7 @@
 // The screen hands in what a command may touch (ScreenHandle); a command's failure becomes an
 // error line in the transcript, never a throw.
 import os from "node:os";
-import type { Controller } from "../session/controller-types.js";
+import type { Controller } from "../controller/types.js";
 import type { ImageBlock, Session } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { ACTION_HELP, ACTIONS, keyLabel, prettyKey, type Action, type Keymap } from "./bindings.js";

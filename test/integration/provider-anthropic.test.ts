@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { request } from "undici";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { createProvider, missingKeyMessage, type ProviderConfig } from "../../src/provider/index.js";
+import { createProvider, missingKeyMessage, type ProviderConfig } from "../../src/provider/create.js";
 import {
   ProviderError,
   type Provider,

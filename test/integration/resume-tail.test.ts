@@ -5,9 +5,9 @@ import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { TEST_KEY } from "../helpers/app.js";
 import { tempDir } from "../helpers/tmp.js";
-import { nextEvent } from "../../src/session/events.js";
-import { openStore } from "../../src/session/store.js";
-import { App } from "../../src/session/app.js";
+import { nextEvent } from "../../src/turn/events.js";
+import { openStore } from "../../src/store/store.js";
+import { App } from "../../src/controller/controller.js";
 
 let fake: FakeProvider;
 beforeAll(async () => {

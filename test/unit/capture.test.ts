@@ -7,8 +7,8 @@ import {
   opaqueMarker,
   partContentBytes,
   sectionBytes,
-} from "../../src/context/capture.js";
-import { PAGE_CHARS, type Capture } from "../../src/context/types.js";
+} from "../../src/inspector/capture.js";
+import { PAGE_CHARS, type Capture } from "../../src/inspector/types.js";
 import { encodeTool } from "../../src/provider/encode-tools.js";
 import type { ProviderName, Request, ToolSchema, WireMessage } from "../../src/provider/types.js";
 

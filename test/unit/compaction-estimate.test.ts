@@ -8,7 +8,7 @@ import {
   imageTokens,
   MESSAGE_OVERHEAD_TOKENS,
 } from "../../src/compaction/estimate.js";
-import { countTokens, formatEstimate, methodFor } from "../../src/compaction/tokens.js";
+import { countTokens, formatEstimate, methodFor } from "../../src/tokens/count.js";
 import { EMPTY_MESSAGE_MARKER } from "../../src/replay/replay.js";
 
 let nextId = 1;

@@ -6,7 +6,7 @@ import { encodeAnthropicTool, encodeOpenAITool } from "../../src/provider/encode
 import type { Request, WireMessage } from "../../src/provider/types.js";
 import { parseToolInput, toolInputJson } from "../../src/provider/tool-input.js";
 import { blockToPart } from "../../src/replay/replay.js";
-import { partContentBytes } from "../../src/context/capture.js";
+import { partContentBytes } from "../../src/inspector/capture.js";
 
 const TOOL = { name: "read", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } } } };
 

@@ -22,7 +22,7 @@ import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
-import type { HistoryStore } from "../session/store-types.js";
+import type { HistoryStore } from "../store/types.js";
 
 export const API_CAPABILITIES = ["session_context"] as const;
 
@@ -88,7 +88,7 @@ class ApiError extends Error {
 
 function packageVersion(): string {
   try {
-    // src/context/ and dist/context/ both sit two levels below the package root
+    // src/api/ and dist/api/ both sit two levels below the package root
     const pkg = createRequire(import.meta.url)("../../package.json") as { version?: unknown };
     return typeof pkg.version === "string" ? pkg.version : "unknown";
   } catch {

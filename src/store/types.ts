@@ -1,7 +1,7 @@
 // The store's contract. The SQLite implementation is in store.ts; everything above the
 // store codes against this interface.
 import type { Block, MessageStatus, NewMessage, Session, StoredMessage } from "../record/types.js";
-import type { Capture, InspectorView, Page } from "../context/types.js";
+import type { Capture, InspectorView, Page } from "../inspector/types.js";
 
 /** A stored message whose blocks failed validation on read: the rest of the session loads. */
 export interface BadMessage {

@@ -12,7 +12,7 @@ import { encodeTool, toolResultText } from "../provider/encode-tools.js";
 import { toolInputJson } from "../provider/tool-input.js";
 import { assertNever } from "../record/types.js";
 import { formatInt } from "../record/numbers.js";
-import { countTokens, methodFor } from "../compaction/tokens.js";
+import { countTokens, methodFor } from "../tokens/count.js";
 import { PAGE_CHARS, type Capture, type SectionKind, type SectionSummary, type TokenEstimate } from "./types.js";
 
 export interface CaptureOptions {

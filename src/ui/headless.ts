@@ -1,9 +1,9 @@
 // Headless mode (-p): one user turn to the end; the final text on stdout, progress on stderr.
-import type { App } from "./app.js";
+import type { App } from "../controller/controller.js";
 import { log } from "../config/log.js";
 import os from "node:os";
 import { sanitizeForTerminal } from "../tools/sanitize.js";
-import { forStream } from "../cli-output.js";
+import { forStream } from "./output.js";
 
 /** stderr is a terminal too: text from outside (tool output, provider messages) goes out inert */
 const inert = (s: string): string => sanitizeForTerminal(s);

@@ -3,8 +3,8 @@
 import type { ImageBlock, Session, StoredMessage } from "../record/types.js";
 import type { ProviderName, ReasoningLevel } from "../provider/types.js";
 import type { PermissionPolicy } from "../tools/types.js";
-import type { InspectorView, Page } from "../context/types.js";
-import type { Listener, SubscribeOptions } from "./events.js";
+import type { InspectorView, Page } from "../inspector/types.js";
+import type { Listener, SubscribeOptions } from "../turn/events.js";
 
 import type { CompactionStrategy } from "../compaction/types.js";
 export type { CompactionStrategy };
