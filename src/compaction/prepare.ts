@@ -3,7 +3,7 @@
 // the summary itself is requested and stored by the caller when needsSummary says so.
 import type { StoredMessage } from "../record/types.js";
 import type { CompactionStrategy } from "./types.js";
-import type { StoredSummary } from "../store/types.js";
+import type { StoredSummary } from "./types.js";
 import { estimateMessages, type HistoryEstimate } from "./estimate.js";
 import { describeRemoved, microcompact } from "./microcompact.js";
 import { applySummaryCounted, planSummaryInput } from "./summary.js";

@@ -2,7 +2,7 @@
 // note the model wrote about it. Planning the cut, asking for the note and applying a stored
 // note are separate pure steps; the caller runs the request and stores the result.
 import type { StoredMessage } from "../record/types.js";
-import type { StoredSummary } from "../store/types.js";
+import type { StoredSummary } from "./types.js";
 import { estimateMessage, type EstimateOptions } from "./estimate.js";
 import type { TokenMethod } from "../tokens/count.js";
 import type { PreparedMessage } from "./types.js";

@@ -17,3 +17,16 @@ export interface Removed {
 
 /** How long histories are shortened for the model (the config's "compaction"). */
 export type CompactionStrategy = "none" | "microcompact" | "summary" | "microcompact+summary";
+
+/** A summary the model wrote of an older part of the record, stored beside it (the record
+ * itself is never changed). */
+export interface StoredSummary {
+  id: number;
+  sessionId: string;
+  /** the summary covers stored messages with fromSeq <= seq <= toSeq */
+  fromSeq: number;
+  toSeq: number;
+  text: string;
+  model: string;
+  createdAt: string;
+}

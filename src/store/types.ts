@@ -2,6 +2,10 @@
 // store codes against this interface.
 import type { Block, MessageStatus, NewMessage, Session, StoredMessage } from "../record/types.js";
 import type { Capture, InspectorView, Page } from "../inspector/types.js";
+import type { StoredSummary } from "../compaction/types.js";
+
+// the stored summary is compaction's notion; the store only keeps it
+export type { StoredSummary };
 
 /** A stored message whose blocks failed validation on read: the rest of the session loads. */
 export interface BadMessage {
@@ -14,17 +18,6 @@ export interface BadMessage {
 export interface LoadedHistory {
   messages: StoredMessage[];
   bad: BadMessage[];
-}
-
-export interface StoredSummary {
-  id: number;
-  sessionId: string;
-  /** the summary covers stored messages with fromSeq <= seq <= toSeq */
-  fromSeq: number;
-  toSeq: number;
-  text: string;
-  model: string;
-  createdAt: string;
 }
 
 export interface HistoryStore {
