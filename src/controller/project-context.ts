@@ -13,6 +13,7 @@ import { execFile } from "node:child_process";
 import type { ContextItem } from "../provider/types.js";
 import { noRedaction, type Redactor } from "../config/secrets.js";
 import { isWithin } from "../tools/paths.js";
+import { fdRealPath } from "../tools/files.js";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"] as const;
 /** instruction files past this size are cut, with a note, so one file cannot eat the window;
@@ -30,15 +31,6 @@ function kindOf(st: import("node:fs").Stats): string {
   if (st.isCharacterDevice() || st.isBlockDevice()) return "a device";
   if (st.isSocket()) return "a socket";
   return "not a regular file";
-}
-
-/** The real path of an open descriptor, where the system can tell (Linux: /proc). */
-async function fdPath(fd: number): Promise<string | undefined> {
-  try {
-    return await fs.readlink(`/proc/self/fd/${fd}`);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -82,7 +74,7 @@ export async function readInsideWorkspace(workspace: string, name: string, max =
     const st = await handle.stat();
     if (!st.isFile()) return { kind: "refused", why: `it is ${kindOf(st)}` };
     // a folder on the way swapped for a link between the check and the open
-    const opened = await fdPath(handle.fd);
+    const opened = await fdRealPath(handle);
     if (opened !== undefined && !isWithin(wsReal, opened)) return { kind: "refused", why: "it changed to lead outside the workspace while being read" };
     if (opened === undefined) {
       const now = await fs.stat(real).catch(() => undefined);

@@ -1,5 +1,5 @@
 // The inspector's capture: the exact Request handed to the provider, turned into ordered
-// sections with exact byte counts, labelled token estimates and 8,000-unit pages (SPEC §6).
+// sections with exact byte counts, labelled token estimates and 8,000-unit pages (docs/architecture.md, "Design rules").
 // Pure: no I/O, no clock (the caller passes capturedAt), nothing from the environment.
 //
 // Two rules shape this file:

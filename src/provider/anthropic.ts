@@ -1,4 +1,4 @@
-// Anthropic Messages API: the request body (pure) and the streaming parser (providers.md §1).
+// Anthropic Messages API: the request body (pure) and the streaming parser (docs/providers.md, "Anthropic Messages").
 import { z } from "zod";
 import { assertNever, type Block } from "../record/types.js";
 import { usesAdaptiveThinking } from "./catalog.js";

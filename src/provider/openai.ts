@@ -1,5 +1,5 @@
 // OpenAI Chat Completions and compatible servers: the request body (pure) and the
-// streaming parser (providers.md §2, §4).
+// streaming parser (docs/providers.md, "OpenAI Chat Completions" and "Errors and retries").
 import { z } from "zod";
 import { assertNever, type Block } from "../record/types.js";
 import { wantsMaxCompletionTokens } from "./catalog.js";

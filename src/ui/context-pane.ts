@@ -1,6 +1,7 @@
 // The context pane: the inspector's view of the last request (sections, counts, meta) and the
 // selected section's 8,000-character pages. It only ever calls the two read methods; opening,
 // paging and refreshing never prepare, compact or send anything.
+import { messageOf } from "../record/errors.js";
 import { formatDelta, formatUsage, num } from "../inspector/format.js";
 import type { InspectorView, Page, SectionSummary } from "../inspector/types.js";
 import { assertNever } from "../record/types.js";
@@ -61,7 +62,7 @@ export class ContextPane {
       await this.loadPage(my);
     } catch (e) {
       if (my !== this.seq) return;
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = messageOf(e);
     }
     this.changed();
   }
@@ -79,7 +80,7 @@ export class ContextPane {
       this.error = p ? undefined : `section ${this.section} page ${this.page} is not available`;
     } catch (e) {
       if (my !== this.seq) return;
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = messageOf(e);
     }
     this.changed();
   }

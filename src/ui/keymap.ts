@@ -1,6 +1,7 @@
 // Key bindings by action name, from keymaps/*.json (default, vim, emacs, or a path) plus
 // overrides from the config. Loading never throws: a bad file or entry becomes a warning that
 // names the file and the entry, and that action keeps its default keys.
+import { messageOf } from "../record/errors.js";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { decodeUtf8, readStartFileSync, StartFileError } from "../config/files.js";
@@ -65,14 +66,14 @@ function readFile(file: string, label: string, warnings: string[]): Record<strin
   } catch (e) {
     const code = (e as NodeJS.ErrnoException | StartFileError).code;
     if (code === "ENOENT") warnings.push(`keymap ${label}: cannot read ${file} (no such file); using the default keys`);
-    else warnings.push(`${(e as Error).message}; using the default keys`);
+    else warnings.push(`${messageOf(e)}; using the default keys`);
     return undefined;
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    warnings.push(`keymap ${label} (${file}): not valid JSON (${(e as Error).message}); using the default keys`);
+    warnings.push(`keymap ${label} (${file}): not valid JSON (${messageOf(e)}); using the default keys`);
     return undefined;
   }
   // an object: its entries are checked one by one in apply(), so a bad one costs only itself
