@@ -1,0 +1,212 @@
+// The capture store: the inspector's capture of a session's last request (one row per
+// session plus one row per 8,000-character page), and its pending state, over the shared
+// connection (sqlite.ts).
+import type { Statement } from "sqlite3";
+import { z } from "zod";
+import { messageOf } from "../record/errors.js";
+import type { Capture, CaptureMeta, InspectorView, Page, SectionSummary } from "../inspector/types.js";
+import type { HistoryStore } from "./types.js";
+import { type Connection, nowIso, stmtAll, stmtRun } from "./sqlite.js";
+import { requireSession } from "./messages.js";
+
+export const NO_REQUEST_YET = "no request has been sent in this session yet";
+
+// ---------------------------------------------------------------------------------------
+// zod schemas for the stored capture (stored JSON is outside input, like blocks).
+
+const usageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadTokens: z.number().optional(),
+  cacheWriteTokens: z.number().optional(),
+});
+
+const metaSchema = z.object({
+  provider: z.enum(["anthropic", "openai"]),
+  model: z.string(),
+  capturedAt: z.string(),
+  iteration: z.number().int(),
+  contextWindow: z.number().optional(),
+  totalBytes: z.number().int().nonnegative(),
+  providerUsage: usageSchema.optional(),
+  compaction: z.string().optional(),
+});
+
+const sectionSchema = z.object({
+  index: z.number().int().nonnegative(),
+  kind: z.enum(["system", "context", "history", "tools"]),
+  source: z.string(),
+  items: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  estimate: z.object({ tokens: z.number(), method: z.string() }),
+  preview: z.string(),
+  chars: z.number().int().nonnegative(),
+  pages: z.number().int().nonnegative(),
+  deltaBytes: z.number().int().nullable(),
+});
+const sectionsSchema = z.array(sectionSchema);
+
+// Compile-time checks that the schemas and the context types describe the same thing.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _sameMeta: Same<z.infer<typeof metaSchema>, CaptureMeta> = true;
+const _sameSection: Same<z.infer<typeof sectionSchema>, SectionSummary> = true;
+void _sameMeta;
+void _sameSection;
+
+function parseJson<T>(schema: z.ZodType<T>, json: string): { ok: true; value: T } | { ok: false; error: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (e) {
+    return { ok: false, error: `not valid JSON (${messageOf(e)})` };
+  }
+  const r = schema.safeParse(raw);
+  if (!r.success) {
+    const first = r.error.issues[0];
+    return { ok: false, error: `fails validation at ${first?.path.join(".") || "(root)"}: ${first?.message ?? "invalid"}` };
+  }
+  return { ok: true, value: r.data };
+}
+
+// A capture row as SQLite returns it.
+interface CaptureRow {
+  meta_json: string | null;
+  sections_json: string | null;
+  pending_reason: string | null;
+  pending_since: string | null;
+}
+
+function isNonNegInt(n: number): boolean {
+  return Number.isInteger(n) && n >= 0;
+}
+
+interface Statements {
+  getCapture: Statement;
+  insertPage: Statement;
+  getPage: Statement;
+}
+
+export type CaptureMethods = "saveCapture" | "setPending" | "inspectorView" | "capturePage" | "lastSectionBytes";
+
+export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
+  private constructor(
+    private readonly conn: Connection,
+    private readonly s: Statements,
+  ) {}
+
+  static async prepare(conn: Connection): Promise<CaptureStore> {
+    const p = (sql: string) => conn.prepare(sql);
+    return new CaptureStore(conn, {
+      getCapture: await p(
+        "SELECT meta_json, sections_json, pending_reason, pending_since FROM captures WHERE session_id = ?",
+      ),
+      insertPage: await p("INSERT INTO capture_pages (session_id, section, page, text) VALUES (?, ?, ?, ?)"),
+      getPage: await p("SELECT text FROM capture_pages WHERE session_id = ? AND section = ? AND page = ?"),
+    });
+  }
+
+  saveCapture(sessionId: string, capture: Capture): Promise<void> {
+    // A capture whose page lists disagree with its sections would page wrongly forever.
+    if (capture.pages.length !== capture.sections.length) {
+      return Promise.reject(
+        new Error(`capture has ${capture.sections.length} sections but ${capture.pages.length} page lists`),
+      );
+    }
+    for (const [i, sec] of capture.sections.entries()) {
+      const n = capture.pages[i]?.length ?? 0;
+      if (sec.index !== i || sec.pages !== n) {
+        return Promise.reject(
+          new Error(`capture section ${i} (index ${sec.index}) declares ${sec.pages} pages but has ${n}`),
+        );
+      }
+    }
+    const meta = JSON.stringify(capture.meta);
+    const sections = JSON.stringify(capture.sections);
+    return this.conn.tx(async () => {
+      await requireSession(this.conn, sessionId);
+      await this.conn.run("DELETE FROM capture_pages WHERE session_id = ?", [sessionId]);
+      await this.conn.run(
+        `INSERT INTO captures (session_id, meta_json, sections_json, pending_reason, pending_since, captured_at)
+         VALUES (?, ?, ?, NULL, NULL, ?)
+         ON CONFLICT (session_id) DO UPDATE SET meta_json = excluded.meta_json,
+           sections_json = excluded.sections_json, pending_reason = NULL, pending_since = NULL,
+           captured_at = excluded.captured_at`,
+        [sessionId, meta, sections, capture.meta.capturedAt],
+      );
+      for (const [section, pages] of capture.pages.entries()) {
+        for (const [page, text] of pages.entries()) {
+          await stmtRun(this.s.insertPage, [sessionId, section, page, text]);
+        }
+      }
+    });
+  }
+
+  setPending(sessionId: string, reason: string): Promise<void> {
+    return this.conn.tx(async () => {
+      await requireSession(this.conn, sessionId);
+      // `since` is when the view went stale: a second change updates the reason only.
+      await this.conn.run(
+        `INSERT INTO captures (session_id, pending_reason, pending_since) VALUES (?, ?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET pending_reason = excluded.pending_reason,
+           pending_since = COALESCE(captures.pending_since, excluded.pending_since)`,
+        [sessionId, reason, nowIso()],
+      );
+    });
+  }
+
+  inspectorView(sessionId: string): Promise<InspectorView> {
+    return this.conn.serial(async () => {
+      const session = await requireSession(this.conn, sessionId);
+      const [row] = await stmtAll<CaptureRow>(this.s.getCapture, [sessionId]);
+      if (row?.pending_reason != null) {
+        return { state: "pending", reason: row.pending_reason, since: row.pending_since ?? session.created_at };
+      }
+      if (!row || row.meta_json === null || row.sections_json === null) {
+        return { state: "pending", reason: NO_REQUEST_YET, since: session.created_at };
+      }
+      const meta = parseJson(metaSchema, row.meta_json);
+      const sections = parseJson(sectionsSchema, row.sections_json);
+      if (!meta.ok || !sections.ok) {
+        // Never show a capture we cannot read as if it were current.
+        const why = !meta.ok ? `meta ${meta.error}` : !sections.ok ? `sections ${sections.error}` : "";
+        return {
+          state: "pending",
+          reason: `the stored capture could not be read (${why}); it is replaced by the next request`,
+          since: session.created_at,
+        };
+      }
+      return { state: "current", meta: meta.value, sections: sections.value };
+    });
+  }
+
+  capturePage(sessionId: string, section: number, page: number): Promise<Page | undefined> {
+    if (!isNonNegInt(section) || !isNonNegInt(page)) return Promise.resolve(undefined);
+    return this.conn.serial(async () => {
+      const [row] = await stmtAll<CaptureRow>(this.s.getCapture, [sessionId]);
+      if (!row || row.pending_reason !== null || row.sections_json === null) return undefined;
+      const sections = parseJson(sectionsSchema, row.sections_json);
+      if (!sections.ok) return undefined;
+      const sec = sections.value[section];
+      if (!sec || page >= sec.pages) return undefined;
+      const [p] = await stmtAll<{ text: string }>(this.s.getPage, [sessionId, section, page]);
+      if (!p) return undefined;
+      return { section, page, pages: sec.pages, text: p.text };
+    });
+  }
+
+  lastSectionBytes(sessionId: string): Promise<Map<string, number> | undefined> {
+    return this.conn.serial(async () => {
+      const [row] = await stmtAll<CaptureRow>(this.s.getCapture, [sessionId]);
+      if (!row || row.sections_json === null) return undefined;
+      const sections = parseJson(sectionsSchema, row.sections_json);
+      if (!sections.ok) return undefined;
+      const out = new Map<string, number>();
+      // Two sections with the same kind and source (rare) are compared as one.
+      for (const s of sections.value) {
+        const key = `${s.kind}:${s.source}`;
+        out.set(key, (out.get(key) ?? 0) + s.bytes);
+      }
+      return out;
+    });
+  }
+}

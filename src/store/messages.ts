@@ -1,0 +1,296 @@
+// The message store: sessions, their messages and their summaries, over the shared
+// connection (sqlite.ts). Appending or updating a message is one statement.
+import crypto from "node:crypto";
+import type { Statement } from "sqlite3";
+import type { Block, MessageStatus, NewMessage, Session, StoredMessage } from "../record/types.js";
+import { parseBlocks, roleSchema, statusSchema } from "../record/schema.js";
+import { messageOf } from "../record/errors.js";
+import type { BadMessage, HistoryStore, LoadedHistory, StoredSummary } from "./types.js";
+import { type Connection, StoreError, nowIso, sqliteCode, stmtAll, stmtRun } from "./sqlite.js";
+
+// Rows as SQLite returns them.
+
+export interface SessionRow {
+  id: string;
+  title: string;
+  workspace: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface MessageRow {
+  id: number;
+  session_id: string;
+  seq: number;
+  role: string;
+  status: string;
+  model: string | null;
+  blocks_json: string;
+  created_at: string;
+}
+
+interface SummaryRow {
+  id: number;
+  session_id: string;
+  from_seq: number;
+  to_seq: number;
+  text: string;
+  model: string;
+  created_at: string;
+}
+
+function toSession(r: SessionRow): Session {
+  return { id: r.id, title: r.title, workspace: r.workspace, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+function toSummary(r: SummaryRow): StoredSummary {
+  return {
+    id: r.id,
+    sessionId: r.session_id,
+    fromSeq: r.from_seq,
+    toSeq: r.to_seq,
+    text: r.text,
+    model: r.model,
+    createdAt: r.created_at,
+  };
+}
+
+const SESSION_COLS = "id, title, workspace, created_at, updated_at";
+const MESSAGE_COLS = "id, session_id, seq, role, status, model, blocks_json, created_at";
+
+function newSessionId(): string {
+  return crypto.randomBytes(6).toString("hex");
+}
+
+/** The session's row, or a "no-session" StoreError. Call inside serial or tx. */
+export async function requireSession(conn: Connection, sessionId: string): Promise<SessionRow> {
+  const [row] = await conn.all<SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`, [sessionId]);
+  if (!row) throw new StoreError("no-session", `no session with id ${sessionId}`);
+  return row;
+}
+
+interface Statements {
+  maxUpdated: Statement;
+  insertMessage: Statement;
+  updateMessage: Statement;
+  loadMessages: Statement;
+  loadTail: Statement;
+}
+
+export type MessageMethods =
+  | "createSession"
+  | "getSession"
+  | "listSessions"
+  | "latestSession"
+  | "setTitle"
+  | "appendMessage"
+  | "updateMessage"
+  | "loadHistory"
+  | "saveSummary"
+  | "loadSummaries";
+
+export class MessageStore implements Pick<HistoryStore, MessageMethods> {
+  private constructor(
+    private readonly conn: Connection,
+    private readonly s: Statements,
+  ) {}
+
+  static async prepare(conn: Connection): Promise<MessageStore> {
+    const p = (sql: string) => conn.prepare(sql);
+    return new MessageStore(conn, {
+      maxUpdated: await p("SELECT MAX(updated_at) AS m FROM sessions"),
+      // seq is taken inside the statement and the session is touched by a trigger, so an
+      // append is one atomic statement
+      insertMessage: await p(
+        "INSERT INTO messages (session_id, seq, role, status, model, blocks_json, created_at) " +
+          "VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6) " +
+          "RETURNING id, seq",
+      ),
+      updateMessage: await p("UPDATE messages SET blocks_json = ?, status = ? WHERE id = ?"),
+      loadMessages: await p(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq`),
+      loadTail: await p(
+        `SELECT ${MESSAGE_COLS} FROM (SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
+      ),
+    });
+  }
+
+  /** A session timestamp later than every stored one, so "newest first" is exact even for
+   *  writes within one millisecond. Call inside a write transaction. */
+  private async nextStamp(): Promise<string> {
+    const now = nowIso();
+    const [row] = await stmtAll<{ m: string | null }>(this.s.maxUpdated, []);
+    const last = row?.m;
+    if (!last || now > last) return now;
+    return new Date(Date.parse(last) + 1).toISOString();
+  }
+
+  // --- sessions --------------------------------------------------------------------------
+
+  createSession(opts: { workspace: string; title?: string }): Promise<Session> {
+    return this.conn.tx(async () => {
+      const stamp = await this.nextStamp();
+      // 48 random bits: a clash is practically impossible, but costs nothing to retry.
+      for (let attempt = 0; ; attempt++) {
+        const id = newSessionId();
+        try {
+          await this.conn.run(
+            "INSERT INTO sessions (id, title, workspace, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+            [id, opts.title ?? "", opts.workspace, stamp, stamp],
+          );
+          return { id, title: opts.title ?? "", workspace: opts.workspace, createdAt: stamp, updatedAt: stamp };
+        } catch (e) {
+          if (sqliteCode(e) !== "SQLITE_CONSTRAINT" || attempt >= 4) throw e;
+        }
+      }
+    });
+  }
+
+  getSession(id: string): Promise<Session | undefined> {
+    return this.conn.serial(async () => {
+      const [row] = await this.conn.all<SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`, [id]);
+      return row ? toSession(row) : undefined;
+    });
+  }
+
+  listSessions(opts?: { workspace?: string; limit?: number }): Promise<Session[]> {
+    const limit = opts?.limit !== undefined && opts.limit >= 0 ? Math.floor(opts.limit) : -1; // -1: no limit
+    return this.conn.serial(async () => {
+      const rows =
+        opts?.workspace !== undefined
+          ? await this.conn.all<SessionRow>(
+              `SELECT ${SESSION_COLS} FROM sessions WHERE workspace = ? ORDER BY updated_at DESC, rowid DESC LIMIT ?`,
+              [opts.workspace, limit],
+            )
+          : await this.conn.all<SessionRow>(
+              `SELECT ${SESSION_COLS} FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ?`,
+              [limit],
+            );
+      return rows.map(toSession);
+    });
+  }
+
+  async latestSession(workspace: string): Promise<Session | undefined> {
+    const [s] = await this.listSessions({ workspace, limit: 1 });
+    return s;
+  }
+
+  setTitle(sessionId: string, title: string): Promise<void> {
+    return this.conn.tx(async () => {
+      const { changes } = await this.conn.run("UPDATE sessions SET title = ? WHERE id = ?", [title, sessionId]);
+      if (changes === 0) throw new StoreError("no-session", `no session with id ${sessionId}`);
+    });
+  }
+
+  // --- messages --------------------------------------------------------------------------
+
+  appendMessage(sessionId: string, msg: NewMessage): Promise<StoredMessage> {
+    const blocksJson = JSON.stringify(msg.blocks);
+    return this.conn.serial(async () => {
+      const createdAt = nowIso();
+      let row: { id: number; seq: number } | undefined;
+      try {
+        [row] = await stmtAll<{ id: number; seq: number }>(this.s.insertMessage, [
+          sessionId,
+          msg.role,
+          msg.status,
+          msg.model ?? null,
+          blocksJson,
+          createdAt,
+        ]);
+      } catch (e) {
+        // the foreign key names the problem less clearly than we can
+        if (sqliteCode(e) === "SQLITE_CONSTRAINT" && /FOREIGN KEY/i.test(messageOf(e))) {
+          throw new StoreError("no-session", `no session with id ${sessionId}`);
+        }
+        throw e;
+      }
+      if (!row) throw new Error("the insert returned no row");
+      const seq = row.seq;
+      const stored: StoredMessage = {
+        id: row.id,
+        sessionId,
+        seq,
+        role: msg.role,
+        blocks: msg.blocks,
+        status: msg.status,
+        createdAt,
+      };
+      if (msg.model !== undefined) stored.model = msg.model;
+      return stored;
+    });
+  }
+
+  updateMessage(id: number, blocks: Block[], status: MessageStatus): Promise<void> {
+    const blocksJson = JSON.stringify(blocks);
+    return this.conn.serial(async () => {
+      // one statement: the trigger touches the session
+      const { changes } = await stmtRun(this.s.updateMessage, [blocksJson, status, id]);
+      if (changes === 0) throw new Error(`no stored message with id ${id}`);
+    });
+  }
+
+  loadHistory(sessionId: string, opts?: { last?: number }): Promise<LoadedHistory> {
+    return this.conn.serial(async () => {
+      const rows =
+        opts?.last !== undefined
+          ? await stmtAll<MessageRow>(this.s.loadTail, [sessionId, Math.max(0, Math.floor(opts.last))])
+          : await stmtAll<MessageRow>(this.s.loadMessages, [sessionId]);
+      const messages: StoredMessage[] = [];
+      const bad: BadMessage[] = [];
+      for (const r of rows) {
+        const fail = (error: string) => bad.push({ id: r.id, seq: r.seq, role: String(r.role), error });
+        const role = roleSchema.safeParse(r.role);
+        if (!role.success) {
+          fail(`unknown role ${JSON.stringify(r.role)}`);
+          continue;
+        }
+        const status = statusSchema.safeParse(r.status);
+        if (!status.success) {
+          fail(`unknown status ${JSON.stringify(r.status)}`);
+          continue;
+        }
+        const blocks = parseBlocks(r.blocks_json);
+        if (!blocks.ok) {
+          fail(blocks.error);
+          continue;
+        }
+        const m: StoredMessage = {
+          id: r.id,
+          sessionId: r.session_id,
+          seq: r.seq,
+          role: role.data,
+          blocks: blocks.blocks,
+          status: status.data,
+          createdAt: r.created_at,
+        };
+        if (r.model !== null) m.model = r.model;
+        messages.push(m);
+      }
+      return { messages, bad };
+    });
+  }
+
+  // --- summaries -------------------------------------------------------------------------
+
+  saveSummary(s: Omit<StoredSummary, "id" | "createdAt">): Promise<StoredSummary> {
+    return this.conn.tx(async () => {
+      await requireSession(this.conn, s.sessionId);
+      const createdAt = nowIso();
+      const { lastID } = await this.conn.run(
+        "INSERT INTO summaries (session_id, from_seq, to_seq, text, model, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        [s.sessionId, s.fromSeq, s.toSeq, s.text, s.model, createdAt],
+      );
+      return { id: lastID, sessionId: s.sessionId, fromSeq: s.fromSeq, toSeq: s.toSeq, text: s.text, model: s.model, createdAt };
+    });
+  }
+
+  loadSummaries(sessionId: string): Promise<StoredSummary[]> {
+    return this.conn.serial(async () => {
+      const rows = await this.conn.all<SummaryRow>(
+        "SELECT id, session_id, from_seq, to_seq, text, model, created_at FROM summaries WHERE session_id = ? ORDER BY id DESC",
+        [sessionId],
+      );
+      return rows.map(toSummary);
+    });
+  }
+}
