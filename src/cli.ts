@@ -282,7 +282,19 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * A reader that stops reading (`albedo-tui sessions | head -1`) is a normal end: exit 0 at
+ * once, no stack trace. Only EPIPE: any other write failure is a real error.
+ */
+function endQuietlyOnClosedStdout(): void {
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(0);
+    throw e;
+  });
+}
+
 export async function run(argv: string[]): Promise<void> {
+  endQuietlyOnClosedStdout();
   try {
     await buildProgram().parseAsync(argv);
   } catch (e) {
