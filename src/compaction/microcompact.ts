@@ -58,7 +58,7 @@ export function microcompact(
       }
       if (copy) blocks = copy;
     }
-    messages[i] = { role: m.role, blocks };
+    messages[i] = m.status === undefined ? { role: m.role, blocks } : { role: m.role, blocks, status: m.status };
   }
   return { messages, removed };
 }

@@ -106,7 +106,7 @@ export function prepareHistory(history: readonly StoredMessage[], opts: PrepareO
     summarized = r.summarized;
     applied = r.summary;
   } else {
-    messages = history.map((m) => ({ role: m.role, blocks: m.blocks }));
+    messages = history.map((m) => ({ role: m.role, blocks: m.blocks, status: m.status }));
   }
 
   let outputs = 0;

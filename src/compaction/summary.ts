@@ -168,7 +168,7 @@ export function applySummaryCounted(
 }
 
 function prepared(m: StoredMessage): PreparedMessage {
-  return { role: m.role, blocks: m.blocks };
+  return { role: m.role, blocks: m.blocks, status: m.status };
 }
 
 /** What a new summary request covers: the newest applicable summary (if any) and the stored

@@ -1,10 +1,12 @@
 // Shapes shared by the compaction modules. A prepared message is what one request will replay:
 // the stored message's role and blocks, possibly blurred or replaced, never the record itself.
-import type { Block } from "../record/types.js";
+import type { Block, MessageStatus } from "../record/types.js";
 
 export interface PreparedMessage {
   role: "user" | "assistant";
   blocks: Block[];
+  /** as stored; replay says so when an answer was cut off (absent: complete) */
+  status?: MessageStatus;
 }
 
 /** What compaction left out of a request. */

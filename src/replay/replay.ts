@@ -23,6 +23,15 @@ export interface ReplayOptions {
 /** The marker for a stored message that has no blocks (a turn killed before any output). */
 export const EMPTY_MESSAGE_MARKER = "[This turn was interrupted before any output.]";
 
+/** Ends the prose of an answer that was cut off (Esc, a dropped link, kill -9): the model
+ * must not take a partial answer for a finished one. */
+export const INTERRUPTED_MARKER = "[This answer was interrupted here.]";
+
+/** Stands for the result of a call whose turn ended before the tool finished. */
+export function noResultProse(name: string): string {
+  return `Result (${name}): [no result: the turn was interrupted before the tool finished]`;
+}
+
 /** Put before a request's history when it would otherwise open with an assistant message (a
  * session whose first row could not be read, a summary request's prefix): providers want a
  * user message first. */
@@ -120,15 +129,32 @@ export function markEmpty<P extends WirePart>(parts: P[]): Array<P | TextPart> {
   return parts.length > 0 ? parts : [{ type: "text", text: EMPTY_MESSAGE_MARKER }];
 }
 
-type Replayable = { role: StoredMessage["role"]; blocks: Block[] };
+type Replayable = { role: StoredMessage["role"]; blocks: Block[]; status?: StoredMessage["status"] };
 
-/** Replays one stored message's blocks as the content of one prose message. */
-export function replayMessage(msg: Replayable, opts: ReplayOptions): ProseMessage {
-  return { role: msg.role, content: markEmpty(dropBlankText(msg.blocks.map((b) => prosePart(b, opts)))) };
+const INTERRUPTED_PART: TextPart = { type: "text", text: INTERRUPTED_MARKER };
+
+/**
+ * Replays one stored message's blocks as the content of one prose message. Interrupted work
+ * says so, as an unseen image does: an answer cut off ends with INTERRUPTED_MARKER, and a
+ * call whose result never landed (`answered` lacks its id) is followed by noResultProse.
+ */
+export function replayMessage(msg: Replayable, opts: ReplayOptions, answered?: ReadonlySet<string>): ProseMessage {
+  const parts: ProsePart[] = [];
+  for (const b of msg.blocks) {
+    parts.push(prosePart(b, opts));
+    if (answered && b.type === "tool_use" && !answered.has(b.id)) parts.push({ type: "text", text: noResultProse(b.name) });
+  }
+  const content = dropBlankText(parts);
+  // an empty interrupted message already says it was interrupted (markEmpty)
+  if (msg.status === "interrupted" && msg.role === "assistant" && content.length > 0) content.push(INTERRUPTED_PART);
+  return { role: msg.role, content: markEmpty(content) };
 }
 
 export function replayMessages(stored: ReadonlyArray<Replayable>, opts: ReplayOptions): ProseMessage[] {
-  return stored.map((m) => replayMessage(m, opts));
+  // results are stored right after their calls; a call with none anywhere never got one
+  const answered = new Set<string>();
+  for (const m of stored) for (const b of m.blocks) if (b.type === "tool_result") answered.add(b.toolUseId);
+  return stored.map((m) => replayMessage(m, opts, answered));
 }
 
 /** The native wire form of one of the live round's complete messages: call ids kept, signed

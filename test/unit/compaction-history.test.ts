@@ -347,7 +347,7 @@ describe("prepareHistory", () => {
   it("none returns the history as it is", () => {
     const h = fiveRounds();
     const r = prepareHistory(h.msgs, { strategy: "none", summaries: [summary({ toSeq: 4 })], method: "chars/4", contextWindow: 200_000 });
-    expect(r.messages).toEqual(h.msgs.map((m) => ({ role: m.role, blocks: m.blocks })));
+    expect(r.messages).toEqual(h.msgs.map((m) => ({ role: m.role, blocks: m.blocks, status: m.status })));
     expect(r.note).toBe("none");
     expect(r.removed).toEqual({ outputs: 0, bytes: 0, summarizedMessages: 0 });
     expect(r.estimate).toEqual(estimateMessages(h.msgs, "chars/4"));

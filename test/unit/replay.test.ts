@@ -4,7 +4,9 @@
 import { describe, expect, it } from "vitest";
 import {
   EMPTY_MESSAGE_MARKER,
+  INTERRUPTED_MARKER,
   blockToPart,
+  noResultProse,
   replayMessage,
   replayMessages,
   type ReplayOptions,
@@ -14,7 +16,7 @@ import { parseBlocks } from "../../src/record/schema.js";
 import type { WireMessage, WirePart } from "../../src/provider/types.js";
 import { prng } from "../helpers/prng.js";
 
-type Stored = { role: Role; blocks: Block[] };
+type Stored = { role: Role; blocks: Block[]; status?: "complete" | "interrupted" };
 
 const SEE: ReplayOptions = { vision: true };
 const BLIND: ReplayOptions = { vision: false };
@@ -282,7 +284,8 @@ describe("killed rounds and orphans", () => {
     ];
     const out = replayMessages(stored, SEE);
     expect(out).toHaveLength(3);
-    expect(texts(out[1]!)).toEqual(["Running.", 'Tool use: bash({"command":"npm test"})']);
+    // the call never got a result: the prose says so, in the same message
+    expect(texts(out[1]!)).toEqual(["Running.", 'Tool use: bash({"command":"npm test"})', noResultProse("bash")]);
     assertNoToolProtocol(out, ["toolu_DANGLING_1"]);
   });
 
@@ -294,8 +297,26 @@ describe("killed rounds and orphans", () => {
       ],
       BLIND,
     );
-    expect(texts(out[1]!)).toEqual(['Tool use: read({"path":"a"})']);
+    expect(texts(out[1]!)).toEqual(['Tool use: read({"path":"a"})', "Result (read): [no result: the turn was interrupted before the tool finished]"]);
     assertNoToolProtocol(out, ["call_LAST"]);
+  });
+
+  it("an answer cut off (Esc, a dropped link, kill -9) ends with the interrupted marker, as prose, one message", () => {
+    const out = replayMessages(
+      [
+        { role: "user", blocks: [text("explain")] },
+        { role: "assistant", blocks: [{ type: "reasoning", text: "thinking" }, text("The reason is")], status: "interrupted" },
+        { role: "user", blocks: [text("go on")] },
+      ],
+      SEE,
+    );
+    expect(out).toHaveLength(3);
+    expect(texts(out[1]!)).toEqual(["[Reasoning]: thinking", "The reason is", INTERRUPTED_MARKER]);
+    // an interrupted answer with nothing in it keeps the one empty-message marker
+    const empty = replayMessages([{ role: "assistant", blocks: [], status: "interrupted" }], SEE);
+    expect(texts(empty[0]!)).toEqual([EMPTY_MESSAGE_MARKER]);
+    // a complete answer has no marker
+    expect(texts(replayMessages([{ role: "assistant", blocks: [text("done")], status: "complete" }], SEE)[0]!)).toEqual(["done"]);
   });
 
   it("a tool_result whose tool_use is missing replays as prose", () => {
@@ -383,7 +404,7 @@ function generate(seed: number): Gen {
   for (let i = 0; i < n; i++) {
     const role: Role = int(2) === 0 ? "user" : "assistant";
     const blocks = Array.from({ length: int(7) }, block);
-    stored.push({ role, blocks });
+    stored.push(role === "assistant" && int(4) === 0 ? { role, blocks, status: "interrupted" } : { role, blocks });
   }
   return { stored, ids, secrets, hasImage };
 }
@@ -413,6 +434,7 @@ describe("property: random histories (seeded)", () => {
     for (let seed = 1; seed <= CASES; seed++) {
       const g = generate(seed * 7919);
       const before = structuredClone(g.stored);
+      const answered = new Set(g.stored.flatMap((m) => m.blocks.flatMap((b) => (b.type === "tool_result" ? [b.toolUseId] : []))));
       for (const vision of [true, false]) {
         let out: WireMessage[];
         try {
@@ -434,9 +456,16 @@ describe("property: random histories (seeded)", () => {
             expect(m.content).toEqual([{ type: "text", text: EMPTY_MESSAGE_MARKER }]);
             return;
           }
-          expect(m.content.length, `seed ${seed} msg ${i}`).toBe(kept.length);
-          kept.forEach((b, j) => {
-            const got = m.content[j]!;
+          // a call that never got a result is followed by a line saying so; an interrupted
+          // answer ends with the interrupted marker
+          const extra = kept.filter((b) => b.type === "tool_use" && !answered.has(b.id)).length;
+          const interrupted = src.status === "interrupted" && src.role === "assistant";
+          expect(m.content.length, `seed ${seed} msg ${i}`).toBe(kept.length + extra + (interrupted ? 1 : 0));
+          if (interrupted) expect(m.content.at(-1)).toEqual({ type: "text", text: INTERRUPTED_MARKER });
+          let at = 0;
+          kept.forEach((b) => {
+            const got = m.content[at++]!;
+            if (b.type === "tool_use" && !answered.has(b.id)) expect(m.content[at++]).toEqual({ type: "text", text: noResultProse(b.name) });
             sawKinds.add(b.type);
             const want = expectedPart(b, vision);
             if (want) {

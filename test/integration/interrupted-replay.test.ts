@@ -1,0 +1,102 @@
+// Interrupted work crosses to the model saying so (the built CLI, real SIGKILL, the strict
+// fake provider, both API shapes): an answer cut off ends with the interrupted marker, and a
+// call whose result never landed is followed by a no-result line — as prose, one wire
+// message per stored message, no tool roles, so the strict server accepts the request.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import fs from "node:fs/promises";
+import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
+import { makeHome, runCli, startCli, waitUntil, type Home } from "../helpers/cli.js";
+import { openStore } from "../../src/store/store.js";
+import { INTERRUPTED_MARKER, noResultProse } from "../../src/replay/replay.js";
+
+const KEY = "sk-test-interrupted-SECRET-5150";
+let fake: FakeProvider;
+let home: Home;
+const homes: Home[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeProvider({ key: KEY });
+});
+afterAll(async () => {
+  await fake.close();
+  await Promise.all(homes.map((h) => fs.rm(h.root, { recursive: true, force: true })));
+});
+beforeEach(async () => {
+  home = await makeHome({ ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: KEY });
+  homes.push(home);
+  fake.requests.length = 0;
+});
+
+const SHAPES = {
+  anthropic: () => ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase],
+  openai: () => ["--provider", "openai", "--model", "gpt-4o", "--base-url", fake.openaiBase],
+} as const;
+
+async function stored(h: Home) {
+  const store = await openStore(h.db);
+  try {
+    const [s] = await store.listSessions();
+    return s ? (await store.loadHistory(s.id)).messages : [];
+  } finally {
+    await store.close();
+  }
+}
+
+/** The text of each wire message of a received body, whichever the shape; and whether any tool protocol was sent. */
+function wire(body: any): { texts: string[]; toolProtocol: boolean } {
+  // OpenAI carries the system text and context items as leading system messages
+  const msgs: any[] = body.messages.filter((m: any) => m.role !== "system" && m.role !== "developer");
+  const texts = msgs.map((m) =>
+    typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((c: any) => c.text ?? "").join("\n") : "",
+  );
+  const toolProtocol = msgs.some(
+    (m) => m.role === "tool" || m.tool_calls !== undefined || (Array.isArray(m.content) && m.content.some((c: any) => c.type === "tool_use" || c.type === "tool_result")),
+  );
+  return { texts, toolProtocol };
+}
+
+describe("interrupted work is replayed saying so", () => {
+  for (const [shape, args] of Object.entries(SHAPES)) {
+    it(`${shape}: an answer cut by a dropped link ends with the marker in the next turn's request`, async () => {
+      fake.script({ fault: "reset_mid" });
+      const first = await runCli(["-p", "explain the build", ...args()], home);
+      expect(first.code).toBe(1);
+      const msgs = await stored(home);
+      expect(msgs.map((m) => [m.role, m.status])).toEqual([
+        ["user", "complete"],
+        ["assistant", "interrupted"],
+      ]);
+      fake.script({ text: "Picking up where I stopped." });
+      const next = await runCli(["-p", "go on", "--continue", ...args()], home);
+      expect(next.code, next.stderr).toBe(0);
+      expect(fake.rejections()).toEqual([]);
+      const { texts, toolProtocol } = wire(fake.requests.at(-1)!.body);
+      expect(toolProtocol).toBe(false);
+      // one wire message per stored message: prompt, cut answer, new prompt
+      expect(texts.filter((t) => t.length > 0)).toHaveLength(3);
+      expect(texts[1]!.endsWith(INTERRUPTED_MARKER)).toBe(true);
+      expect(texts[1]).toContain("partial answer");
+    }, 60_000);
+
+    it(`${shape}: a tool call killed with the agent (kill -9) is followed by a no-result line`, async () => {
+      fake.script({ text: "Running it.", toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] });
+      const run = startCli(["-p", "run the slow thing", "--permission", "auto", ...args()], home);
+      await waitUntil(() => run.stderr().includes("▸ bash"), 20_000, "the bash tool to start");
+      run.child.kill("SIGKILL");
+      await run.done;
+      expect((await stored(home)).map((m) => [m.role, m.status])).toEqual([
+        ["user", "complete"],
+        ["assistant", "complete"],
+      ]);
+      fake.script({ text: "It was cut off; let me try again." });
+      const next = await runCli(["-p", "what happened?", "--continue", ...args()], home);
+      expect(next.code, next.stderr).toBe(0);
+      expect(fake.rejections()).toEqual([]);
+      const { texts, toolProtocol } = wire(fake.requests.at(-1)!.body);
+      expect(toolProtocol).toBe(false);
+      expect(texts[1]).toContain('Tool use: bash({"command":"sleep 30"})');
+      expect(texts[1]).toContain(noResultProse("bash"));
+      expect(texts[1]).not.toContain(INTERRUPTED_MARKER);
+    }, 60_000);
+  }
+});
