@@ -173,6 +173,12 @@ async function screenFirst(opts: MainOptions): Promise<number> {
   }
 }
 
+/** A whole number as a person types it ("3", "03"), or undefined for anything else ("-1", "1.5", "x"). */
+function wholeNumber(s: string): number | undefined {
+  if (!/^[0-9]{1,15}$/.test(s)) return undefined;
+  return Number(s);
+}
+
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -203,9 +209,9 @@ export function buildProgram(): Command {
       process.exitCode = await main(opts);
     });
 
-  program
+  const sessions = program
     .command("sessions")
-    .description("list sessions, newest first")
+    .description("list sessions, newest first (sessions with no message are not listed)")
     .option("--json", "print JSON")
     .option("--db <path>", "history database")
     .action(async (o: { json?: boolean; db?: string }) => {
@@ -218,9 +224,40 @@ export function buildProgram(): Command {
         } else if (list.length === 0) {
           out.write("No sessions yet.\n");
         } else {
+          const { sessionLines } = await import("./ui/session-list.js");
           // titles and folders come from prompts and paths: inert on a terminal, exact when piped
-          for (const s of list) out.write(`${s.id}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${fieldForStream(s.workspace, out)}  ${fieldForStream(s.title, out) || "(untitled)"}\n`);
+          for (const line of sessionLines(list, new Date(), (t) => fieldForStream(t, out))) out.write(line + "\n");
         }
+      } finally {
+        await store.close();
+      }
+    });
+
+  sessions
+    .command("rm <id>")
+    .description("delete a session with its messages, captures and summaries")
+    .option("-y, --yes", "do not ask for confirmation")
+    .option("--db <path>", "history database")
+    .action(async (id: string, o: { yes?: boolean; db?: string }) => {
+      const store = await openDb(o.db ?? sessions.opts<{ db?: string }>().db ?? program.opts<{ db?: string }>().db);
+      try {
+        const s = await store.getSession(id);
+        if (!s) throw new CliError(`no session with id "${id}" in ${store.path}; list them with: albedo-tui sessions`);
+        const { messages } = await store.loadHistory(id);
+        const what = `session ${s.id} "${fieldForStream(s.title || "(untitled)", process.stderr)}" (${messages.length} message${messages.length === 1 ? "" : "s"})`;
+        if (!o.yes) {
+          if (!process.stdin.isTTY) throw new UsageError(`sessions rm asks before deleting; with no terminal to ask on, pass --yes to delete ${what}`);
+          const { createInterface } = await import("node:readline/promises");
+          const rl = createInterface({ input: process.stdin, output: process.stderr });
+          const answer = await rl.question(`Delete ${what}? This cannot be undone. [y/N] `);
+          rl.close();
+          if (!/^y(es)?$/i.test(answer.trim())) {
+            process.stderr.write("Nothing deleted.\n");
+            return;
+          }
+        }
+        await store.deleteSession(id);
+        process.stderr.write(`Deleted ${what}.\n`);
       } finally {
         await store.close();
       }
@@ -249,32 +286,44 @@ export function buildProgram(): Command {
   program
     .command("context <id>")
     .description("show what was last sent to the model in a session (read-only)")
-    .option("--section <n>", "section number (from the summary)")
-    .option("--page <k>", "page number, from 0", "0")
-    .option("--json", "print JSON")
+    .option("--section <n>", "section number, from 1, as the summary numbers them")
+    .option("--page <k>", "page number within the section, from 1 (default 1)")
+    .option("--json", "print JSON (its section and page numbers count from 0, as the local API's do)")
     .option("--db <path>", "history database")
-    .action(async (id: string, o: { section?: string; page: string; json?: boolean; db?: string }) => {
+    .action(async (id: string, o: { section?: string; page?: string; json?: boolean; db?: string }) => {
       const store = await openDb(o.db ?? program.opts<{ db?: string }>().db, true);
       const out = process.stdout;
       try {
         if (!(await store.getSession(id))) throw new CliError(`no session with id "${id}" in ${store.path}`);
-        const { formatView, formatPage } = await import("./inspector/format.js");
+        const { formatView, formatPage, MACHINE_NUMBERING } = await import("./inspector/format.js");
         const view = await store.inspectorView(id);
         if (o.section === undefined) {
-          out.write((o.json ? jsonForStream(JSON.stringify(view, null, 2), out) : forStream(formatView(view), out)) + "\n");
+          if (o.page !== undefined) throw new CliError(`--page needs --section: say which section's page ${o.page} to show`);
+          const json = view.state === "current" ? { ...view, numbering: MACHINE_NUMBERING } : view;
+          out.write((o.json ? jsonForStream(JSON.stringify(json, null, 2), out) : forStream(formatView(view), out)) + "\n");
           return;
         }
-        const section = Number(o.section);
-        const page = Number(o.page);
-        if (!/^\d+$/.test(o.section) || !Number.isSafeInteger(section)) throw new CliError(`--section must be a section number from 0 (got "${o.section}")`);
-        if (!/^\d+$/.test(o.page) || !Number.isSafeInteger(page)) throw new CliError(`--page must be a page number from 0 (got "${o.page}")`);
-        if (view.state === "pending") throw new CliError(`the inspector is pending: ${view.reason}`);
-        const p = await store.capturePage(id, section, page);
-        if (!p) {
-          const s = view.sections[section];
-          throw new CliError(s ? `section ${section} has pages 0–${s.pages - 1}; there is no page ${page}` : `there is no section ${section}; sections are 0–${view.sections.length - 1}`);
+        // a person's numbers, from 1, as the summary and the screen show them
+        const range = (n: number): string => (n === 1 ? "1" : `1–${n}`);
+        const sections = view.state === "current" ? view.sections.length : undefined;
+        const section = wholeNumber(o.section);
+        if (section === undefined) {
+          throw new CliError(`--section must be a section number${sections !== undefined ? ` (sections are ${range(sections)})` : ", from 1"}; got "${o.section}"`);
         }
-        out.write((o.json ? jsonForStream(JSON.stringify(p, null, 2), out) : forStream(formatPage(p, view.sections[section]), out)) + "\n");
+        const pageArg = o.page ?? "1";
+        const page = wholeNumber(pageArg);
+        if (page === undefined) throw new CliError(`--page must be a page number, from 1; got "${pageArg}"`);
+        if (view.state === "pending") throw new CliError(`the inspector is pending: ${view.reason}`);
+        const summary = view.sections[section - 1];
+        if (section < 1 || !summary) throw new CliError(`there is no section ${section}: sections are ${range(view.sections.length)}, as the summary numbers them`);
+        if (page < 1 || page > summary.pages) {
+          throw new CliError(`there is no page ${page} in section ${section} (${summary.source}): its pages are ${range(summary.pages)}`);
+        }
+        const p = await store.capturePage(id, summary.index, page - 1);
+        // the summary was read a moment ago; a capture saved since may have changed the pages
+        if (!p) throw new CliError(`section ${section}, page ${page} is no longer there: a new request was captured meanwhile; run the command again`);
+        const pageOut = o.json ? jsonForStream(JSON.stringify({ ...p, numbering: MACHINE_NUMBERING }, null, 2), out) : forStream(formatPage(p, summary), out);
+        out.write(pageOut + "\n");
       } finally {
         await store.close();
       }

@@ -14,6 +14,50 @@ export function formatEstimate(e: TokenEstimate): string {
   return `≈ ${num(e.tokens)} tokens (${e.method})`;
 }
 
+/**
+ * People count sections and pages from 1 (the screen, `context` text and its flags); the
+ * stored record, `--json` and the HTTP API count from 0, as the API is specified. This is
+ * the one place the two meet.
+ */
+export function forPeople(index: number): number {
+  return index + 1;
+}
+
+/** What `--json` and the API write beside their section and page numbers. */
+export const MACHINE_NUMBERING = "zero-based";
+
+/**
+ * The whole request's estimate: its sections' estimates summed (system, each context item,
+ * history, tools, as compacted), with the method they used. The status line and the context
+ * pane both give this figure, so the two cannot disagree.
+ */
+export function requestEstimate(sections: ReadonlyArray<{ estimate: TokenEstimate }>): TokenEstimate {
+  let tokens = 0;
+  const methods: string[] = [];
+  for (const s of sections) {
+    tokens += s.estimate.tokens;
+    if (!methods.includes(s.estimate.method)) methods.push(s.estimate.method);
+  }
+  // "chars/4" and "chars/4 + images by size" are one method: the longer one says it all
+  const widest = methods.find((m) => methods.every((o) => m.startsWith(o)));
+  return { tokens, method: widest ?? (methods.length > 0 ? methods.join("; ") : "no sections") };
+}
+
+/** What a request figure is: the last captured request, or an estimate of the next one. */
+export type FigureBasis = "last request" | "next request";
+
+/** "≈ 1,200 tokens (chars/4)" for the last request; "next request ≈ 1,200 tokens (chars/4)". */
+export function formatFigure(basis: FigureBasis, e: TokenEstimate): string {
+  switch (basis) {
+    case "last request":
+      return formatEstimate(e);
+    case "next request":
+      return `next request ${formatEstimate(e)}`;
+    default:
+      return assertNever(basis, "figure basis");
+  }
+}
+
 /** "+1,204" / "−80" / "0" / "new" (no previous capture had this section). */
 export function formatDelta(d: number | null): string {
   if (d === null) return "new";
@@ -60,7 +104,7 @@ function table(header: string[], rows: string[][], rightAligned: boolean[]): str
 
 export function formatSectionsTable(sections: ReadonlyArray<SectionSummary>): string {
   const rows = sections.map((s) => [
-    String(s.index),
+    String(forPeople(s.index)),
     neutralizeControls(s.source),
     num(s.items),
     num(s.bytes),
@@ -90,12 +134,13 @@ export function formatView(view: InspectorView): string {
         `Context of the last request: ${m.provider} / ${neutralizeControls(m.model)}`,
         `captured: ${m.capturedAt} (iteration ${m.iteration})`,
         `context window: ${m.contextWindow !== undefined ? `${num(m.contextWindow)} tokens` : "unknown"}`,
-        `total: ${num(m.totalBytes)} bytes`,
+        `total: ${num(m.totalBytes)} bytes, ${formatEstimate(requestEstimate(view.sections))}`,
         `provider usage (previous response): ${m.providerUsage ? formatUsage(m.providerUsage) : "none reported"}`,
       ];
       if (m.compaction) lines.push(`compaction: ${neutralizeControls(m.compaction)}`);
       lines.push("", formatSectionsTable(view.sections));
       lines.push("", "Token figures are estimates; byte figures are exact UTF-8 bytes of the request content.");
+      lines.push("A section's text: --section N [--page K], numbered as above, from 1 (--json counts from 0).");
       return lines.join("\n");
     }
     default:
@@ -103,10 +148,9 @@ export function formatView(view: InspectorView): string {
   }
 }
 
-/** A page for people: "page K of N" counts from 1, the API's page numbers from 0. */
+/** A page for people: its section and page counted from 1 (the page itself holds them from 0). */
 export function formatPage(p: Page, summary?: SectionSummary): string {
-  const where = summary
-    ? `section ${p.section} (${neutralizeControls(summary.source)}), page ${num(p.page + 1)} of ${num(p.pages)}`
-    : `section ${p.section}, page ${num(p.page + 1)} of ${num(p.pages)}`;
+  const section = summary ? `section ${forPeople(p.section)} (${neutralizeControls(summary.source)})` : `section ${forPeople(p.section)}`;
+  const where = `${section}, page ${num(forPeople(p.page))} of ${num(p.pages)}`;
   return `${where}\n\n${neutralizeControls(p.text)}`;
 }

@@ -81,19 +81,42 @@ describe("albedo-tui command line", () => {
     expect(sum.stdout).toMatch(/history/);
     expect(sum.stdout).toMatch(/tools/);
     expect(sum.stdout).toMatch(/chars\/4/);
-    const view = JSON.parse((await runCli(["context", id, "--json"], home)).stdout) as { state: string; sections: { source: string; pages: number }[] };
+    const view = JSON.parse((await runCli(["context", id, "--json"], home)).stdout) as { state: string; numbering: string; sections: { index: number; source: string; pages: number }[] };
     expect(view.state).toBe("current");
+    // JSON counts from 0, as the API does, and says so
+    expect(view.numbering).toBe("zero-based");
+    expect(view.sections[0]).toMatchObject({ index: 0, source: "system" });
     const hist = view.sections.findIndex((s) => s.source === "history");
-    const page = await runCli(["context", id, "--section", String(hist), "--page", "0"], home);
-    expect(page.code).toBe(0);
-    expect(page.stdout).toContain("Tool use: read(");
-    expect(page.stdout).toMatch(/page 1 of 1/);
-    const pj = JSON.parse((await runCli(["context", id, "--section", String(hist), "--page", "0", "--json"], home)).stdout) as { page: number; text: string };
-    expect(pj.page).toBe(0);
-    for (const bad of [["--section", "99"], ["--section", String(hist), "--page", "7"], ["--section", "-1"], ["--section", "x"]]) {
-      const r = await runCli(["context", id, ...bad], home);
-      expect(r.code, bad.join(" ")).toBe(1);
-      expect(r.stderr).toMatch(/section|page/);
+    // people count from 1: the summary's numbers are the ones --section takes
+    const n = hist + 1;
+    expect(sum.stdout).toMatch(/^1\s+system\s/m);
+    expect(sum.stdout).toMatch(new RegExp(`^${n}\\s+history\\s`, "m"));
+    const page = await runCli(["context", id, "--section", String(n), "--page", "1"], home);
+    expect(page.code, page.stderr).toBe(0);
+    expect(page.stdout.split("\n")[0]).toBe(`section ${n} (history), page 1 of 1`);
+    // the history's text: the prompt and the tool call with its input
+    expect(page.stdout).toContain("what is in a.txt?");
+    expect(page.stdout).toContain('{"path":"a.txt"}');
+    // --page defaults to the first page
+    expect((await runCli(["context", id, "--section", String(n)], home)).stdout).toBe(page.stdout);
+    const pj = JSON.parse((await runCli(["context", id, "--section", String(n), "--page", "1", "--json"], home)).stdout) as { section: number; page: number; numbering: string };
+    expect(pj).toMatchObject({ section: hist, page: 0, numbering: "zero-based" });
+    const last = view.sections.length;
+    const bad: [string[], string][] = [
+      [["--section", "99"], `there is no section 99: sections are 1–${last}`],
+      [["--section", "0"], `there is no section 0: sections are 1–${last}`],
+      [["--section", String(n), "--page", "7"], `there is no page 7 in section ${n} (history): its pages are 1`],
+      [["--section", String(n), "--page", "0"], `there is no page 0 in section ${n} (history): its pages are 1`],
+      [["--section", "-1"], `--section must be a section number (sections are 1–${last}); got "-1"`],
+      [["--section", "x"], `--section must be a section number (sections are 1–${last}); got "x"`],
+      [["--section", "1", "--page", "1.5"], `--page must be a page number, from 1; got "1.5"`],
+      [["--page", "1"], "--page needs --section"],
+    ];
+    for (const [args, message] of bad) {
+      const r = await runCli(["context", id, ...args], home);
+      expect(r.code, args.join(" ")).toBe(1);
+      expect(r.stderr, args.join(" ")).toContain(message);
+      expect(r.stdout, args.join(" ")).toBe("");
     }
   });
 });
@@ -239,7 +262,8 @@ describe("output from the record is inert on a terminal and exact when piped", (
     // the inspector already shows controls as visible text (^[ and \u009b), so this held
     // before issue 11 too; the terminal path now also passes the sanitizer, as the screen does
     const view = JSON.parse((await runCli(["context", sid, "--json"], hostileHome)).stdout) as { sections: { source: string }[] };
-    const hist = String(view.sections.findIndex((s) => s.source === "history"));
+    // --section counts from 1, the JSON's index from 0
+    const hist = String(view.sections.findIndex((s) => s.source === "history") + 1);
     const page = await onTerminal(["context", sid, "--section", hist]);
     expect(page).not.toContain("\x1b]0;pwned");
     expect(page).not.toContain("\u009b");

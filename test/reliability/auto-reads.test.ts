@@ -125,7 +125,8 @@ describe("automatic reads stay inside the workspace", () => {
         const section = view.sections.find((x) => x.kind === "context" && (x.source === "AGENTS.md" || x.source === "CLAUDE.md"));
         expect(section, ctx.stdout).toBeDefined();
         // the note ends the section: its last page
-        const page = await runCli(["context", id, "--section", String(section!.index), "--page", String(section!.pages - 1), "--json"], h);
+        // the JSON's numbers count from 0, the flags from 1
+        const page = await runCli(["context", id, "--section", String(section!.index + 1), "--page", String(section!.pages), "--json"], h);
         const text = (JSON.parse(page.stdout) as { text: string }).text;
         expect(text).toMatch(form.expect);
         expect(text).not.toContain(OUTSIDE_MARK);

@@ -107,7 +107,8 @@ async function fullRun(h: Home, anthropic: FakeProvider, openai: FakeProvider, e
   const summary = await run(["context", id, "--json"]);
   const view2 = JSON.parse(summary.stdout) as { sections: { index: number; pages: number }[] };
   for (const s of view2.sections) {
-    for (let p = 0; p < s.pages; p++) await run(["context", id, "--section", String(s.index), "--page", String(p)]);
+    // the JSON's numbers count from 0, the flags from 1
+    for (let p = 0; p < s.pages; p++) await run(["context", id, "--section", String(s.index + 1), "--page", String(p + 1)]);
   }
   // the log exists and has the warnings (so scanning it means something)
   const log = await fs.readFile(path.join(h.env.XDG_STATE_HOME as string, "albedo", "albedo.log"), "utf8");
