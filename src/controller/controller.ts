@@ -3,28 +3,31 @@
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.js";
-import type { ContextItem, Provider, ProviderName, Usage } from "../provider/types.js";
+import type { ContextItem, Provider, ProviderName, Request, Usage } from "../provider/types.js";
 import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage } from "../provider/create.js";
 import type { ModelInfo } from "../provider/catalog.js";
 import type { BadMessage, HistoryStore } from "../store/types.js";
 import { StoreError } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
-import type { AppInfo, ContextStatus, Controller } from "./types.js";
+import type { AppInfo, ContextFigure, ContextStatus, Controller } from "./types.js";
 import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
-import { builtinTools, PermissionMemory } from "../tools/run.js";
+import { builtinTools, PermissionMemory, toolSchemas } from "../tools/run.js";
 import { stopToolProcesses } from "../tools/processes.js";
 import { loadProjectContext, SYSTEM_PROMPT } from "./project-context.js";
 import { redactorFor } from "../config/secrets.js";
 import type { Settings } from "../config/resolve.js";
 import { runTurn, type TurnEnv, type TurnOutcome } from "../turn/turn.js";
-import { summarize, SUMMARY_REQUEST_NOTE } from "../turn/compact.js";
+import { prepare, summarize, SUMMARY_REQUEST_NOTE } from "../turn/compact.js";
+import { redactRequest } from "../turn/redact.js";
+import { turnRequest } from "../replay/request.js";
+import { captureRequest } from "../inspector/capture.js";
+import { formatFigure, requestEstimate } from "../inspector/format.js";
 import type { PrepareResult } from "../compaction/prepare.js";
 import { imageLimit, loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
-import { estimateMessages } from "../compaction/estimate.js";
 import { autoCompactionOff } from "../compaction/prepare.js";
-import { formatEstimate, methodFor } from "../tokens/count.js";
-import type { InspectorView, Page } from "../inspector/types.js";
+import { methodFor } from "../tokens/count.js";
+import type { Capture, InspectorView, Page, SectionSummary } from "../inspector/types.js";
 import { formatInt } from "../record/numbers.js";
 import { messageOf } from "../record/errors.js";
 
@@ -54,6 +57,23 @@ export class UnknownSessionError extends Error {}
 /** How many of the newest messages a screen reads before its first frame. */
 const FIRST_FRAME_MESSAGES = 300;
 
+/** The sources whose text differs between two readings of the project context (a repeated
+ * source numbered as the capture numbers it). */
+function changedItems(before: readonly ContextItem[], after: readonly ContextItem[]): string[] {
+  const keyed = (items: readonly ContextItem[]): Map<string, string> => {
+    const out = new Map<string, string>();
+    for (const item of items) {
+      let source = item.source;
+      for (let n = 2; out.has(source); n++) source = `${item.source} (${n})`;
+      out.set(source, item.text);
+    }
+    return out;
+  };
+  const a = keyed(before);
+  const b = keyed(after);
+  return [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k));
+}
+
 function badLines(bad: readonly BadMessage[]): string[] {
   return bad.map((b) => `message #${b.seq} (${b.role}, id ${b.id}) could not be read: ${b.error}`);
 }
@@ -82,6 +102,11 @@ export class App implements Controller {
   private lastUsage: Usage | undefined;
   /** what compaction did for the last request, for the status line */
   private lastPrepare: PrepareResult | undefined;
+  /** the status line's figure (see ContextFigure), worked out again after every capture or
+   * pending mark; undefined until then */
+  private figure: ContextFigure | undefined;
+  /** the latest figure refresh: an older one that ends later must not overwrite it */
+  private figureRun = 0;
   private apiInfo: AppInfo["api"];
   private bad: string[] = [];
   private readonly tools = builtinTools();
@@ -93,6 +118,11 @@ export class App implements Controller {
   private constructor(private readonly opts: AppOptions) {
     this.providerName = opts.provider;
     this.model = opts.model ?? defaultModel(opts.provider);
+    // a capture stored, or the view marked pending: the pane shows something else now, and
+    // the status line must give the same figure
+    this.hub.subscribe((e) => {
+      if (e.type === "capture") void this.refreshFigure();
+    });
   }
 
   static async create(opts: AppOptions): Promise<App> {
@@ -162,18 +192,23 @@ export class App implements Controller {
     this.bad = partial ? [] : badLines(loaded.bad);
     this.lastUsage = undefined;
     this.lastPrepare = undefined;
+    this.figure = undefined;
     // "allow for this session" answers belong to the session they were given in
     this.memory = new PermissionMemory();
     // The session's last request may have been composed otherwise (another model, switched
     // since in another session or another run; project context edited between runs): the
     // next one will differ, so that request is not current.
-    const stale = this.staleReason(await this.opts.store.inspectorView(s.id));
+    const stale = await this.staleReason(s.id, await this.opts.store.inspectorView(s.id));
     if (stale) await this.opts.store.setPending(s.id, stale);
     for (const line of this.bad) this.hub.emit({ type: "notice", level: "warning", text: line });
     // last, so the store's queue serves the first frame's reads before this long one
     this.wholeHistory = partial ? this.loadRest(s) : Promise.resolve();
     // whoever needs the whole record awaits this and sees a failure; nobody else must crash on it
     this.wholeHistory.catch(() => undefined);
+    // an estimate of the next request needs the whole record: a long one is not waited for
+    // here (the first frame comes first; the figure follows with an "info" event)
+    const figure = this.refreshFigure();
+    if (!partial) await figure;
   }
 
   /** Reads the whole record behind the first frame, in place of the newest part shown so far. */
@@ -187,6 +222,7 @@ export class App implements Controller {
       for (const line of this.bad) this.hub.emit({ type: "notice", level: "warning", text: line });
       this.hub.emit({ type: "session" });
       this.hub.emit({ type: "info" });
+      void this.refreshFigure();
     } catch (e) {
       this.hub.emit({ type: "notice", level: "error", text: `could not read the rest of the session: ${messageOf(e)}` });
       throw e;
@@ -194,7 +230,7 @@ export class App implements Controller {
   }
 
   /** Why a session's stored request no longer shows how the next one is composed, if it does not. */
-  private staleReason(view: InspectorView): string | undefined {
+  private async staleReason(sessionId: string, view: InspectorView): Promise<string | undefined> {
     if (view.state !== "current") return undefined;
     const { meta } = view;
     if (meta.provider !== this.providerName || meta.model !== this.model) {
@@ -202,16 +238,98 @@ export class App implements Controller {
     }
     // a summary request carries none of the project context: nothing to compare
     if (meta.compaction === SUMMARY_REQUEST_NOTE) return undefined;
-    const before = new Map(view.sections.filter((x) => x.kind === "context").map((x) => [x.source, x.bytes]));
-    const now = new Map<string, number>();
-    for (const item of this.context) {
-      // numbered as the capture numbers a repeated source
-      let source = item.source;
-      for (let n = 2; now.has(source); n++) source = `${item.source} (${n})`;
-      now.set(source, Buffer.byteLength(item.text, "utf8"));
-    }
-    const changed = [...new Set([...before.keys(), ...now.keys()])].filter((k) => before.get(k) !== now.get(k));
+    const changed = await this.changedContext(sessionId, view.sections);
     return changed.length > 0 ? `project context changed since the last request (${changed.join(", ")})` : undefined;
+  }
+
+  /**
+   * The context sections whose text differs between the stored request and the one a turn
+   * would send now: both as the inspector captures them, compared by size and then by text
+   * (an edit that keeps a file's length changes the request too).
+   */
+  private async changedContext(sessionId: string, stored: readonly SectionSummary[]): Promise<string[]> {
+    const now = this.capture(this.nextRequest([]));
+    const before = new Map(stored.filter((x) => x.kind === "context").map((x) => [x.source, x]));
+    const after = new Map(now.sections.filter((x) => x.kind === "context").map((x) => [x.source, x]));
+    const changed: string[] = [];
+    for (const source of new Set([...before.keys(), ...after.keys()])) {
+      const a = before.get(source);
+      const b = after.get(source);
+      if (!a || !b || a.bytes !== b.bytes || a.pages !== b.pages) {
+        changed.push(source);
+        continue;
+      }
+      for (let p = 0; p < a.pages; p++) {
+        const page = await this.opts.store.capturePage(sessionId, a.index, p);
+        if (page?.text !== now.pages[b.index]?.[p]) {
+          changed.push(source);
+          break;
+        }
+      }
+    }
+    return changed;
+  }
+
+  /**
+   * The request a turn started now would send before its prompt, built as the turn builds
+   * each of its requests (src/turn/turn.ts, buildRequest): the prepared prior history through
+   * turnRequest, then the redactor. No live round yet.
+   */
+  private nextRequest(prior: Parameters<typeof turnRequest>[0]): Request {
+    const m = this.lookupModel(this.providerName, this.model);
+    const req = turnRequest(prior, [], {
+      provider: this.providerName,
+      model: this.model,
+      system: SYSTEM_PROMPT,
+      context: this.context,
+      tools: toolSchemas(this.tools),
+      maxOutputTokens: this.opts.maxOutputTokens ?? m.maxOutput ?? 8192,
+      reasoning: this.opts.reasoning,
+      vision: m.vision,
+    });
+    return redactRequest(req, this.redactKeys);
+  }
+
+  /** A request as the inspector would capture it (nothing is stored). */
+  private capture(req: Request): Capture {
+    const window = this.lookupModel(this.providerName, this.model).contextWindow;
+    return captureRequest(req, { iteration: 1, capturedAt: new Date().toISOString(), ...(window !== undefined ? { contextWindow: window } : {}) });
+  }
+
+  /**
+   * Works the status line's figure out again from what the context pane shows: the stored
+   * request's total while the view is current; while it is pending, the capture of the
+   * request a turn would send now (the whole record, prepared as the turn prepares it).
+   */
+  private async refreshFigure(): Promise<void> {
+    const run = ++this.figureRun;
+    const session = this.current;
+    const superseded = (): boolean => run !== this.figureRun || session !== this.current;
+    let figure: ContextFigure | undefined;
+    try {
+      const view = await this.opts.store.inspectorView(session.id);
+      if (view.state === "current") {
+        figure = { basis: "last request", ...requestEstimate(view.sections) };
+      } else {
+        // a failure to read the rest of the record was told when it happened; no figure then
+        const whole = await this.wholeHistory.then(
+          () => true,
+          () => false,
+        );
+        if (superseded()) return;
+        if (whole) {
+          const prepared = await prepare(this.env(), this.messages.length);
+          if (superseded()) return;
+          figure = { basis: "next request", ...requestEstimate(this.capture(this.nextRequest(prepared.messages)).sections) };
+        }
+      }
+    } catch (e) {
+      if (superseded()) return;
+      this.hub.emit({ type: "notice", level: "warning", text: `The context figure could not be worked out: ${messageOf(e)}` });
+    }
+    if (superseded()) return;
+    this.figure = figure;
+    this.hub.emit({ type: "info" });
   }
 
   /** problems found while loading the session (bad rows), for headless mode to print */
@@ -446,7 +564,9 @@ export class App implements Controller {
   }
 
   async reload(): Promise<string> {
+    const before = this.context;
     this.context = await loadProjectContext(this.opts.workspace, this.redactKeys);
+    const changed = changedItems(before, this.context);
     try {
       if (this.opts.reloadConfig) {
         const fresh = await this.opts.reloadConfig();
@@ -458,7 +578,7 @@ export class App implements Controller {
       }
     } finally {
       // the project context is already re-read even when the config is not
-      await this.markPending("project context reloaded (/reload)");
+      await this.markPending(`project context reloaded (/reload)${changed.length > 0 ? `: ${changed.join(", ")} changed` : ""}`);
     }
     this.hub.emit({ type: "info" });
     return `Reloaded: ${this.context.map((c) => c.source).join(", ")}.`;
@@ -471,11 +591,14 @@ export class App implements Controller {
     if (problem) return problem;
     const abort = new AbortController();
     this.abort = abort;
+    /** what the summary changed, when one was stored */
+    let summarised: string | undefined;
     const work = async (): Promise<string> => {
       try {
         await this.wholeHistory;
         const s = await summarize(this.env(), this.messages.length, abort.signal, { force: true, ...(this.lastUsage ? { providerUsage: this.lastUsage } : {}) });
         if (s.usage) this.lastUsage = s.usage;
+        summarised = s.said;
         return s.said ? `Compaction: ${s.said}.` : "Nothing to compact yet: the history is short.";
       } catch (e) {
         return `Compaction failed: ${messageOf(e)}`;
@@ -489,6 +612,14 @@ export class App implements Controller {
     } finally {
       this.compacting = undefined;
       this.abort = undefined;
+      // The last capture is the summary request, and the next request carries the summary
+      // instead of the history it replaced: the view goes pending, and the status line and
+      // the pane give the estimate of that next request (docs/architecture.md, Design rules).
+      if (summarised) {
+        await this.markPending(`history compacted by /compact (${summarised}): the next request carries the summary`).catch((e: unknown) => {
+          this.hub.emit({ type: "notice", level: "warning", text: `The context view could not be marked pending: ${messageOf(e)}` });
+        });
+      }
       await this.pendingAgain();
       this.hub.emit({ type: "state", state: "idle" });
       this.hub.emit({ type: "info" });
@@ -509,15 +640,14 @@ export class App implements Controller {
 
   contextStatus(): ContextStatus {
     const m = this.lookupModel(this.providerName, this.model);
-    const method = methodFor(this.providerName, this.model);
-    const est = estimateMessages(this.messages, method);
     const off = autoCompactionOff(m.contextWindow);
     const prep = this.lastPrepare;
     const did = prep && prep.note !== "none" ? prep.note : undefined;
     const compaction = [`${this.opts.compaction}`, did, off].filter(Boolean).join(" · ");
+    const f = this.figure;
     return {
-      estimate: formatEstimate(est),
-      tokens: est.tokens,
+      ...(f ? { figure: f } : {}),
+      estimate: f ? formatFigure(f.basis, f) : "",
       ...(m.contextWindow ? { window: m.contextWindow } : {}),
       compaction,
     };

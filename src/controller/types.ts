@@ -4,6 +4,7 @@ import type { ImageBlock, Session, StoredMessage } from "../record/types.js";
 import type { ProviderName, ReasoningLevel } from "../provider/types.js";
 import type { PermissionPolicy } from "../tools/types.js";
 import type { InspectorView, Page } from "../inspector/types.js";
+import type { FigureBasis } from "../inspector/format.js";
 import type { Listener, SubscribeOptions } from "../turn/events.js";
 
 import type { CompactionStrategy } from "../compaction/types.js";
@@ -27,10 +28,26 @@ export interface AppInfo {
   api?: { url: string; tokenFile: string };
 }
 
-export interface ContextStatus {
-  /** e.g. "≈ 41,200 tokens (chars/4)" */
-  estimate: string;
+/**
+ * The status line's token figure: the one the context pane gives. While the pane shows a
+ * captured request, that request's total (every section, as compacted); while it says
+ * pending (before a session's first request, after /model, /reload, /compact or a changed
+ * project context), an estimate of the request a turn started now would send, before its
+ * prompt. Counted by the inspector's capture, so its method is the pane's.
+ */
+export interface ContextFigure {
+  basis: FigureBasis;
   tokens: number;
+  /** e.g. "chars/4" or "o200k tokenizer + images by size" */
+  method: string;
+}
+
+export interface ContextStatus {
+  /** absent until it is worked out (a screen's first frame does not wait for it) */
+  figure?: ContextFigure;
+  /** the figure in words: "≈ 41,200 tokens (chars/4)", "next request ≈ 1,200 tokens
+   * (chars/4)"; empty while there is no figure */
+  estimate: string;
   window?: number;
   /** "microcompact: 14 outputs, 412 kB" or "auto-compaction off: window unknown" */
   compaction: string;

@@ -66,7 +66,7 @@ export interface Tui {
 }
 
 const FLASH_MS = 3000;
-/** the context estimate walks the whole history: at most this often */
+/** the status is read again after messages at most this often */
 const STATUS_MIN_MS = 500;
 /** the pane's "updated" mark lasts 2 s: repaint once it has gone */
 const PANE_FLASH_MS = 2100;
@@ -239,8 +239,7 @@ class TuiApp {
     for (const w of opts.keymapWarnings) transcript.notice("warning", w);
     if (info.keyProblem) transcript.notice("error", info.keyProblem);
     for (const n of this.early.splice(0)) transcript.notice(n.level, n.text);
-    // The context estimate walks the whole history (with a real tokenizer for OpenAI models,
-    // ~30 MB/s): the session's first frame does not wait for it, the next one shows it.
+    // the controller works the context figure out behind the first frame and says "info" when it has
     this.staleStatus();
     if (this.held) {
       this.held = false;
@@ -428,7 +427,8 @@ class TuiApp {
         this.refreshStatus(true);
         break;
       case "info":
-        this.staleStatus();
+        // the context figure is worked out by then (a cached read): shown at once, as the pane shows it
+        this.refreshStatus(true);
         break;
       default:
         assertNever(e, "session event");
@@ -604,7 +604,7 @@ class TuiApp {
 
   // ---- timers ---------------------------------------------------------------------------------
 
-  /** the estimate walks the whole history, so it is recomputed at most every STATUS_MIN_MS */
+  /** read again at most every STATUS_MIN_MS while messages stream in */
   private staleStatus(): void {
     if (this.frames.isSet("status")) return;
     const wait = Math.max(0, this.contextAt + STATUS_MIN_MS - Date.now());

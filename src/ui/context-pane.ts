@@ -2,7 +2,8 @@
 // selected section's 8,000-character pages. It only ever calls the two read methods; opening,
 // paging and refreshing never prepare, compact or send anything.
 import { messageOf } from "../record/errors.js";
-import { formatDelta, formatUsage, num } from "../inspector/format.js";
+import { formatDelta, formatEstimate, formatFigure, formatUsage, forPeople, num, requestEstimate } from "../inspector/format.js";
+import type { ContextFigure } from "../controller/types.js";
 import type { InspectorView, Page, SectionSummary } from "../inspector/types.js";
 import { assertNever } from "../record/types.js";
 import { inert, inertLine } from "./inert.js";
@@ -12,8 +13,9 @@ import { fit, lineWidth, restyle, textWidth, truncate, wrapText } from "./text.j
 export interface InspectorSource {
   inspectorView(): Promise<InspectorView>;
   inspectorPage(section: number, page: number): Promise<Page | undefined>;
-  /** the strategy in force (and why auto-compaction is off, when it is); optional for tests */
-  contextStatus?(): { compaction: string };
+  /** the strategy in force (and why auto-compaction is off, when it is), and the estimate of
+   * the next request while the view is pending; optional for tests */
+  contextStatus?(): { compaction: string; figure?: ContextFigure | undefined };
 }
 
 export interface PaneKeys {
@@ -77,7 +79,7 @@ export class ContextPane {
       const p = await this.src.inspectorPage(this.section, this.page);
       if (my !== this.seq) return;
       this.pageData = p;
-      this.error = p ? undefined : `section ${this.section} page ${this.page} is not available`;
+      this.error = p ? undefined : `section ${forPeople(this.section)} page ${forPeople(this.page)} is not available`;
     } catch (e) {
       if (my !== this.seq) return;
       this.error = messageOf(e);
@@ -146,6 +148,7 @@ export class ContextPane {
         out.push([]);
         out.push(...wrapText(`pending: ${inertLine(view.reason)}`, w, "warn"));
         out.push(...wrapText(`since ${view.since}. The next request is shown here once it is prepared; opening this pane sends nothing.`, w, "dim"));
+        out.push(...this.nextFigure(w));
         return this.finish(out, w, height, keys);
       case "current":
         break;
@@ -156,7 +159,8 @@ export class ContextPane {
     const time = m.capturedAt.replace(/^.*T/, "").replace(/\.\d+Z?$/, "");
     out.push(...wrapText(`${m.provider} / ${inertLine(m.model)} · iteration ${m.iteration} · captured ${time}`, w, "dim"));
     const windowText = m.contextWindow !== undefined ? `window ${num(m.contextWindow)} tokens` : "window unknown";
-    out.push(...wrapText(`${windowText} · total ${num(m.totalBytes)} bytes`, w, "dim"));
+    // the whole request's estimate, first so that it is not wrapped apart: the figure the status line gives
+    out.push(...wrapText(`total ${num(m.totalBytes)} bytes · ${formatEstimate(requestEstimate(view.sections))} · ${windowText}`, w, "dim"));
     out.push(...wrapText(`provider usage (previous response, as reported): ${m.providerUsage ? formatUsage(m.providerUsage) : "none reported"}`, w, "dim"));
     const strategy = this.src.contextStatus?.().compaction;
     if (strategy) out.push(...wrapText(`compaction in force: ${inertLine(strategy)}`, w, "dim"));
@@ -166,7 +170,7 @@ export class ContextPane {
     const s = view.sections[this.section];
     if (s) {
       const pages = Math.max(1, s.pages);
-      const label = ` ${s.index} ${inertLine(s.source)} · page ${Math.min(this.page + 1, pages)} of ${pages} `;
+      const label = ` ${forPeople(s.index)} ${inertLine(s.source)} · page ${Math.min(forPeople(this.page), pages)} of ${pages} `;
       const ruleW = Math.max(0, w - textWidth(label) - 2);
       out.push(truncate([{ t: "──", s: "rule" }, { t: label, s: "title" }, { t: "─".repeat(ruleW), s: "rule" }], w));
     }
@@ -182,12 +186,23 @@ export class ContextPane {
     return this.finish(out, w, height, keys, lines.length > room ? `${this.scroll + 1}-${Math.min(lines.length, this.scroll + room)}/${lines.length}` : "");
   }
 
+  /** While pending: the estimate of the next request, the figure the status line gives then. */
+  private nextFigure(w: number): Line[] {
+    const f = this.src.contextStatus?.().figure;
+    if (f?.basis !== "next request") return [];
+    return [
+      [],
+      ...wrapText(formatFigure(f.basis, f), w),
+      ...wrapText("estimated from what would be sent now: system, project context, the history as compacted, tools; your next prompt comes on top", w, "dim"),
+    ];
+  }
+
   private table(sections: SectionSummary[], w: number): Line[] {
     const methods = new Set(sections.map((s) => s.estimate.method));
     const oneMethod = methods.size === 1 ? [...methods][0]! : undefined;
     const head = ["#", "source", "items", "bytes", "≈ tokens", "change", "pages"];
     const rows = sections.map((s) => [
-      String(s.index),
+      String(forPeople(s.index)),
       inertLine(s.source),
       num(s.items),
       num(s.bytes),

@@ -32,8 +32,14 @@ export function activeFlash(f: Flash | undefined, now: number): Flash | undefine
   return f && f.until > now ? f : undefined;
 }
 
-/** "≈ 12,400 / 200,000 tokens (chars/4)", or the estimate with "window unknown" */
-export function contextText(s: ContextStatus): string {
+/**
+ * The context pane's figure with the window: "≈ 12,400 / 200,000 tokens (chars/4)" for the
+ * last request, "next request ≈ 1,200 / 200,000 tokens (chars/4)" for the estimate shown
+ * while the pane is pending, "… · window unknown" without a window; undefined until the
+ * controller has worked it out.
+ */
+export function contextText(s: ContextStatus): string | undefined {
+  if (!s.estimate) return undefined;
   if (s.window !== undefined) {
     const withWindow = s.estimate.replace(/ tokens/, ` / ${formatInt(s.window)} tokens`);
     return withWindow !== s.estimate ? withWindow : `${s.estimate} of ${formatInt(s.window)}`;
@@ -91,7 +97,8 @@ export function statusLine(s: StatusInput, cols: number): Line {
   if (info.keyProblem) parts.push({ line: [{ t: `⚠ ${inertLine(info.keyProblem)}`, s: "statusWarn" }], prio: 1 });
   parts.push({ line: [{ t: `${info.provider}/${inertLine(info.model)}`, s: "status" }], prio: 3 });
   parts.push({ line: [{ t: `session ${s.sessionId.slice(0, 8)}`, s: "status" }], prio: 5 });
-  if (s.context) parts.push({ line: [{ t: contextText(s.context), s: "status" }], prio: 4 });
+  const figure = s.context ? contextText(s.context) : undefined;
+  if (figure) parts.push({ line: [{ t: figure, s: "status" }], prio: 4 });
   if (s.context) parts.push({ line: [{ t: inertLine(s.context.compaction), s: "status" }], prio: 6 });
   if (s.usage) parts.push({ line: [{ t: `provider usage: ${formatInt(s.usage.inputTokens)} in / ${formatInt(s.usage.outputTokens)} out`, s: "status" }], prio: 7 });
   parts.push({ line: [{ t: `${keyLabel(s.km, "context.toggle")} context`, s: "statusAccent" }], prio: 2 });

@@ -165,7 +165,7 @@ export class ScriptedController implements Omit<Controller, "events"> {
     this.interrupts++;
   }
   contextStatus(): ContextStatus {
-    return { estimate: "≈ 1,234 tokens (chars/4)", tokens: 1234, window: 200_000, compaction: "auto-compaction off" };
+    return { figure: { basis: "last request", tokens: 1234, method: "chars/4" }, estimate: "≈ 1,234 tokens (chars/4)", window: 200_000, compaction: "auto-compaction off" };
   }
   async inspectorView(): Promise<{ state: "pending"; reason: string; since: string }> {
     return { state: "pending", reason: "nothing sent yet", since: "2026-01-01T00:00:00Z" };

@@ -29,7 +29,12 @@ describe("slash commands", () => {
 
 describe("status line context estimate", () => {
   it("shows the window when known, says unknown otherwise", () => {
-    expect(contextText({ estimate: "≈ 12,400 tokens (chars/4)", tokens: 12400, window: 200000, compaction: "" })).toBe("≈ 12,400 / 200,000 tokens (chars/4)");
-    expect(contextText({ estimate: "≈ 12,400 tokens (chars/4)", tokens: 12400, compaction: "" })).toBe("≈ 12,400 tokens (chars/4) · window unknown");
+    expect(contextText({ estimate: "≈ 12,400 tokens (chars/4)", figure: { basis: "last request", tokens: 12400, method: "chars/4" }, window: 200000, compaction: "" })).toBe("≈ 12,400 / 200,000 tokens (chars/4)");
+    expect(contextText({ estimate: "≈ 12,400 tokens (chars/4)", figure: { basis: "last request", tokens: 12400, method: "chars/4" }, compaction: "" })).toBe("≈ 12,400 tokens (chars/4) · window unknown");
+    // the estimate of the next request (the pane is pending) says so
+    const next = { estimate: "next request ≈ 1,200 tokens (chars/4)", figure: { basis: "next request" as const, tokens: 1200, method: "chars/4" }, compaction: "" };
+    expect(contextText({ ...next, window: 200000 })).toBe("next request ≈ 1,200 / 200,000 tokens (chars/4)");
+    // not worked out yet: no figure rather than a wrong one
+    expect(contextText({ estimate: "", compaction: "" })).toBeUndefined();
   });
 });

@@ -46,8 +46,12 @@ describe("context pane", () => {
     expect(s).toContain("iteration 2");
     expect(s).toContain("window unknown");
     expect(s).toContain("provider usage (previous response, as reported): 1,200 input, 80 output tokens");
-    expect(s).toMatch(/2\s+history\s+6\s+1,002\s+≈ 252\s+\+64\s+3/);
-    expect(s).toContain("0 system · page 1 of 1");
+    // sections counted from 1, as `context --section` takes them
+    expect(s).toMatch(/3\s+history\s+6\s+1,002\s+≈ 252\s+\+64\s+3/);
+    expect(s).toMatch(/^1\s+system\s+1\s+1,000\s/m);
+    expect(s).toContain("1 system · page 1 of 1");
+    // the whole request's figure, the one the status line gives: 250 + 251 + 252 + 253
+    expect(s).toContain("total 4,006 bytes · ≈ 1,006 tokens (chars/4)");
     expect(s).toContain("text of section 0 page 0");
   });
 
@@ -61,7 +65,7 @@ describe("context pane", () => {
     pane.stepPage(1);
     await settle();
     let s = text(pane.render(90, 30, keys));
-    expect(s).toContain("2 history · page 2 of 3");
+    expect(s).toContain("3 history · page 2 of 3");
     expect(s).toContain("text of section 2 page 1");
     pane.stepPage(1);
     pane.stepPage(1); // past the last page: stays
@@ -80,6 +84,18 @@ describe("context pane", () => {
     await pane.refresh();
     const s = text(pane.render(60, 20, keys));
     expect(s).toContain("pending: model switched to openai:gpt-4o");
+    expect(s).not.toContain("next request ≈");
+  });
+
+  it("while pending, gives the estimate of the next request that the status line gives", async () => {
+    let figure: { basis: "last request" | "next request"; tokens: number; method: string } = { basis: "next request", tokens: 1200, method: "chars/4" };
+    const src = { ...source({ state: "pending", reason: "project context reloaded (/reload)", since: "2026-11-30T10:00:00Z" }), contextStatus: () => ({ compaction: "none", figure }) };
+    const pane = new ContextPane(src, () => undefined);
+    await pane.refresh();
+    expect(text(pane.render(80, 20, keys))).toContain("next request ≈ 1,200 tokens (chars/4)");
+    // a figure of another request (the controller has not caught up yet) is not shown as this one's
+    figure = { basis: "last request", tokens: 99, method: "chars/4" };
+    expect(text(pane.render(80, 20, keys))).not.toMatch(/≈ 99 /);
   });
 
   it("marks a refresh after a capture as updated, for a moment", async () => {

@@ -1,12 +1,15 @@
 // The whole screen in-process: src/ui painting into a headless xterm through an injected
 // terminal, driven by a scripted controller's SessionEvents. What is read is the screen a
 // person would see; the pty suite (test/e2e/tui.test.ts) does the same with the real program.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTui, type Tui } from "../../src/ui/app.js";
 import { defaultKeymap } from "../../src/ui/bindings.js";
 import type { PermissionAnswer } from "../../src/tools/types.js";
 import { KEYS } from "../helpers/pty.js";
 import { asController, HeadlessTerminal, ScriptedController } from "../helpers/screen.js";
+import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
+import { makeApp, TEST_KEY } from "../helpers/app.js";
+import { requestEstimate } from "../../src/inspector/format.js";
 
 const open: Tui[] = [];
 afterEach(() => {
@@ -163,4 +166,103 @@ describe("the screen in-process", () => {
     term.send(KEYS.escape);
     await term.waitFor("albedo-tui · anthropic/scripted-model");
   });
+});
+
+/** The status line's figure: "≈ 1,226 / 200,000 tokens (chars/4)", or "next request ≈ …". */
+function statusFigure(term: HeadlessTerminal): { next: boolean; tokens: number; method: string } | undefined {
+  const m = /(next request )?≈ ([\d,]+) \/ 200,000 tokens \(([^)]+)\)/.exec(term.lastRow());
+  return m ? { next: m[1] !== undefined, tokens: Number(m[2]!.replace(/,/g, "")), method: m[3]! } : undefined;
+}
+
+/** The pane's figure: the last request's total, or while pending the next request's estimate. */
+function paneFigure(term: HeadlessTerminal): { next: boolean; tokens: number; method: string } | undefined {
+  const rows = term.screenText().split("\n").slice(0, -1).join("\n");
+  const last = /total [\d,]+ bytes · ≈ ([\d,]+) tokens \(([^)]+)\)/.exec(rows);
+  if (last) return { next: false, tokens: Number(last[1]!.replace(/,/g, "")), method: last[2]! };
+  const next = /next request ≈ ([\d,]+) tokens \(([^)]+)\)/.exec(rows);
+  return next ? { next: true, tokens: Number(next[1]!.replace(/,/g, "")), method: next[2]! } : undefined;
+}
+
+const words = (n: number, w: string): string => Array.from({ length: n }, (_, i) => `${w}${i}`).join(" ");
+
+describe("the screen on the real controller", () => {
+  let fake: FakeProvider;
+  beforeAll(async () => {
+    fake = await startFakeProvider({ key: TEST_KEY });
+  });
+  afterAll(() => fake.close());
+
+  it("the status line gives the context pane's figure: before the first request, after a turn, after /compact", async () => {
+    const { app } = await makeApp(fake, { headless: false });
+    try {
+      const term = new HeadlessTerminal(200, 50);
+      const tui = startTui({ noColor: false, terminal: term.terminal() });
+      open.push(tui);
+      void tui.attach(app, { keymap: defaultKeymap(), keymapWarnings: [] });
+      await term.waitFor("Type a request");
+
+      // both read off the screen, the pane opened and closed with the key a person uses
+      const both = async (pane: string | RegExp): Promise<{ status: ReturnType<typeof statusFigure>; pane: ReturnType<typeof paneFigure> }> => {
+        const status = statusFigure(term);
+        term.send(KEYS.ctrl("o"));
+        await term.waitFor(pane);
+        await term.waitFor(() => paneFigure(term) !== undefined);
+        const shown = paneFigure(term);
+        term.send(KEYS.escape);
+        await term.waitForGone(pane);
+        return { status, pane: shown };
+      };
+
+      // before the first request: the estimate of what would be sent, marked as such
+      await term.waitFor(() => statusFigure(term)?.next === true);
+      const first = await both("pending:");
+      expect(first.status).toEqual(first.pane);
+      expect(first.status).toMatchObject({ next: true, method: "chars/4" });
+      // system, context and tools alone are hundreds of tokens: not the empty record's 0
+      expect(first.status!.tokens).toBeGreaterThan(300);
+
+      // after a turn: the last request's total, every section of it
+      fake.script({ text: words(600, "answer") });
+      await ask(term, "tell me everything");
+      await term.waitFor("answer599");
+      await term.waitFor(/^ idle · /m);
+      await term.waitFor(() => statusFigure(term)?.next === false);
+      const afterTurn = await both(/total [\d,]+ bytes/);
+      expect(afterTurn.status).toEqual(afterTurn.pane);
+      const view = await app.inspectorView();
+      if (view.state !== "current") throw new Error("expected the turn's request to be current");
+      expect(afterTurn.status!.tokens).toBe(requestEstimate(view.sections).tokens);
+
+      // a second turn, so that /compact has a turn to keep after what it summarises
+      fake.script({ text: "SECOND-ANSWER" });
+      await ask(term, "and then?");
+      await term.waitFor("SECOND-ANSWER");
+      await term.waitFor(() => statusFigure(term)?.next === false && statusFigure(term)!.tokens > afterTurn.status!.tokens);
+      const second = await both(/total [\d,]+ bytes/);
+      expect(second.status).toEqual(second.pane);
+
+      // /compact: the next request carries the summary; the pane is pending and both give its estimate
+      fake.script({ text: "SHORT-SUMMARY of the talk." });
+      await ask(term, "/compact");
+      await term.waitFor("Compaction: summarised messages 1–2");
+      await term.waitFor(() => statusFigure(term)?.next === true);
+      const afterCompact = await both("pending: history compacted by /compact");
+      expect(afterCompact.status).toEqual(afterCompact.pane);
+      // the 600-word answer the last request carried is now a short summary
+      expect(afterCompact.status!.tokens).toBeLessThan(second.status!.tokens);
+      expect(term.screenText()).not.toContain("Nothing to compact");
+
+      // the estimate is the request the next turn sends, before its prompt ("next1" is 5 characters: 2 tokens by chars/4)
+      fake.script({ text: "ok" });
+      await ask(term, "next1");
+      await term.waitFor(/ok\s*\n/);
+      await term.waitFor(() => statusFigure(term)?.next === false);
+      const sent = await app.inspectorView();
+      if (sent.state !== "current") throw new Error("expected the next turn's request to be current");
+      expect(requestEstimate(sent.sections).tokens).toBe(afterCompact.status!.tokens + 2);
+      expect(statusFigure(term)!.tokens).toBe(afterCompact.status!.tokens + 2);
+    } finally {
+      await app.close();
+    }
+  }, 30_000);
 });

@@ -11,7 +11,7 @@ const BASE: StatusInput = {
   state: "idle",
   busy: false,
   now: 10_000,
-  context: { estimate: "≈ 41,200 tokens (chars/4)", tokens: 41_200, window: 200_000, compaction: "microcompact: 14 outputs, 412 kB" },
+  context: { estimate: "≈ 41,200 tokens (chars/4)", figure: { basis: "last request", tokens: 41_200, method: "chars/4" }, window: 200_000, compaction: "microcompact: 14 outputs, 412 kB" },
   usage: { inputTokens: 1200, outputTokens: 34 },
   km,
 };
