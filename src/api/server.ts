@@ -3,6 +3,16 @@
 // Nothing here writes to the store. Connections are capped well below the open-file limit,
 // so a flood of them cannot starve the rest of the process of descriptors.
 //
+// Routes (GET only):
+//   /health                                 {status, capabilities, version}
+//   /sessions/:id/context                   {state: "pending", reason, since} or
+//                                           {state: "current", meta, sections, numbering}
+//   /sessions/:id/context/:section/:page    {section, page, pages, text, numbering}
+// Section and page numbers here are zero-based, as specified (docs/architecture.md, Design
+// rules): section 0 is the system prompt, page 0 a section's first page. Each body that
+// holds them says so with `numbering: "zero-based"`. People's views (the screen, `context`
+// text and its --section/--page flags) count the same sections and pages from 1.
+//
 // Status codes, in the order they are decided:
 //   401 unauthorized        missing or wrong `Authorization: Bearer` (checked first, so an
 //                           unauthenticated caller learns nothing about routes or methods)
@@ -23,6 +33,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import type { HistoryStore } from "../store/types.js";
+import { MACHINE_NUMBERING } from "../inspector/format.js";
 
 export const API_CAPABILITIES = ["session_context"] as const;
 
@@ -177,7 +188,8 @@ async function route(store: HistoryStore, version: string, segs: string[]): Prom
   const id = parseSessionId(segs[1] ?? "");
   if (segs.length === 3) {
     await requireSession(store, id);
-    return store.inspectorView(id);
+    const view = await store.inspectorView(id);
+    return view.state === "current" ? { ...view, numbering: MACHINE_NUMBERING } : view;
   }
   const section = parseIndex(segs[3] ?? "", "bad_section");
   const page = parseIndex(segs[4] ?? "", "bad_page");
@@ -190,13 +202,16 @@ async function route(store: HistoryStore, version: string, segs: string[]): Prom
     });
   }
   const summary = view.sections[section];
-  if (!summary) throw new ApiError(404, "no_such_section", `no section ${section}; there are ${view.sections.length}`);
+  const zeroTo = (n: number): string => (n === 1 ? "0" : `0–${n - 1}`);
+  if (!summary) {
+    throw new ApiError(404, "no_such_section", `no section ${section}; sections are ${zeroTo(view.sections.length)} (zero-based)`);
+  }
   const p = await store.capturePage(id, section, page);
   if (!p) {
     // the summary was read a moment ago; a capture saved since may have changed the count
-    throw new ApiError(404, "no_such_page", `no page ${page} in section ${section}`);
+    throw new ApiError(404, "no_such_page", `no page ${page} in section ${section}; its pages are ${zeroTo(summary.pages)} (zero-based)`);
   }
-  return p;
+  return { ...p, numbering: MACHINE_NUMBERING };
 }
 
 async function writeTokenFile(file: string, token: string): Promise<void> {

@@ -15,6 +15,8 @@ import type { Capture } from "../../src/inspector/types.js";
 import type { Request } from "../../src/provider/types.js";
 import { openStore } from "../../src/store/store.js";
 import type { HistoryStore } from "../../src/store/types.js";
+import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
+import { makeApp, TEST_KEY } from "../helpers/app.js";
 
 const tempDir = (prefix: string): Promise<string> => fs.mkdtemp(path.join(os.tmpdir(), prefix));
 
@@ -165,10 +167,11 @@ describe("local API over the real store", () => {
     expect(r.json).toEqual({ status: "ok", capabilities: ["session_context"], version: "9.9.9-test" });
   });
 
-  it("GET /sessions/:id/context gives the metadata and ordered summaries", async () => {
+  it("GET /sessions/:id/context gives the metadata and ordered summaries, numbered from 0 and saying so", async () => {
     const r = await call(server.port, `/sessions/${current}/context`, { token });
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ state: "current", meta: capture.meta, sections: capture.sections });
+    expect(r.json).toEqual({ state: "current", meta: capture.meta, sections: capture.sections, numbering: "zero-based" });
+    expect(capture.sections[0]).toMatchObject({ index: 0, kind: "system" });
     // summaries only: no page text, no image body
     expect(r.body.length).toBeLessThan(4000);
   });
@@ -179,7 +182,7 @@ describe("local API over the real store", () => {
       for (let p = 0; p < s.pages; p++) {
         const r = await call(server.port, `/sessions/${current}/context/${s.index}/${p}`, { token });
         expect(r.status).toBe(200);
-        expect(r.json).toEqual({ section: s.index, page: p, pages: s.pages, text: capture.pages[s.index]![p] });
+        expect(r.json).toEqual({ section: s.index, page: p, pages: s.pages, text: capture.pages[s.index]![p], numbering: "zero-based" });
         texts.push((r.json as { text: string }).text);
       }
       expect(texts.join("").length).toBe(s.chars);
@@ -212,6 +215,12 @@ describe("local API over the real store", () => {
       expect(r.status, p).toBe(404);
       expect(r.json, p).toMatchObject({ error: code, message: expect.any(String) });
     }
+    // the message names the valid range, zero-based as the route is
+    const n = capture.sections.length;
+    const section = await call(server.port, `/sessions/${current}/context/${n}/0`, { token });
+    expect((section.json as { message: string }).message).toBe(`no section ${n}; sections are 0–${n - 1} (zero-based)`);
+    const page = await call(server.port, `/sessions/${current}/context/0/1`, { token });
+    expect((page.json as { message: string }).message).toBe("no page 1 in section 0; its pages are 0 (zero-based)");
   });
 
   it("400s section and page ids that are not plain non-negative integers", async () => {
@@ -477,6 +486,109 @@ process.exit(3); // as a fatal error's handler does
     } finally {
       await server.close();
       await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// The view goes pending when what the next request holds changes, and the API says so: a
+// running app (the real controller, its store) beside an API server reading the same file.
+describe("pending, seen through the API of a running app", () => {
+  let fake: FakeProvider;
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    fake = await startFakeProvider({ key: TEST_KEY });
+  });
+  afterAll(async () => {
+    await fake.close();
+    for (const d of dirs) await fs.rm(d, { recursive: true, force: true });
+  });
+
+  /** a home whose workspace holds AGENTS.md before the app reads it */
+  async function home(agents: string): Promise<{ dir: string; agents: string }> {
+    const dir = await tempDir("albedo-api-app-");
+    dirs.push(dir);
+    await fs.mkdir(path.join(dir, "work"), { recursive: true });
+    const file = path.join(dir, "work", "AGENTS.md");
+    await fs.writeFile(file, agents);
+    return { dir, agents: file };
+  }
+
+  async function api(dbPath: string, dir: string): Promise<{ view(id: string): Promise<Reply>; page(id: string, s: number, p: number): Promise<Reply>; close(): Promise<void> }> {
+    const reader = await openStore(dbPath);
+    const srv = await startApiServer({ store: reader, tokenFile: path.join(dir, "state", "api-token") });
+    const tok = (await fs.readFile(srv.tokenFile, "utf8")).trim();
+    return {
+      view: (id) => call(srv.port, `/sessions/${id}/context`, { token: tok }),
+      page: (id, sec, p) => call(srv.port, `/sessions/${id}/context/${sec}/${p}`, { token: tok }),
+      close: async () => {
+        await srv.close();
+        await reader.close();
+      },
+    };
+  }
+
+  it("AGENTS.md edited, then /reload: pending, naming the file; the next turn makes it current with the new text", async () => {
+    const h = await home("Use tabs.\n");
+    const { app, dbPath } = await makeApp(fake, { dir: h.dir });
+    const server = await api(dbPath, h.dir);
+    try {
+      fake.script({ text: "first" });
+      await app.submit("hello");
+      const id = app.session().id;
+      expect((await server.view(id)).json).toMatchObject({ state: "current" });
+      // the same length, other words: only the text tells them apart
+      await fs.writeFile(h.agents, "Use TABS.\n");
+      // not re-read yet: the next request would be the same, so the view stays current
+      expect((await server.view(id)).json).toMatchObject({ state: "current" });
+      await app.reload();
+      const v = await server.view(id);
+      expect(v.status).toBe(200);
+      expect(v.json).toMatchObject({ state: "pending", reason: "project context reloaded (/reload): AGENTS.md changed" });
+      const p = await server.page(id, 0, 0);
+      expect(p.status).toBe(409);
+      expect(p.json).toMatchObject({ error: "pending", reason: "project context reloaded (/reload): AGENTS.md changed" });
+      fake.script({ text: "second" });
+      await app.submit("again");
+      const after = (await server.view(id)).json as { state: string; sections: { index: number; source: string }[] };
+      expect(after.state).toBe("current");
+      const agents = after.sections.find((x) => x.source === "AGENTS.md")!;
+      expect(((await server.page(id, agents.index, 0)).json as { text: string }).text).toContain("Use TABS.");
+    } finally {
+      await server.close();
+      await app.close();
+    }
+  });
+
+  it("a session resumed after its workspace changed is pending, naming what changed; unchanged, it stays current", async () => {
+    const h = await home("Use tabs.\n");
+    const first = await makeApp(fake, { dir: h.dir });
+    fake.script({ text: "first" });
+    await first.app.submit("hello");
+    const id = first.app.session().id;
+    await first.app.close();
+    const server = await api(first.dbPath, h.dir);
+    try {
+      // nothing changed: resuming does not make the view pending
+      let again = await makeApp(fake, { dir: h.dir, open: { resume: id } });
+      expect((await server.view(id)).json).toMatchObject({ state: "current" });
+      await again.app.close();
+
+      // AGENTS.md edited between runs, keeping its length
+      await fs.writeFile(h.agents, "Use TABS.\n");
+      again = await makeApp(fake, { dir: h.dir, open: { resume: id } });
+      expect((await server.view(id)).json).toMatchObject({ state: "pending", reason: "project context changed since the last request (AGENTS.md)" });
+      fake.script({ text: "second" });
+      await again.app.submit("again");
+      expect((await server.view(id)).json).toMatchObject({ state: "current" });
+      await again.app.close();
+
+      // a file that appears is a change too
+      await fs.writeFile(path.join(h.dir, "work", "CLAUDE.md"), "Be brief.\n");
+      again = await makeApp(fake, { dir: h.dir, open: { resume: id } });
+      expect((await server.view(id)).json).toMatchObject({ state: "pending", reason: "project context changed since the last request (CLAUDE.md)" });
+      await again.app.close();
+    } finally {
+      await server.close();
     }
   });
 });
