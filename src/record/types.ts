@@ -80,6 +80,14 @@ export interface Session {
   updatedAt: string;
 }
 
+/** A session as the lists show it: how much it holds and which model answered last. */
+export interface SessionInfo extends Session {
+  /** unknown when the messages could not be read (a damaged database still lists its sessions) */
+  messages?: number;
+  /** the model of the newest assistant message, when there is one */
+  model?: string;
+}
+
 export function assertNever(x: never, what = "value"): never {
   throw new Error(`unexpected ${what}: ${JSON.stringify(x)}`);
 }

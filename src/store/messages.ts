@@ -2,7 +2,7 @@
 // connection (sqlite.ts). Appending or updating a message is one statement.
 import crypto from "node:crypto";
 import type { Statement } from "sqlite3";
-import type { Block, MessageStatus, NewMessage, Session, StoredMessage } from "../record/types.js";
+import type { Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
 import { parseBlocks, roleSchema, statusSchema } from "../record/schema.js";
 import { messageOf } from "../record/errors.js";
 import type { BadMessage, HistoryStore, LoadedHistory, StoredSummary } from "./types.js";
@@ -81,6 +81,7 @@ export type MessageMethods =
   | "createSession"
   | "getSession"
   | "listSessions"
+  | "deleteSession"
   | "latestSession"
   | "setTitle"
   | "appendMessage"
@@ -152,21 +153,42 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
     });
   }
 
-  listSessions(opts?: { workspace?: string; limit?: number }): Promise<Session[]> {
+  listSessions(opts?: { workspace?: string; limit?: number; includeEmpty?: boolean }): Promise<SessionInfo[]> {
     const limit = opts?.limit !== undefined && opts.limit >= 0 ? Math.floor(opts.limit) : -1; // -1: no limit
+    // A session opened and left without a message is kept (it may be resumed by id) but
+    // not listed, and --continue passes it by: it holds nothing to continue.
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (opts?.workspace !== undefined) {
+      where.push("s.workspace = ?");
+      params.push(opts.workspace);
+    }
+    if (!opts?.includeEmpty) where.push("EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)");
+    const sql =
+      `SELECT s.id, s.title, s.workspace, s.created_at, s.updated_at, ` +
+      `(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count, ` +
+      `(SELECT m.model FROM messages m WHERE m.session_id = s.id AND m.model IS NOT NULL ORDER BY m.seq DESC LIMIT 1) AS last_model ` +
+      `FROM sessions s ${where.length ? `WHERE ${where.join(" AND ")} ` : ""}ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?`;
     return this.conn.serial(async () => {
-      const rows =
-        opts?.workspace !== undefined
-          ? await this.conn.all<SessionRow>(
-              `SELECT ${SESSION_COLS} FROM sessions WHERE workspace = ? ORDER BY updated_at DESC, rowid DESC LIMIT ?`,
-              [opts.workspace, limit],
-            )
-          : await this.conn.all<SessionRow>(
-              `SELECT ${SESSION_COLS} FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ?`,
-              [limit],
-            );
-      return rows.map(toSession);
+      try {
+        const rows = await this.conn.all<SessionRow & { message_count: number; last_model: string | null }>(sql, [...params, limit]);
+        return rows.map((r) => ({ ...toSession(r), messages: r.message_count, ...(r.last_model ? { model: r.last_model } : {}) }));
+      } catch (e) {
+        if (sqliteCode(e) !== "SQLITE_CORRUPT") throw e;
+        // a damaged messages table must not hide the sessions themselves: list them plainly
+        // (counts unknown, empty ones included), so a person can still find and export them
+        const plain = await this.conn.all<SessionRow>(
+          `SELECT ${SESSION_COLS} FROM sessions s ${opts?.workspace !== undefined ? "WHERE s.workspace = ? " : ""}ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?`,
+          opts?.workspace !== undefined ? [opts.workspace, limit] : [limit],
+        );
+        return plain.map(toSession);
+      }
     });
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    // messages, captures with their pages, and summaries go with it (ON DELETE CASCADE)
+    return this.conn.tx(async () => (await this.conn.run("DELETE FROM sessions WHERE id = ?", [id])).changes > 0);
   }
 
   async latestSession(workspace: string): Promise<Session | undefined> {

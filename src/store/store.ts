@@ -6,7 +6,7 @@ import fs from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import sqlite3 from "sqlite3";
 import type { Database } from "sqlite3";
-import type { Block, MessageStatus, NewMessage, Session, StoredMessage } from "../record/types.js";
+import type { Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
 import { messageOf } from "../record/errors.js";
 import type { Capture, InspectorView, Page } from "../inspector/types.js";
 import type { HistoryStore, LoadedHistory, StoredSummary } from "./types.js";
@@ -173,8 +173,12 @@ export class SqliteStore implements HistoryStore {
   getSession(id: string): Promise<Session | undefined> {
     return this.messages.getSession(id);
   }
-  listSessions(opts?: { workspace?: string; limit?: number }): Promise<Session[]> {
+  listSessions(opts?: { workspace?: string; limit?: number; includeEmpty?: boolean }): Promise<SessionInfo[]> {
     return this.messages.listSessions(opts);
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.messages.deleteSession(id);
   }
   latestSession(workspace: string): Promise<Session | undefined> {
     return this.messages.latestSession(workspace);

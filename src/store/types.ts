@@ -1,6 +1,6 @@
 // The store's contract. The SQLite implementation is in store.ts; everything above the
 // store codes against this interface.
-import type { Block, MessageStatus, NewMessage, Session, StoredMessage } from "../record/types.js";
+import type { Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
 import type { Capture, InspectorView, Page } from "../inspector/types.js";
 import type { StoredSummary } from "../compaction/types.js";
 
@@ -25,7 +25,10 @@ export interface HistoryStore {
   createSession(opts: { workspace: string; title?: string }): Promise<Session>;
   getSession(id: string): Promise<Session | undefined>;
   /** newest (by updatedAt) first */
-  listSessions(opts?: { workspace?: string; limit?: number }): Promise<Session[]>;
+  /** newest first; sessions with no message yet are left out unless includeEmpty */
+  listSessions(opts?: { workspace?: string; limit?: number; includeEmpty?: boolean }): Promise<SessionInfo[]>;
+  /** removes the session with its messages, captures and summaries; false when there is none */
+  deleteSession(id: string): Promise<boolean>;
   latestSession(workspace: string): Promise<Session | undefined>;
   setTitle(sessionId: string, title: string): Promise<void>;
 

@@ -365,10 +365,17 @@ describe("sessions", () => {
     expect(a.title).toBe("");
     expect(c.title).toBe("third");
 
-    expect((await store.listSessions()).map((s) => s.id)).toEqual([c.id, b.id, a.id]);
+    // sessions with no message yet are kept but not listed (nor continued)
+    expect(await store.listSessions()).toEqual([]);
+    expect((await store.listSessions({ includeEmpty: true })).map((s) => s.id)).toEqual([c.id, b.id, a.id]);
+    expect(await store.latestSession("/one")).toBeUndefined();
     // an append makes a session the newest, even within the same millisecond
     await store.appendMessage(a.id, text("bump"));
+    await store.appendMessage(b.id, text("bump"));
+    await store.appendMessage(c.id, text("bump"));
+    await store.appendMessage(a.id, text("bump again"));
     expect((await store.listSessions()).map((s) => s.id)).toEqual([a.id, c.id, b.id]);
+    expect((await store.listSessions()).map((s) => s.messages)).toEqual([2, 1, 1]);
     expect((await store.listSessions({ workspace: "/one" })).map((s) => s.id)).toEqual([a.id, c.id]);
     expect((await store.listSessions({ limit: 2 })).map((s) => s.id)).toEqual([a.id, c.id]);
 

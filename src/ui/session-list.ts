@@ -1,0 +1,47 @@
+// `albedo-tui sessions` as a person reads it at a glance (pure): id, last activity in
+// relative words, message count, model, workspace, title.
+import type { SessionInfo } from "../record/types.js";
+
+const UNITS: [number, string][] = [
+  [60, "second"],
+  [60, "minute"],
+  [24, "hour"],
+  [7, "day"],
+  [4.35, "week"],
+  [12, "month"],
+  [Number.POSITIVE_INFINITY, "year"],
+];
+
+/** "just now", "5 minutes ago", "3 days ago": hand-made (ICU's formatter costs memory). */
+export function relativeTime(iso: string, now: Date): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return iso;
+  let n = (now.getTime() - then) / 1000;
+  if (n < 0) return "in the future";
+  if (n < 45) return "just now";
+  for (const [size, unit] of UNITS) {
+    // compared rounded, so 11.99 months reads as a year, not "12 months"
+    if (Math.round(n) < size) {
+      const k = Math.max(1, Math.round(n));
+      return `${k} ${unit}${k === 1 ? "" : "s"} ago`;
+    }
+    n /= size;
+  }
+  return iso;
+}
+
+/**
+ * One line per session. `field` makes text from outside (titles come from prompts, folders
+ * from paths) safe for where it is printed.
+ */
+export function sessionLines(list: readonly SessionInfo[], now: Date, field: (s: string) => string = (s) => s): string[] {
+  const when = list.map((s) => relativeTime(s.updatedAt, now));
+  const count = list.map((s) => (s.messages === undefined ? "? msgs" : `${s.messages} msg${s.messages === 1 ? "" : "s"}`));
+  const model = list.map((s) => s.model ?? "-");
+  const w = (xs: string[]): number => Math.max(0, ...xs.map((x) => x.length));
+  const [ww, cw, mw] = [w(when), w(count), w(model)];
+  return list.map(
+    (s, i) =>
+      `${s.id}  ${when[i]!.padEnd(ww)}  ${count[i]!.padStart(cw)}  ${model[i]!.padEnd(mw)}  ${field(s.title) || "(untitled)"}  ${field(s.workspace)}`,
+  );
+}
