@@ -65,6 +65,49 @@ function lastRow(s: PtySession): string {
   return s.line(s.rows - 1);
 }
 
+interface Figure {
+  next: boolean;
+  tokens: number;
+  method: string;
+}
+
+/** The status line's figure: "≈ 1,226 / 200,000 tokens (chars/4)", or "next request ≈ …". */
+function statusFigure(s: PtySession): Figure | undefined {
+  const m = /(next request )?≈ ([\d,]+) \/ 200,000 tokens \(([^)]+)\)/.exec(lastRow(s));
+  return m ? { next: m[1] !== undefined, tokens: Number(m[2]!.replace(/,/g, "")), method: m[3]! } : undefined;
+}
+
+/** The pane's figure: the last request's total, or while it is pending the next request's estimate. */
+function paneFigure(s: PtySession): Figure | undefined {
+  const rows = s.screenText().split("\n").slice(0, -1).join("\n");
+  const last = /total [\d,]+ bytes · ≈ ([\d,]+) tokens \(([^)]+)\)/.exec(rows);
+  if (last) return { next: false, tokens: Number(last[1]!.replace(/,/g, "")), method: last[2]! };
+  const next = /next request ≈ ([\d,]+) tokens \(([^)]+)\)/.exec(rows);
+  return next ? { next: true, tokens: Number(next[1]!.replace(/,/g, "")), method: next[2]! } : undefined;
+}
+
+/** Waits for a condition on the screen; the bound is generous, nothing is timed. */
+async function until(s: PtySession, ok: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`no ${what} within ${timeoutMs} ms. Screen:\n${s.screenText()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The status line's figure, then the pane's (opened and closed with the key a person uses). */
+async function paneAndStatus(s: PtySession, paneShows: string | RegExp): Promise<{ status: Figure; pane: Figure }> {
+  const status = statusFigure(s);
+  if (!status) throw new Error(`no figure in the status line: ${lastRow(s)}`);
+  s.send(KEYS.ctrl("o"));
+  await s.waitFor(paneShows);
+  await until(s, () => paneFigure(s) !== undefined, "figure in the pane");
+  const pane = paneFigure(s)!;
+  s.send(KEYS.escape);
+  await s.waitForGone(paneShows);
+  return { status, pane };
+}
+
 describe("the terminal interface", () => {
   it("opens without a key, says which variable to set, and keeps what was typed", async () => {
     const s = tui([], { env: { ANTHROPIC_API_KEY: "" } });
@@ -137,9 +180,12 @@ describe("the terminal interface", () => {
     await s.waitFor("Permission needed");
     expect(s.screenText()).toContain("$ echo allowed-output-123");
     expect(lastRow(s)).toContain("waiting for permission");
+    // the choices show once the box takes keys (a moment after it is seen: type-ahead never answers it)
+    await s.waitFor("y allow once");
     s.send("y");
     await s.waitFor("Permission needed"); // the second call asks again
     await s.waitFor("never-runs-456");
+    await s.waitFor("y allow once");
     s.send("n");
     await s.waitFor("Both done.");
     const lines = s.screenText().split("\n");
@@ -251,8 +297,9 @@ describe("the terminal interface", () => {
     s.send(KEYS.ctrl("o"));
     await s.waitFor("system · page 1 of 1");
     const screen = s.screenText();
-    expect(screen).toMatch(/0\s+system\s+1\s+[\d,]+\s+≈ [\d,]+/);
-    expect(screen).toMatch(/1\s+AGENTS\.md\s+1\s+/);
+    // sections counted from 1, as `context --section` takes them
+    expect(screen).toMatch(/1\s+system\s+1\s+[\d,]+\s+≈ [\d,]+/);
+    expect(screen).toMatch(/2\s+AGENTS\.md\s+1\s+/);
     expect(screen).toMatch(/workspace facts\s+1\s+/);
     expect(screen).toMatch(/history\s+1\s+[\d,]+\s+≈ [\d,]+\s+\S+\s+3/);
     expect(screen).toMatch(/tools\s+\d+\s+[\d,]+/);
@@ -260,7 +307,7 @@ describe("the terminal interface", () => {
     expect(screen).toContain("compaction in force: microcompact+summary");
     expect(screen).toContain("compaction in this request: nothing left out");
     for (let i = 0; i < 3; i++) s.send(KEYS.down);
-    await s.waitFor("history · page 1 of 3");
+    await s.waitFor("4 history · page 1 of 3");
     s.send(KEYS.right);
     await s.waitFor("history · page 2 of 3");
     s.send(KEYS.right);
@@ -274,6 +321,30 @@ describe("the terminal interface", () => {
     await s.waitFor("Noted.");
     // looking was free: only the one real request reached the provider
     expect(fake.requests).toHaveLength(1);
+    expect(await quit(s)).toBe(0);
+  });
+
+  it("the status line gives the context pane's figure, after a turn and after /compact", async () => {
+    const words = (n: number, w: string): string => Array.from({ length: n }, (_, i) => `${w}${i}`).join(" ");
+    fake.script({ text: `${words(600, "long")} FIRST-END` }, { text: "SECOND-END" }, { text: "SHORT-SUMMARY of the talk." });
+    const s = tui([], { cols: 100, rows: 40 });
+    await ready(s);
+    await ask(s, "tell me everything");
+    await s.waitFor("FIRST-END");
+    await ask(s, "and then?");
+    await s.waitFor("SECOND-END");
+    await until(s, () => statusFigure(s)?.next === false && /^ idle /.test(lastRow(s)), "the last request's figure");
+    const afterTurn = await paneAndStatus(s, /total [\d,]+ bytes/);
+    expect(afterTurn.pane).toEqual(afterTurn.status);
+    expect(afterTurn.status.method).toBe("chars/4");
+
+    await ask(s, "/compact");
+    await s.waitFor("Compaction: summarised messages 1–2");
+    await until(s, () => statusFigure(s)?.next === true, "the next request's estimate");
+    const afterCompact = await paneAndStatus(s, "pending: history compacted by /compact");
+    expect(afterCompact.pane).toEqual(afterCompact.status);
+    // the 600 words went into the summary: the next request is the smaller
+    expect(afterCompact.status.tokens).toBeLessThan(afterTurn.status.tokens);
     expect(await quit(s)).toBe(0);
   });
 
