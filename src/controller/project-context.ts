@@ -113,28 +113,63 @@ async function readInstruction(workspace: string, name: string, redact: Redactor
   }
 }
 
-function gitBranch(workspace: string): Promise<string | undefined> {
+/** what one git command said: its exit code (undefined when git could not be run at all) */
+interface GitRun {
+  code: number | undefined;
+  out: string;
+  err: string;
+  /** the spawn failure (ENOENT: no git) */
+  failure?: string;
+}
+
+function git(workspace: string, args: string[]): Promise<GitRun> {
   return new Promise((resolve) => {
-    // rev-parse reads no index, so a repository's fsmonitor hook cannot run; set off anyway
+    // these commands read HEAD and refs only, never the index, so a repository's fsmonitor
+    // hook cannot run; it is set off anyway, and no optional lock is taken
     execFile(
       "git",
-      ["-c", "core.fsmonitor=false", "--no-optional-locks", "rev-parse", "--abbrev-ref", "HEAD"],
+      ["-c", "core.fsmonitor=false", "--no-optional-locks", ...args],
       { cwd: workspace, timeout: 2000, maxBuffer: 4096 },
-      (err, out) => {
-        const line = err ? "" : (out.split("\n")[0] ?? "").trim();
-        resolve(line ? line.slice(0, 200) : undefined);
+      (err, out, errOut) => {
+        const e = err as (Error & { code?: number | string | null; signal?: string | null }) | null;
+        if (!e) resolve({ code: 0, out: String(out), err: String(errOut) });
+        else if (typeof e.code === "number") resolve({ code: e.code, out: String(out), err: String(errOut) });
+        // no exit code: git could not be started (ENOENT), or was stopped at the time limit
+        else resolve({ code: undefined, out: "", err: "", failure: typeof e.code === "string" ? e.code : e.signal ? "git did not answer within 2 s" : e.message });
       },
     );
   });
 }
 
+const firstLine = (s: string): string => (s.split("\n")[0] ?? "").trim().slice(0, 200);
+
+/**
+ * The workspace's git state as one fact line. HEAD is read with symbolic-ref, which works on a
+ * branch with no commits yet (`git init` alone): rev-parse --abbrev-ref HEAD fails there, and
+ * the repository was reported as "not a repository".
+ */
+export async function gitFact(workspace: string): Promise<string> {
+  const [head, commit] = await Promise.all([
+    git(workspace, ["symbolic-ref", "--quiet", "--short", "HEAD"]),
+    git(workspace, ["rev-parse", "--verify", "--quiet", "--short", "HEAD"]),
+  ]);
+  if (head.code === undefined) return head.failure === "ENOENT" ? "Git: not checked (git is not installed)" : `Git: not checked (${head.failure ?? "git could not run"})`;
+  const branch = firstLine(head.out);
+  // exit 0: HEAD names a branch; 1: HEAD is a commit (detached); 128: no repository, or git refused it
+  if (head.code === 0 && branch) return `Git branch: ${branch}${commit.code === 0 ? "" : " (no commits yet)"}`;
+  if (head.code === 1 && commit.code === 0) return `Git: detached HEAD at ${firstLine(commit.out)}`;
+  if (/not a git repository/i.test(head.err)) return "Git: not a repository";
+  const said = firstLine(head.err.replace(/^(fatal|error): /, ""));
+  return `Git: the repository could not be read${said ? ` (${said})` : ""}`;
+}
+
 export async function workspaceFacts(workspace: string, now = new Date(), redact: Redactor = noRedaction): Promise<ContextItem> {
-  const branch = await gitBranch(workspace);
+  const git = await gitFact(workspace);
   const lines = [
     `Workspace: ${workspace}`,
     `Date: ${now.toISOString().slice(0, 10)}`,
     `Platform: ${process.platform}`,
-    branch ? `Git branch: ${branch}` : "Git: not a repository",
+    git,
   ];
   return { source: "workspace facts", text: redact(lines.join("\n")) };
 }

@@ -154,3 +154,44 @@ describe("instruction files stay inside the workspace", () => {
     expect(read).toBeGreaterThan(0);
   });
 });
+
+describe("the workspace's git state in the workspace facts", () => {
+  const run = (...args: string[]): string =>
+    execFileSync("git", ["-c", "init.defaultBranch=trunk", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false", ...args], { cwd: ws, encoding: "utf8" });
+  const facts = async (): Promise<string> => (await loadProjectContext(ws)).find((c) => c.source === "workspace facts")!.text;
+
+  it("a repository made by git init, with no commit yet, is a repository on its branch", async () => {
+    run("init", "-q");
+    // before: rev-parse --abbrev-ref HEAD fails without a commit, and this said "not a repository"
+    expect(await facts()).toContain("Git branch: trunk (no commits yet)");
+    expect(await facts()).not.toContain("not a repository");
+    run("commit", "-q", "--allow-empty", "-m", "first");
+    expect(await facts()).toMatch(/^Git branch: trunk$/m);
+    expect(await facts()).not.toContain("no commits yet");
+  });
+
+  it("a detached HEAD names its commit, not a branch called HEAD", async () => {
+    run("init", "-q");
+    run("commit", "-q", "--allow-empty", "-m", "first");
+    run("checkout", "-q", "--detach");
+    const short = run("rev-parse", "--short", "HEAD").trim();
+    expect(await facts()).toContain(`Git: detached HEAD at ${short}`);
+  });
+
+  it("a folder outside any repository is not a repository", async () => {
+    // the temporary folder must not sit inside a repository for this to hold
+    expect(() => execFileSync("git", ["rev-parse", "--git-dir"], { cwd: ws, stdio: "ignore" })).toThrow();
+    expect(await facts()).toContain("Git: not a repository");
+  });
+
+  it("without git on the PATH, the facts say git was not checked rather than that there is no repository", async () => {
+    run("init", "-q");
+    const before = process.env.PATH;
+    process.env.PATH = path.join(root, "no-such-bin");
+    try {
+      expect(await facts()).toContain("Git: not checked (git is not installed)");
+    } finally {
+      process.env.PATH = before;
+    }
+  });
+});
