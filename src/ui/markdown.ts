@@ -43,11 +43,15 @@ function inline(tokens: Token[] | undefined, st: InlineStyle, out: Line): void {
       case "codespan":
         out.push(mk(decode(t.text), { ...st, s: "code" }));
         break;
-      case "del":
-        out.push(mk("~", { s: "dim" }));
+      case "del": {
+        // the terminal cannot strike text out everywhere, so the markers stay, as written:
+        // marked reads "~x~" and "~~x~~" alike, and "~~x~~" was shown as "~x~"
+        const marker = /^~+/.exec(t.raw)?.[0] ?? "~~";
+        out.push(mk(marker, { s: "dim" }));
         inline(t.tokens, { ...st, s: "dim" }, out);
-        out.push(mk("~", { s: "dim" }));
+        out.push(mk(marker, { s: "dim" }));
         break;
+      }
       case "link": {
         inline(t.tokens, { ...st, s: "link" }, out);
         const label = t.tokens.map((x) => ("text" in x ? String(x.text) : "")).join("");

@@ -54,3 +54,12 @@ describe("renderMarkdown", () => {
     expect(texts(renderMarkdown("see [docs](https://example.com/x)", 60))).toEqual(["see docs (https://example.com/x)"]);
   });
 });
+
+describe("strikethrough keeps its markers as written", () => {
+  it("~~two~~ shows two tildes each side and ~one~ one (both were shown as ~x~)", () => {
+    expect(texts(renderMarkdown("a ~~gone~~ b", 40))).toEqual(["a ~~gone~~ b"]);
+    expect(texts(renderMarkdown("a ~gone~ b", 40))).toEqual(["a ~gone~ b"]);
+    // inside other inline markup, and the struck text keeps its own markup
+    expect(texts(renderMarkdown("**x ~~y `z`~~**", 40))).toEqual(["x ~~y z~~"]);
+  });
+});
