@@ -5,7 +5,7 @@ import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.js";
 import type { ContextItem, Provider, ProviderName, Request, Usage } from "../provider/types.js";
 import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage } from "../provider/create.js";
-import type { ModelInfo } from "../provider/catalog.js";
+import { familyOf, type ModelInfo } from "../provider/catalog.js";
 import type { BadMessage, HistoryStore } from "../store/types.js";
 import { StoreError } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
@@ -74,11 +74,41 @@ function changedItems(before: readonly ContextItem[], after: readonly ContextIte
   return [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k));
 }
 
+type Reloadable = Pick<AppSettings, "permission" | "compaction" | "reasoning" | "credentials">;
+
+/** what /reload changed among the settings, in words; keys are named, never shown */
+function settingsChanges(was: Reloadable, now: Reloadable): string {
+  const out: string[] = [];
+  for (const k of ["permission", "compaction", "reasoning"] as const) if (was[k] !== now[k]) out.push(`${k} ${was[k]} → ${now[k]}`);
+  for (const p of ["anthropic", "openai"] as const) {
+    const a = was.credentials.keys[p];
+    const b = now.credentials.keys[p];
+    if (a !== b) out.push(!a ? `${p} key added` : !b ? `${p} key removed` : `${p} key changed`);
+    const u = was.credentials.baseUrls[p];
+    const v = now.credentials.baseUrls[p];
+    if (u !== v) out.push(`${p} base URL ${v ? `now ${v}` : "back to the default"}`);
+  }
+  return out.length ? `changed: ${out.join(", ")}` : "nothing changed";
+}
+
 function badLines(bad: readonly BadMessage[]): string[] {
   return bad.map((b) => `message #${b.seq} (${b.role}, id ${b.id}) could not be read: ${b.error}`);
 }
 /** headless mode without the key it needs: nothing is created, the sentence says what to set */
 export class MissingKeyError extends Error {}
+/** /model named a provider and model that cannot go together */
+export class ModelChoiceError extends Error {}
+
+const PROVIDER_LABEL: Record<ProviderName, string> = { anthropic: "Anthropic", openai: "OpenAI" };
+
+/** the provider's own API (not a gateway or a local server): it serves only its own models */
+function isOwnApi(provider: ProviderName, url: string): boolean {
+  try {
+    return new URL(url).hostname === new URL(DEFAULT_BASE_URL[provider]).hostname;
+  } catch {
+    return false;
+  }
+}
 
 export class App implements Controller {
   private readonly hub = new EventHub();
@@ -531,13 +561,8 @@ export class App implements Controller {
   async setModel(spec: string): Promise<string> {
     const trimmed = spec.trim();
     if (!trimmed) return `Model: ${this.providerName}:${this.model}. Use /model NAME or /model anthropic:NAME / openai:NAME.`;
-    let provider = this.providerName;
-    let model = trimmed;
-    const m = /^(anthropic|openai):(.*)$/.exec(trimmed);
-    if (m) {
-      provider = m[1] as ProviderName;
-      model = m[2]!.trim() || defaultModel(provider);
-    }
+    // decided (or refused) before anything changes: a refused pair leaves the model as it was
+    const { provider, model, said } = this.chooseModel(trimmed);
     this.providerName = provider;
     this.model = model;
     this.buildProvider();
@@ -552,7 +577,43 @@ export class App implements Controller {
     const images = big
       ? ` ${big} image${big === 1 ? "" : "s"} in this session ${big === 1 ? "is" : "are"} larger than ${imageLimit(provider).text}; ${provider} will refuse requests that carry ${big === 1 ? "it" : "them"}: start a /new session, or switch back.`
       : "";
-    return `Model: ${provider}:${model} (context window ${window}${info.known ? "" : ", not in the catalog"}).${key ? " " + key : ""}${images}`;
+    return `Model: ${provider}:${model} (context window ${window}${info.known ? "" : ", not in the catalog"}).${said ? " " + said : ""}${key ? " " + key : ""}${images}`;
+  }
+
+  /**
+   * Which provider serves the model /model names. "provider:NAME" says it; a bare NAME goes to
+   * the provider whose model the catalog says it is (before, "/model gpt-4o" on Anthropic
+   * became anthropic:gpt-4o, which Anthropic's API refuses at the next prompt), or stays with
+   * the current provider when the catalog does not know it (local servers name their own).
+   * A pair that cannot work is refused: a model the catalog lists as one provider's, named for
+   * the other provider's own API. Through any other base URL (a gateway may serve both
+   * families in either shape) the pair is allowed and said so.
+   */
+  private chooseModel(spec: string): { provider: ProviderName; model: string; said?: string } {
+    const explicit = /^(anthropic|openai):(.*)$/i.exec(spec);
+    if (explicit) {
+      const provider = explicit[1]!.toLowerCase() as ProviderName;
+      const model = explicit[2]!.trim() || defaultModel(provider);
+      const family = familyOf(model);
+      if (family === undefined || family === provider) return { provider, model };
+      const url = this.baseUrlFor(provider);
+      if (isOwnApi(provider, url)) {
+        throw new ModelChoiceError(
+          `${provider}:${model} cannot work: ${model} is ${PROVIDER_LABEL[family]}'s model (by the catalog), and ${PROVIDER_LABEL[provider]}'s API at ${url} does not serve it. The model stays ${this.providerName}:${this.model}; use /model ${family}:${model}.`,
+        );
+      }
+      return { provider, model, said: `The catalog lists ${model} as ${PROVIDER_LABEL[family]}'s; it is sent in the ${provider} API shape to ${url}, as a gateway would take it.` };
+    }
+    // a provider's name alone: its default model
+    const alone = spec.toLowerCase();
+    if (alone === "anthropic" || alone === "openai") return { provider: alone, model: defaultModel(alone) };
+    const family = familyOf(spec);
+    if (family === undefined || family === this.providerName) return { provider: this.providerName, model: spec };
+    const was = this.providerName;
+    const wasUrl = this.baseUrlFor(was);
+    // through a gateway the old provider might have served it too: say how to stay there
+    const stay = isOwnApi(was, wasUrl) ? "" : ` (/model ${was}:${spec} sends it to ${wasUrl} instead.)`;
+    return { provider: family, model: spec, said: `Provider switched from ${was} to ${family}: the catalog lists ${spec} as ${PROVIDER_LABEL[family]}'s.${stay}` };
   }
 
   /** how many stored images exceed what this provider accepts (attached under another one) */
@@ -563,25 +624,37 @@ export class App implements Controller {
     return n;
   }
 
+  /**
+   * Re-reads the project context (instruction files, workspace facts) and, with a config, the
+   * settings that can change in a running session: permission, compaction, reasoning, the
+   * API keys and the per-provider base URLs. The answer names all of them and what changed
+   * (before, it named only the context items, as if the keys were not reloaded).
+   */
   async reload(): Promise<string> {
     const before = this.context;
     this.context = await loadProjectContext(this.opts.workspace, this.redactKeys);
     const changed = changedItems(before, this.context);
+    let settings: string | undefined;
     try {
       if (this.opts.reloadConfig) {
+        const was: Reloadable = { permission: this.opts.permission, compaction: this.opts.compaction, reasoning: this.opts.reasoning, credentials: this.opts.credentials };
         const fresh = await this.opts.reloadConfig();
         if (fresh.permission) this.opts.permission = fresh.permission;
         if (fresh.compaction) this.opts.compaction = fresh.compaction;
         if (fresh.reasoning) this.opts.reasoning = fresh.reasoning;
         if (fresh.credentials) this.opts.credentials = fresh.credentials;
         this.buildProvider();
+        settings = settingsChanges(was, this.opts);
       }
     } finally {
       // the project context is already re-read even when the config is not
       await this.markPending(`project context reloaded (/reload)${changed.length > 0 ? `: ${changed.join(", ")} changed` : ""}`);
     }
     this.hub.emit({ type: "info" });
-    return `Reloaded: ${this.context.map((c) => c.source).join(", ")}.`;
+    const context = `Reloaded the project context: ${this.context.map((c) => c.source).join(", ")}${changed.length > 0 ? ` (${changed.join(", ")} changed)` : " (unchanged)"}.`;
+    if (settings === undefined) return context;
+    const from = this.opts.configFile ? `the config (${this.opts.configFile}) and the environment` : "the config and the environment";
+    return `${context} Reloaded from ${from}: permission, compaction, reasoning, API keys and per-provider base URLs (${settings}). The model and --base-url stay as they are; /model switches.`;
   }
 
   async compact(): Promise<string> {
@@ -628,8 +701,11 @@ export class App implements Controller {
 
   async exportSession(format: "md" | "json"): Promise<string> {
     await this.wholeHistory;
-    const file = path.join(this.opts.workspace, `albedo-${this.current.id}.${format === "md" ? "md" : "json"}`);
-    const text = format === "md" ? exportMarkdown(this.current, this.messages) : exportJson(this.current, this.messages);
+    // the stored row, not the copy taken when the session was opened: every stored message
+    // moves its updated_at (before, the file said Updated: equal to Created)
+    const session = (await this.opts.store.getSession(this.current.id)) ?? this.current;
+    const file = path.join(this.opts.workspace, `albedo-${session.id}.${format === "md" ? "md" : "json"}`);
+    const text = format === "md" ? exportMarkdown(session, this.messages) : exportJson(session, this.messages);
     await fs.writeFile(file, text);
     return file;
   }

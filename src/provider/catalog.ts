@@ -91,6 +91,19 @@ export function lookupModel(provider: ProviderName, model: string): ModelInfo {
   return { contextWindow: e.contextWindow, maxOutput: e.maxOutput, vision: e.vision, known: true };
 }
 
+/**
+ * Whose model this is, by the catalog: "gpt-4o" → openai, "claude-sonnet-4-5" → anthropic.
+ * Undefined for a model the catalog does not list, and for a gateway's "vendor/model" id
+ * (OpenRouter, LiteLLM), which names the model's maker, not the API that serves it.
+ */
+export function familyOf(model: string): ProviderName | undefined {
+  if (model.includes("/")) return undefined;
+  const id = normalize(model);
+  if (find(ANTHROPIC, id)) return "anthropic";
+  if (find(OPENAI, id)) return "openai";
+  return undefined;
+}
+
 export function defaultModel(provider: ProviderName): string {
   return provider === "anthropic" ? "claude-sonnet-4-6" : "gpt-5";
 }
