@@ -1,6 +1,9 @@
-// The actions and their keys: the built-in bindings, key names in canonical form, and the
-// labels hints show. Pure and part of the first frame (the default keys and their labels);
-// reading keymap files and the config's overrides is keymap.ts, loaded with the session.
+// The actions and their keys: the built-in bindings, the places keys are read in (PLACES),
+// key names in canonical form, and the labels hints show. Every key the screen acts on is an
+// action here, prompt editing and the boxes included, so a keymap can rebind any of them;
+// only typing a character is not. Pure and part of the first frame (the default keys and
+// their labels); reading keymap files and the config's overrides is keymap.ts, loaded with
+// the session.
 
 export const ACTIONS = [
   "input.submit",
@@ -8,13 +11,27 @@ export const ACTIONS = [
   "input.historyPrev",
   "input.historyNext",
   "input.complete",
+  "input.cancel",
+  "input.left",
+  "input.right",
+  "input.wordLeft",
+  "input.wordRight",
+  "input.home",
+  "input.end",
+  "input.backspace",
+  "input.deleteWordBack",
+  "input.deleteForward",
+  "input.killToEnd",
+  "input.killToStart",
   "input.focus",
   "turn.interrupt",
   "app.quit",
   "app.quitIfEmpty",
   "app.redraw",
+  "app.suspend",
   "context.toggle",
   "context.close",
+  "context.focusPrompt",
   "context.nextPage",
   "context.prevPage",
   "context.nextSection",
@@ -24,6 +41,8 @@ export const ACTIONS = [
   "transcript.focus",
   "transcript.pageUp",
   "transcript.pageDown",
+  "transcript.scrollUp",
+  "transcript.scrollDown",
   "transcript.top",
   "transcript.bottom",
   "transcript.selectPrev",
@@ -32,6 +51,18 @@ export const ACTIONS = [
   "permission.allowOnce",
   "permission.allowSession",
   "permission.deny",
+  "permission.scrollUp",
+  "permission.scrollDown",
+  "permission.pageUp",
+  "permission.pageDown",
+  "sessions.prev",
+  "sessions.next",
+  "sessions.pageUp",
+  "sessions.pageDown",
+  "sessions.first",
+  "sessions.last",
+  "sessions.choose",
+  "sessions.close",
 ] as const;
 
 export type Action = (typeof ACTIONS)[number];
@@ -40,6 +71,12 @@ export interface Keymap {
   /** "default", "vim", "emacs", or the file's path */
   name: string;
   bindings: Record<Action, string[]>;
+  /**
+   * the terminal reports the mouse wheel (wheelup/wheeldown keys). Off unless a keymap or the
+   * config's "keys" say "mouse": "wheel": reporting the wheel makes the terminal report clicks
+   * too, and then a plain drag no longer selects text (Shift-drag does, in most terminals).
+   */
+  mouse: boolean;
 }
 
 /** what each action does, for /help */
@@ -49,13 +86,27 @@ export const ACTION_HELP: Record<Action, string> = {
   "input.historyPrev": "earlier prompt (on the first line)",
   "input.historyNext": "later prompt (on the last line)",
   "input.complete": "complete a slash command",
-  "input.focus": "back to the prompt",
+  "input.cancel": "dismiss a message (over a narrow screen: close the context pane)",
+  "input.left": "prompt: cursor left",
+  "input.right": "prompt: cursor right",
+  "input.wordLeft": "prompt: word left",
+  "input.wordRight": "prompt: word right",
+  "input.home": "prompt: start of the line",
+  "input.end": "prompt: end of the line",
+  "input.backspace": "prompt: delete left",
+  "input.deleteWordBack": "prompt: delete the word left",
+  "input.deleteForward": "prompt: delete right",
+  "input.killToEnd": "prompt: delete to the end of the line",
+  "input.killToStart": "prompt: delete to the start of the line",
+  "input.focus": "transcript: back to the prompt",
   "turn.interrupt": "interrupt the running turn",
   "app.quit": "quit (press twice)",
   "app.quitIfEmpty": "quit when the prompt is empty",
   "app.redraw": "redraw the screen",
+  "app.suspend": "suspend (the shell's fg brings it back)",
   "context.toggle": "open/close the context pane",
   "context.close": "close the context pane",
+  "context.focusPrompt": "context: to the prompt, the pane stays open",
   "context.nextPage": "context: next page",
   "context.prevPage": "context: previous page",
   "context.nextSection": "context: next section",
@@ -65,6 +116,8 @@ export const ACTION_HELP: Record<Action, string> = {
   "transcript.focus": "move to the transcript (select tool calls)",
   "transcript.pageUp": "scroll the transcript up",
   "transcript.pageDown": "scroll the transcript down",
+  "transcript.scrollUp": "transcript: scroll up a few lines",
+  "transcript.scrollDown": "transcript: scroll down a few lines",
   "transcript.top": "transcript: top",
   "transcript.bottom": "transcript: bottom (follow)",
   "transcript.selectPrev": "transcript: previous tool call / thinking",
@@ -73,45 +126,218 @@ export const ACTION_HELP: Record<Action, string> = {
   "permission.allowOnce": "permission: allow once",
   "permission.allowSession": "permission: allow for this session",
   "permission.deny": "permission: deny",
+  "permission.scrollUp": "permission: scroll the question up",
+  "permission.scrollDown": "permission: scroll the question down",
+  "permission.pageUp": "permission: scroll the question a page up",
+  "permission.pageDown": "permission: scroll the question a page down",
+  "sessions.prev": "session picker: previous",
+  "sessions.next": "session picker: next",
+  "sessions.pageUp": "session picker: a page up",
+  "sessions.pageDown": "session picker: a page down",
+  "sessions.first": "session picker: first",
+  "sessions.last": "session picker: last",
+  "sessions.choose": "session picker: switch to the selected session",
+  "sessions.close": "session picker: cancel",
 };
 
-/** the built-in bindings; keymaps/default.json says the same (a unit test keeps them equal) */
+/**
+ * The built-in bindings; keymaps/default.json says the same (a unit test keeps them equal).
+ * No letter acts in the context pane: focus returns there after a prompt is sent, and the next
+ * prompt's first letter must not close it or page it. Enter does not answer a permission
+ * question: it ends every prompt typed, so it is the likeliest key to arrive as type-ahead.
+ */
 export const DEFAULT_BINDINGS: Record<Action, string[]> = {
   "input.submit": ["enter"],
   "input.newline": ["M-enter", "C-j"],
   "input.historyPrev": ["up"],
   "input.historyNext": ["down"],
   "input.complete": ["tab"],
+  "input.cancel": ["escape"],
+  "input.left": ["left", "C-b"],
+  "input.right": ["right", "C-f"],
+  "input.wordLeft": ["M-left", "C-left", "M-b"],
+  "input.wordRight": ["M-right", "C-right", "M-f"],
+  "input.home": ["home", "C-a"],
+  "input.end": ["end", "C-e"],
+  "input.backspace": ["backspace"],
+  "input.deleteWordBack": ["M-backspace", "C-w"],
+  "input.deleteForward": ["delete"],
+  "input.killToEnd": ["C-k"],
+  "input.killToStart": ["C-u"],
   "input.focus": ["escape", "i"],
   "turn.interrupt": ["escape"],
   "app.quit": ["C-c"],
   "app.quitIfEmpty": ["C-d"],
   "app.redraw": ["C-l"],
+  "app.suspend": ["C-z"],
   "context.toggle": ["C-o"],
-  "context.close": ["escape", "q"],
+  "context.close": ["escape"],
+  "context.focusPrompt": ["tab"],
   "context.nextPage": ["right"],
   "context.prevPage": ["left"],
   "context.nextSection": ["down"],
   "context.prevSection": ["up"],
-  "context.scrollUp": ["pageup"],
-  "context.scrollDown": ["pagedown"],
+  "context.scrollUp": ["pageup", "wheelup"],
+  "context.scrollDown": ["pagedown", "wheeldown"],
   "transcript.focus": ["S-tab", "M-up"],
   "transcript.pageUp": ["pageup"],
   "transcript.pageDown": ["pagedown"],
+  "transcript.scrollUp": ["wheelup"],
+  "transcript.scrollDown": ["wheeldown"],
   "transcript.top": ["home", "g"],
   "transcript.bottom": ["end", "S-g"],
   "transcript.selectPrev": ["up", "k"],
   "transcript.selectNext": ["down", "j"],
   "transcript.toggleExpand": ["enter", "tab", "space"],
-  "permission.allowOnce": ["y", "enter"],
+  "permission.allowOnce": ["y"],
   "permission.allowSession": ["a"],
   "permission.deny": ["n", "escape"],
+  "permission.scrollUp": ["up", "k", "wheelup"],
+  "permission.scrollDown": ["down", "j", "wheeldown"],
+  "permission.pageUp": ["pageup"],
+  "permission.pageDown": ["pagedown"],
+  "sessions.prev": ["up", "k", "wheelup"],
+  "sessions.next": ["down", "j", "wheeldown"],
+  "sessions.pageUp": ["pageup"],
+  "sessions.pageDown": ["pagedown"],
+  "sessions.first": ["home"],
+  "sessions.last": ["end"],
+  "sessions.choose": ["enter"],
+  "sessions.close": ["escape", "q"],
 };
+
+/** where keys are read: the focus's three places and the two boxes */
+export type Place = "prompt" | "transcript" | "context" | "permission" | "sessions";
+
+export interface PlaceSpec {
+  /** for warnings: "in the context pane" */
+  label: string;
+  /** the actions read in this place, in the order the key router tries them */
+  actions: readonly Action[];
+  /**
+   * actions that act only in some states and otherwise let the key through to the next one
+   * (Esc interrupts only while a turn runs): sharing a key with them is by design
+   */
+  conditional: readonly Action[];
+}
+
+/** read before any place's own keys (not in a box, where only quitting and suspending are) */
+export const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "app.redraw"];
+export const BOX_GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend"];
+
+/** the prompt's cursor and deletion keys */
+export const EDIT_ACTIONS = [
+  "input.left",
+  "input.right",
+  "input.wordLeft",
+  "input.wordRight",
+  "input.home",
+  "input.end",
+  "input.backspace",
+  "input.deleteWordBack",
+  "input.deleteForward",
+  "input.killToEnd",
+  "input.killToStart",
+] as const satisfies readonly Action[];
+
+// The actions read in each place, in the order the key router tries them.
+export const PROMPT_ACTIONS = [
+  "turn.interrupt",
+  "input.submit",
+  "input.newline",
+  "input.historyPrev",
+  "input.historyNext",
+  "input.complete",
+  "transcript.focus",
+  "transcript.pageUp",
+  "transcript.pageDown",
+  "app.quitIfEmpty",
+  "input.cancel",
+  ...EDIT_ACTIONS,
+] as const satisfies readonly Action[];
+
+export const TRANSCRIPT_ACTIONS = [
+  "turn.interrupt",
+  "transcript.selectPrev",
+  "transcript.selectNext",
+  "transcript.toggleExpand",
+  "transcript.top",
+  "transcript.bottom",
+  "transcript.pageUp",
+  "transcript.pageDown",
+  "transcript.scrollUp",
+  "transcript.scrollDown",
+  "input.focus",
+  "transcript.focus",
+] as const satisfies readonly Action[];
+
+export const CONTEXT_ACTIONS = [
+  "context.close",
+  "context.nextPage",
+  "context.prevPage",
+  "context.nextSection",
+  "context.prevSection",
+  "context.scrollUp",
+  "context.scrollDown",
+  "transcript.focus",
+  "context.focusPrompt",
+] as const satisfies readonly Action[];
+
+export const PERMISSION_ACTIONS = [
+  "permission.allowOnce",
+  "permission.allowSession",
+  "permission.deny",
+  "permission.scrollUp",
+  "permission.scrollDown",
+  "permission.pageUp",
+  "permission.pageDown",
+] as const satisfies readonly Action[];
+
+export const SESSIONS_ACTIONS = [
+  "sessions.prev",
+  "sessions.next",
+  "sessions.pageUp",
+  "sessions.pageDown",
+  "sessions.first",
+  "sessions.last",
+  "sessions.choose",
+  "sessions.close",
+] as const satisfies readonly Action[];
+
+/**
+ * Every place and the actions read there, in order. The key router (keyrouter.ts) reads keys
+ * from these lists and the keymap check (keymap.ts) warns of a key bound to two actions of one
+ * place, so the two cannot disagree about what "the same place" is.
+ */
+export const PLACES: Record<Place, PlaceSpec> = {
+  prompt: { label: "the prompt", actions: PROMPT_ACTIONS, conditional: ["turn.interrupt"] },
+  transcript: { label: "the transcript", actions: TRANSCRIPT_ACTIONS, conditional: ["turn.interrupt"] },
+  context: { label: "the context pane", actions: CONTEXT_ACTIONS, conditional: [] },
+  permission: { label: "the permission box", actions: PERMISSION_ACTIONS, conditional: [] },
+  sessions: { label: "the session picker", actions: SESSIONS_ACTIONS, conditional: [] },
+};
+
+/** the actions a box answers with or closes on: typed-ahead keys never reach them */
+export const DECIDING_ACTIONS: ReadonlySet<Action> = new Set<Action>([
+  "permission.allowOnce",
+  "permission.allowSession",
+  "permission.deny",
+  "sessions.choose",
+  "sessions.close",
+]);
+
+/** every action read in a place, the global ones first */
+export function placeActions(place: Place): readonly Action[] {
+  const box = place === "permission" || place === "sessions";
+  return [...(box ? BOX_GLOBAL_ACTIONS : GLOBAL_ACTIONS), ...PLACES[place].actions];
+}
 
 const NAMED = new Set([
   "up", "down", "left", "right", "home", "end", "pageup", "pagedown", "insert", "delete",
   "backspace", "tab", "enter", "escape", "space", "clear",
   "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f10", "f11", "f12",
+  // the mouse wheel, reported only when the keymap turns the mouse on
+  "wheelup", "wheeldown",
 ]);
 // names blessed users write that mean the same key as ours
 const ALIASES: Record<string, string> = {
@@ -181,7 +407,7 @@ export function isAction(x: string): x is Action {
 }
 
 export function defaultKeymap(): Keymap {
-  return { name: "default", bindings: defaults() };
+  return { name: "default", bindings: defaults(), mouse: false };
 }
 
 /** a short label of an action's first key for hints: "C-o" → "^O", "escape" → "Esc" */
@@ -206,6 +432,8 @@ const PRETTY: Record<string, string> = {
   down: "↓",
   left: "←",
   right: "→",
+  wheelup: "Wheel-Up",
+  wheeldown: "Wheel-Down",
 };
 
 /** "C-o" → "^O", "M-enter" → "Alt-Enter", "S-tab" → "Shift-Tab", "S-g" → "G", "pageup" → "PgUp" */

@@ -1,13 +1,15 @@
 // Key bindings by action name, from keymaps/*.json (default, vim, emacs, or a path) plus
 // overrides from the config. Loading never throws: a bad file or entry becomes a warning that
-// names the file and the entry, and that action keeps its default keys.
+// names the file and the entry, and that action keeps its default keys. A key bound to two
+// actions read in the same place (bindings.ts, PLACES) is a warning too, naming the file(s)
+// that bound it and which of the two acts.
 import { messageOf } from "../record/errors.js";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { decodeUtf8, readStartFileSync, StartFileError } from "../config/files.js";
-import { ACTIONS, DEFAULT_BINDINGS, defaults, isAction, normalizeKey, type Action, type Keymap } from "./bindings.js";
+import { ACTIONS, DEFAULT_BINDINGS, defaults, isAction, normalizeKey, PLACES, placeActions, type Action, type Keymap, type Place } from "./bindings.js";
 
-export { ACTION_HELP, ACTIONS, DEFAULT_BINDINGS, defaultKeymap, keyLabel, normalizeKey, prettyKey, type Action, type Keymap } from "./bindings.js";
+export { ACTION_HELP, ACTIONS, DEFAULT_BINDINGS, defaultKeymap, keyLabel, normalizeKey, PLACES, prettyKey, type Action, type Keymap } from "./bindings.js";
 
 /** A keymap is a few kB; a bigger file is not one. */
 export const MAX_KEYMAP_BYTES = 1024 * 1024;
@@ -23,11 +25,24 @@ function isKeyList(v: unknown): v is string | string[] {
   return typeof v === "string" || (Array.isArray(v) && v.every((k) => typeof k === "string"));
 }
 
+/** what is being built: the bindings, which source set each action's keys, the mouse */
+interface Building {
+  bindings: Record<Action, string[]>;
+  /** the source that last set each action's keys; absent: the built-in default */
+  from: Partial<Record<Action, string>>;
+  mouse: boolean;
+}
+
 /** applies one source's entries over `into`, collecting warnings that name the source */
-function apply(into: Record<Action, string[]>, entries: Record<string, unknown>, source: string, warnings: string[]): void {
+function apply(into: Building, entries: Record<string, unknown>, source: string, warnings: string[]): void {
   for (const [action, value] of Object.entries(entries)) {
     // "$comment", "//" and "name" are documentation, not bindings
     if (action.startsWith("$") || action.startsWith("//") || action === "name" || action === "description") continue;
+    if (action === "mouse") {
+      if (value === "wheel" || value === "off") into.mouse = value === "wheel";
+      else warnings.push(`${source}: "mouse" must be "wheel" (the terminal reports the wheel; Shift-drag selects text) or "off"; keeping ${into.mouse ? "wheel" : "off"}`);
+      continue;
+    }
     if (!isAction(action)) {
       const group = action.split(".")[0];
       const near = ACTIONS.filter((a) => a.startsWith(`${group}.`));
@@ -37,7 +52,8 @@ function apply(into: Record<Action, string[]>, entries: Record<string, unknown>,
     }
     if (!isKeyList(value)) {
       warnings.push(`${source}: "${action}" must be a key name or a list of key names; keeping the default (${DEFAULT_BINDINGS[action].join(", ")})`);
-      into[action] = [...DEFAULT_BINDINGS[action]];
+      into.bindings[action] = [...DEFAULT_BINDINGS[action]];
+      delete into.from[action];
       continue;
     }
     const list = typeof value === "string" ? [value] : value;
@@ -51,11 +67,54 @@ function apply(into: Record<Action, string[]>, entries: Record<string, unknown>,
     if (bad.length || keys.length === 0) {
       const what = bad.length ? `${bad.map((b) => JSON.stringify(b)).join(", ")} ${bad.length === 1 ? "is not a key name" : "are not key names"}` : "no keys given";
       warnings.push(`${source}: "${action}": ${what} (write e.g. "C-o", "M-enter", "escape", "pageup"); keeping the default (${DEFAULT_BINDINGS[action].join(", ")})`);
-      into[action] = [...DEFAULT_BINDINGS[action]];
+      into.bindings[action] = [...DEFAULT_BINDINGS[action]];
+      delete into.from[action];
       continue;
     }
-    into[action] = keys;
+    into.bindings[action] = keys;
+    into.from[action] = source;
   }
+}
+
+/**
+ * Keys bound to two actions read in the same place, where the first in the router's order
+ * takes the key and the other never sees it. Actions that act only sometimes (Esc interrupts
+ * only while a turn runs) share keys by design and are left out. One warning per key and
+ * pair, naming the places, the sources that bound the two, and which one acts.
+ */
+export function keymapConflicts(bindings: Record<Action, string[]>, from: Partial<Record<Action, string>> = {}): string[] {
+  const found = new Map<string, { key: string; wins: Action; loses: Action; places: Place[] }>();
+  for (const place of Object.keys(PLACES) as Place[]) {
+    const conditional = new Set(PLACES[place].conditional);
+    const owner = new Map<string, Action>();
+    for (const action of placeActions(place)) {
+      if (conditional.has(action)) continue;
+      for (const key of new Set(bindings[action])) {
+        const first = owner.get(key);
+        if (!first) {
+          owner.set(key, action);
+          continue;
+        }
+        if (first === action) continue;
+        const id = `${key}\0${first}\0${action}`;
+        const f = found.get(id);
+        if (f) f.places.push(place);
+        else found.set(id, { key, wins: first, loses: action, places: [place] });
+      }
+    }
+  }
+  const out: string[] = [];
+  for (const c of found.values()) {
+    const a = from[c.wins] ?? "default";
+    const b = from[c.loses] ?? "default";
+    // the file (or config) that made the pair; the built-in defaults are named per action only
+    const named = [...new Set([b, a].filter((x) => x !== "default"))];
+    const prefix = named.length ? named.join(" and ") : "the default keys";
+    const where = c.places.map((p) => PLACES[p].label).join(" and ");
+    const by = (x: Action, src: string): string => (a === b ? x : `${x} (${src})`);
+    out.push(`${prefix}: "${c.key}" is bound to both ${by(c.wins, a)} and ${by(c.loses, b)} in ${where}; only ${c.wins} acts on it there`);
+  }
+  return out;
 }
 
 function readFile(file: string, label: string, warnings: string[]): Record<string, unknown> | undefined {
@@ -88,7 +147,7 @@ function readFile(file: string, label: string, warnings: string[]): Record<strin
  */
 export function loadKeymap(nameOrPath: string, overrides?: Record<string, string | string[]>): { keymap: Keymap; warnings: string[] } {
   const warnings: string[] = [];
-  const bindings = defaults();
+  const into: Building = { bindings: defaults(), from: {}, mouse: false };
   const name = nameOrPath || "default";
   const isPath = name.includes("/") || name.includes("\\") || name.endsWith(".json");
   const file = isPath ? path.resolve(name) : path.join(keymapsDir(), `${name}.json`);
@@ -97,8 +156,9 @@ export function loadKeymap(nameOrPath: string, overrides?: Record<string, string
     warnings.push(`keymap "${name}": not a keymap name or a path to a JSON file; using the default keys`);
   } else {
     const entries = readFile(file, label, warnings);
-    if (entries) apply(bindings, entries, `keymap ${label}`, warnings);
+    if (entries) apply(into, entries, `keymap ${label}`, warnings);
   }
-  if (overrides && typeof overrides === "object") apply(bindings, overrides as Record<string, unknown>, "config keys", warnings);
-  return { keymap: { name: isPath ? file : name, bindings }, warnings };
+  if (overrides && typeof overrides === "object") apply(into, overrides as Record<string, unknown>, "config keys", warnings);
+  warnings.push(...keymapConflicts(into.bindings, into.from));
+  return { keymap: { name: isPath ? file : name, bindings: into.bindings, mouse: into.mouse }, warnings };
 }

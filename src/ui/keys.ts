@@ -2,6 +2,8 @@
 // key parser because that one emits one event per character (a 2 MB paste becomes two
 // million events), drops Alt-Enter, and knows nothing of bracketed paste. Key names follow
 // blessed's convention ("C-o", "M-enter", "S-tab", "pageup") so keymap files read the same.
+// The mouse wheel is a key too ("wheelup", "wheeldown", with the cell it was over), so a
+// keymap binds it like any other; clicks and every other mouse report are read and dropped.
 
 export interface KeyEvent {
   type: "key";
@@ -14,6 +16,8 @@ export interface KeyEvent {
   ctrl: boolean;
   meta: boolean;
   shift: boolean;
+  /** a wheel key: the cell under the pointer, from 0 */
+  at?: { x: number; y: number };
 }
 
 export interface PasteEvent {
@@ -116,6 +120,20 @@ function csiKey(params: string, final: string): KeyEvent | undefined {
   const name = LETTER_KEYS[final];
   if (name) return key(name, mods(nums[1]));
   return undefined;
+}
+
+/**
+ * A mouse report's button byte (SGR's first number, or X10's byte minus 32) at 1-based x, y:
+ * the wheel as a key, anything else (clicks, releases, motion) as nothing.
+ */
+function mouseKey(cb: number, x: number, y: number): KeyEvent | undefined {
+  // bit 6: a wheel "button"; bit 7: buttons 8-11 (extra buttons, not the wheel)
+  if ((cb & 64) === 0 || (cb & 128) !== 0) return undefined;
+  const button = cb & 3;
+  if (button > 1) return undefined; // wheel left/right
+  const k = key(button === 0 ? "wheelup" : "wheeldown", { shift: !!(cb & 4), meta: !!(cb & 8), ctrl: !!(cb & 16) });
+  k.at = { x: Math.max(0, x - 1), y: Math.max(0, y - 1) };
+  return k;
 }
 
 function codeKey(code: number, mod: number | undefined): KeyEvent | undefined {
@@ -226,8 +244,8 @@ function parseEscape(s: string): { key: KeyEvent | undefined; length: number } |
   if (c === "[") {
     // CSI: parameters 0x30–0x3f, intermediates 0x20–0x2f, final 0x40–0x7e
     let i = 2;
-    // old-style mouse reports carry three raw bytes after "M"
-    if (s[2] === "M") return s.length < 6 ? "incomplete" : { key: undefined, length: 6 };
+    // old-style (X10) mouse reports carry three raw bytes after "M", each value + 32
+    if (s[2] === "M") return s.length < 6 ? "incomplete" : { key: mouseKey(s.charCodeAt(3) - 32, s.charCodeAt(4) - 32, s.charCodeAt(5) - 32), length: 6 };
     while (i < s.length && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x3f) i++;
     while (i < s.length && s.charCodeAt(i) >= 0x20 && s.charCodeAt(i) <= 0x2f) i++;
     if (i >= s.length) return s.length > 32 ? { key: undefined, length: s.length } : "incomplete";
@@ -235,8 +253,14 @@ function parseEscape(s: string): { key: KeyEvent | undefined; length: number } |
     const fc = final.charCodeAt(0);
     if (fc < 0x40 || fc > 0x7e) return { key: undefined, length: i }; // malformed: drop it
     const params = s.slice(2, i);
-    // focus in/out, cursor position reports, mouse: not keys
-    if (params.startsWith("<") || params.startsWith("?") || final === "I" || final === "O" || final === "R" || final === "M" || final === "m") {
+    // SGR mouse report (mode 1006): ESC [ < button ; x ; y M (press) or m (release)
+    if (params.startsWith("<")) {
+      const [cb, x, y] = params.slice(1).split(";").map(Number);
+      const k = final === "M" && Number.isFinite(cb) && Number.isFinite(x) && Number.isFinite(y) ? mouseKey(cb!, x!, y!) : undefined;
+      return { key: k, length: i + 1 };
+    }
+    // focus in/out, cursor position reports: not keys
+    if (params.startsWith("?") || final === "I" || final === "O" || final === "R" || final === "M" || final === "m") {
       return { key: undefined, length: i + 1 };
     }
     return { key: csiKey(params, final), length: i + 1 };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { ACTIONS, DEFAULT_BINDINGS, keymapsDir, loadKeymap, MAX_KEYMAP_BYTES, normalizeKey, prettyKey } from "../../src/ui/keymap.js";
+import { ACTIONS, DEFAULT_BINDINGS, keymapConflicts, keymapsDir, loadKeymap, MAX_KEYMAP_BYTES, normalizeKey, prettyKey } from "../../src/ui/keymap.js";
 import { tempDir } from "../helpers/tmp.js";
 
 let dir: string;
@@ -21,15 +21,26 @@ describe("keymap files", () => {
   it("keymaps/default.json says exactly what the built-in defaults say", () => {
     const file = JSON.parse(fs.readFileSync(path.join(keymapsDir(), "default.json"), "utf8")) as Record<string, unknown>;
     delete file.$comment;
+    expect(file.mouse).toBe("off");
+    delete file.mouse;
     expect(file).toEqual(DEFAULT_BINDINGS);
     expect(Object.keys(DEFAULT_BINDINGS).sort()).toEqual([...ACTIONS].sort());
   });
 
-  it.each(["default", "vim", "emacs"])("%s loads without warnings and binds every action", (name) => {
+  it.each(["default", "vim", "emacs"])("%s loads without warnings (no key bound twice in one place), binds every action, mouse off", (name) => {
     const { keymap, warnings } = loadKeymap(name);
     expect(warnings).toEqual([]);
     expect(keymap.name).toBe(name);
+    expect(keymap.mouse).toBe(false);
     for (const a of ACTIONS) expect(keymap.bindings[a].length).toBeGreaterThan(0);
+  });
+
+  it("no letter acts in the context pane by default: the next prompt's first letter must not close or page it", () => {
+    for (const a of ["context.close", "context.nextPage", "context.prevPage", "context.nextSection", "context.prevSection", "context.scrollUp", "context.scrollDown", "context.focusPrompt"] as const) {
+      expect(DEFAULT_BINDINGS[a].filter((k) => /^(S-)?[a-z0-9]$/.test(k)), a).toEqual([]);
+    }
+    // and Enter, the end of every typed prompt, answers no question
+    for (const a of ["permission.allowOnce", "permission.allowSession", "permission.deny"] as const) expect(DEFAULT_BINDINGS[a]).not.toContain("enter");
   });
 
   it("vim moves through the context pane with hjkl", () => {
@@ -89,6 +100,52 @@ describe("bad keymaps fall back, with warnings that name the file and the entry"
     const { keymap, warnings } = loadKeymap(p);
     expect(warnings[0]).toContain("expected an object");
     expect(keymap.bindings).toEqual(DEFAULT_BINDINGS);
+  });
+});
+
+describe("a key bound to two actions in one place is named at start, with its file", () => {
+  it("two actions of the transcript on one key, from one file", () => {
+    const p = write("twice.json", JSON.stringify({ "transcript.top": ["k", "home"] }));
+    const { keymap, warnings } = loadKeymap(p);
+    expect(warnings).toEqual([`keymap ${p}: "k" is bound to both transcript.selectPrev (default) and transcript.top (keymap ${p}) in the transcript; only transcript.selectPrev acts on it there`]);
+    expect(keymap.bindings["transcript.top"]).toEqual(["k", "home"]);
+  });
+
+  it("a key in two places is one warning naming both; a global key shadows a place's", () => {
+    const p = write("global.json", JSON.stringify({ "input.historyPrev": ["up", "C-o"], "context.nextSection": ["C-o", "down"] }));
+    const { warnings } = loadKeymap(p);
+    expect(warnings).toHaveLength(2);
+    expect(warnings.join("\n")).toContain(`"C-o" is bound to both context.toggle (default) and input.historyPrev (keymap ${p}) in the prompt; only context.toggle acts on it there`);
+    expect(warnings.join("\n")).toContain(`"C-o" is bound to both context.toggle (default) and context.nextSection (keymap ${p}) in the context pane`);
+  });
+
+  it("the config's keys are named as such; a pair from one source names that source alone", () => {
+    const { warnings } = loadKeymap("default", { "sessions.first": ["home", "j"], "sessions.next": ["j"] });
+    expect(warnings).toEqual(['config keys: "j" is bound to both sessions.next and sessions.first in the session picker; only sessions.next acts on it there']);
+  });
+
+  it("keys shared with an action that acts only sometimes (Esc interrupts only while a turn runs) are not a conflict", () => {
+    expect(keymapConflicts({ ...DEFAULT_BINDINGS })).toEqual([]);
+    const { warnings } = loadKeymap("default", { "turn.interrupt": ["escape", "q"] });
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe("the mouse wheel is an opt-in", () => {
+  it('"mouse": "wheel" in a keymap file or the config turns it on; anything else is named', () => {
+    const p = write("mouse.json", JSON.stringify({ mouse: "wheel" }));
+    expect(loadKeymap(p)).toMatchObject({ keymap: { mouse: true }, warnings: [] });
+    expect(loadKeymap("vim", { mouse: "wheel" })).toMatchObject({ keymap: { mouse: true }, warnings: [] });
+    expect(loadKeymap(p, { mouse: "off" }).keymap.mouse).toBe(false);
+    const bad = loadKeymap("default", { mouse: "yes" });
+    expect(bad.keymap.mouse).toBe(false);
+    expect(bad.warnings).toEqual(['config keys: "mouse" must be "wheel" (the terminal reports the wheel; Shift-drag selects text) or "off"; keeping off']);
+  });
+
+  it("the wheel keys have names", () => {
+    expect(normalizeKey("wheelup")).toBe("wheelup");
+    expect(normalizeKey("S-wheeldown")).toBe("S-wheeldown");
+    expect(prettyKey("wheelup")).toBe("Wheel-Up");
   });
 });
 

@@ -61,9 +61,23 @@ describe("KeyParser", () => {
     expect(fulls(p.feed(text))).toEqual([`paste:${text}`]);
   });
 
-  it("ignores focus reports and mouse reports", () => {
+  it("ignores focus reports and mouse clicks", () => {
     const p = new KeyParser();
-    expect(fulls(p.feed("\x1b[I\x1b[O\x1b[<0;10;5Mq"))).toEqual(["q"]);
+    expect(fulls(p.feed("\x1b[I\x1b[O\x1b[<0;10;5M\x1b[<0;10;5m\x1b[<2;1;1M\x1b[<32;3;3Mq"))).toEqual(["q"]);
+  });
+
+  it("reads the mouse wheel as keys with the cell under the pointer (SGR and X10 reports)", () => {
+    const p = new KeyParser();
+    const evs = p.feed("\x1b[<64;10;5M\x1b[<65;1;1M\x1b[<69;3;4M\x1b[<80;2;2M");
+    expect(fulls(evs)).toEqual(["wheelup", "wheeldown", "S-wheeldown", "C-wheelup"]);
+    expect(evs[0]).toMatchObject({ name: "wheelup", at: { x: 9, y: 4 } });
+    expect(evs[1]).toMatchObject({ at: { x: 0, y: 0 } });
+    // the release of a wheel "button" and wheel left/right are not keys
+    expect(fulls(p.feed("\x1b[<64;10;5m\x1b[<66;1;1M\x1b[<67;1;1M"))).toEqual([]);
+    // X10: ESC [ M then the button, x and y bytes, each + 32 (wheel up is 64 + 32)
+    const x10 = p.feed(`\x1b[M${String.fromCharCode(96, 32 + 7, 32 + 2)}\x1b[M${String.fromCharCode(32, 40, 40)}z`);
+    expect(fulls(x10)).toEqual(["wheelup", "z"]);
+    expect(x10[0]).toMatchObject({ at: { x: 6, y: 1 } });
   });
 });
 
