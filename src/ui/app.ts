@@ -21,14 +21,15 @@ import { assertNever } from "../record/types.js";
 import { messageOf } from "../record/errors.js";
 import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
 import type { Usage } from "../provider/types.js";
-import { defaultKeymap, keyLabel, type Keymap } from "./bindings.js";
+import { defaultKeymap, keyLabel, prettyKey, type Keymap } from "./bindings.js";
 import { completeCommand } from "./commands.js";
 import type { ContextPane } from "./context-pane.js";
 import { FrameScheduler } from "./frames.js";
 import { inertLine } from "./inert.js";
 import { InputEditor, PromptHistory } from "./input.js";
 import { KeyParser, type InputEvent } from "./keys.js";
-import { KeyRouter, type EditOp, type Focus, type Intent, type PaneOp, type TranscriptOp } from "./keyrouter.js";
+import { BoxGuard, FocusState } from "./focus.js";
+import { KeyRouter, type EditOp, type Intent, type PaneOp, type TranscriptOp } from "./keyrouter.js";
 import { centred, layout, modalLimit, promptScroll, promptWidth, sideBySide, type Rect } from "./layout.js";
 import type { Box } from "./modal.js";
 import type { ScreenHandle } from "./run-command.js";
@@ -129,8 +130,13 @@ class TuiApp {
   private held = false;
   /** notices that arrived before there was a transcript to show them in */
   private early: { level: NoticeLevel; text: string }[] = [];
-  private focus: Focus = "input";
+  /** where keys go: the prompt, the transcript or the pane (focus.ts); a box is over it */
+  private readonly focus = new FocusState();
   private modal: Modal | undefined;
+  /** an open box takes keys only once it has been seen (type-ahead never answers it) */
+  private readonly guard = new BoxGuard(this.frames, () => this.frames.request());
+  /** where the pane was last drawn: the wheel over it scrolls it */
+  private paneRect: Rect | undefined;
   private turn: { state: TurnState; detail?: string | undefined } = { state: "idle" };
   /** images for the next prompt (one array for the screen's life: commands change it in place) */
   private readonly attachments: ImageBlock[] = [];
@@ -160,7 +166,10 @@ class TuiApp {
     try {
       this.surface = createSurface({ theme: this.theme, output: this.term.output, term: this.term.name });
       this.surface.onPaint(() => this.paint());
-      this.surface.onResize(() => this.frames.drawNow());
+      this.surface.onResize(() => {
+        this.focus.resized(this.s?.pane.open ?? false, !sideBySide(this.surface.cols));
+        this.frames.drawNow();
+      });
       // bracketed paste: a paste arrives as one event, not as keystrokes (Enter must not send it)
       this.surface.write("\x1b[?2004h");
       this.listenInput();
@@ -195,6 +204,8 @@ class TuiApp {
     if (this.closed) return this.done;
     this.km = opts.keymap;
     this.router.setKeymap(opts.keymap);
+    // the wheel only where the keymap asks for it: reporting it costs plain drag-selection
+    if (opts.keymap.mouse) this.surface.setMouse(true);
     const transcript = new Transcript();
     const history = new PromptHistory(promptsOf(controller));
     const a: Attached = {
@@ -217,7 +228,10 @@ class TuiApp {
         render: () => this.frames.request(),
         pickSession: (list) => {
           const cur = list.findIndex((x) => x.id === controller.session().id);
-          if (!this.modal) this.modal = { kind: "sessions", list, index: Math.max(0, cur) };
+          if (!this.modal) {
+            this.modal = { kind: "sessions", list, index: Math.max(0, cur) };
+            this.guard.reset();
+          }
           this.frames.request();
         },
         toggleContext: () => this.toggleContext(),
@@ -323,11 +337,19 @@ class TuiApp {
     };
     const signals: NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"];
     for (const s of signals) process.on(s, onSignal);
+    // SIGTSTP from outside (kill -TSTP) suspends as Ctrl-Z does, the terminal restored first;
+    // SIGCONT after a stop the screen did not see (kill -STOP) repaints a terminal others wrote on
+    const onStop = (): void => this.suspend();
+    const onCont = (): void => this.continued();
+    process.on("SIGTSTP", onStop);
+    process.on("SIGCONT", onCont);
     process.on("uncaughtException", onFatal);
     process.on("unhandledRejection", onRejection);
     this.offs.push(() => {
       process.off("uncaughtException", onFatal);
       process.off("unhandledRejection", onRejection);
+      process.off("SIGTSTP", onStop);
+      process.off("SIGCONT", onCont);
     });
   }
 
@@ -396,8 +418,11 @@ class TuiApp {
         break;
       case "permission":
         if (this.modal?.kind === "permission") this.modal.queue.push({ req: e.req, answer: e.answer });
-        // a picker in the way gives way to the question
-        else this.modal = { kind: "permission", queue: [{ req: e.req, answer: e.answer }], scroll: 0, maxScroll: 0 };
+        else {
+          // a picker in the way gives way to the question
+          this.modal = { kind: "permission", queue: [{ req: e.req, answer: e.answer }], scroll: 0, maxScroll: 0 };
+          this.guard.reset();
+        }
         break;
       case "retry":
         this.retry = { attempt: e.attempt, until: Date.now() + e.delayMs, reason: e.reason };
@@ -422,7 +447,7 @@ class TuiApp {
         break;
       case "session":
         t.load(a.controller.history());
-        if (!a.pane.open) this.focus = "input";
+        this.focus.sessionChanged();
         if (a.pane.open) void a.pane.refresh(false);
         this.refreshStatus(true);
         break;
@@ -446,9 +471,11 @@ class TuiApp {
         const intents = this.router.route(ev, {
           attached: a !== undefined,
           modal: this.modal?.kind,
-          focus: this.focus,
+          boxReady: this.guard.isReady(),
+          focus: this.focus.place,
           paneOpen: a?.pane.open ?? false,
           paneCovers: !sideBySide(this.surface.cols),
+          paneRect: a?.pane.open ? this.paneRect : undefined,
           // busy() covers a turn; a /compact runs outside one but reports its state
           interruptible: a !== undefined && (a.controller.busy() || this.turn.state !== "idle"),
           promptEmpty: this.editor.isEmpty(),
@@ -472,16 +499,22 @@ class TuiApp {
         return this.flash(i.text, i.style, i.ms);
       case "redraw":
         return this.surface.repaintAll();
+      case "suspend":
+        return this.suspend();
       case "toggleContext":
         return this.toggleContext();
       case "pane":
         if (a) paneOp(a.pane, i.op);
+        if (i.op === "close") this.focus.paneClosed();
         return;
       case "focus":
-        this.focus = i.to;
+        this.focus.toPrompt();
+        return;
+      case "compose":
+        this.focus.compose();
         return;
       case "focusTranscript":
-        this.focus = "transcript";
+        this.focus.toTranscript();
         if (a && !a.transcript.selection()) a.transcript.select(-1);
         return;
       case "transcript":
@@ -491,9 +524,14 @@ class TuiApp {
         a?.controller.interrupt();
         this.flash("interrupting… what arrived is kept", "warn");
         return;
-      case "submit":
-        if (a) a.run.submitPrompt(a.handle);
+      case "submit": {
+        if (!a) return;
+        const typed = !e.isEmpty();
+        a.run.submitPrompt(a.handle);
+        // sent, or run as a command (the prompt is empty now): keys go back to where it was typed from
+        if (typed && e.isEmpty()) this.focus.sent(a.pane.open);
         return;
+      }
       case "hold":
         if (e.value().trim()) this.held = true;
         return;
@@ -529,6 +567,9 @@ class TuiApp {
       case "dismissFlash":
         this.flashMsg = undefined;
         return;
+      case "typedAhead":
+        this.guard.typed();
+        return;
       case "answer":
         return this.answerQuestion(i.answer);
       case "scrollQuestion": {
@@ -559,6 +600,8 @@ class TuiApp {
     const q = m.queue.shift();
     m.scroll = 0;
     if (m.queue.length === 0) this.modal = undefined;
+    // the next question is new to the person: it waits to be seen like the first
+    else this.guard.reset();
     if (!q) return;
     const said = answer === "once" ? "allowed once" : answer === "session" ? "allowed for this session" : "denied";
     this.flash(`${inertLine(q.req.tool)}: ${said}`, answer === "deny" ? "warn" : "ok");
@@ -583,11 +626,11 @@ class TuiApp {
     if (!pane) return;
     if (pane.open) {
       pane.open = false;
-      if (this.focus === "context") this.focus = "input";
+      this.focus.paneClosed();
       return;
     }
     pane.open = true;
-    this.focus = "context";
+    this.focus.paneOpened();
     void pane.refresh(false);
   }
 
@@ -600,6 +643,44 @@ class TuiApp {
     this.flashMsg = { text, style, until: Date.now() + ms };
     this.frames.after("flash", ms + 10, () => this.frames.request());
     this.frames.request();
+  }
+
+  // ---- suspending (Ctrl-Z, SIGTSTP) -------------------------------------------------------------
+
+  /**
+   * Gives the terminal back as it was (the normal screen, the cursor, cooked mode, no paste or
+   * mouse modes), stops until the shell's fg, then takes it again and repaints all of it. An
+   * open box stays open and unanswered; its wait for keys starts again once it is redrawn.
+   */
+  private suspend(): void {
+    if (this.closed) return;
+    const stop = this.term.suspend;
+    if (!stop) {
+      this.flash(`${prettyKey(this.km.bindings["app.suspend"][0] ?? "C-z")}: suspending is not available here`, "warn");
+      return;
+    }
+    const input = this.term.input;
+    this.surface.leave();
+    setRaw(input, false);
+    let stopped: Promise<boolean>;
+    try {
+      stopped = stop.call(this.term);
+    } finally {
+      setRaw(input, true);
+      this.surface.enter();
+      if (this.modal) this.guard.reset();
+      this.surface.repaintAll();
+    }
+    void stopped.then((wasStopped) => {
+      if (!wasStopped) this.flash("not suspended: no job control here (start albedo-tui from an interactive shell to use it)", "warn");
+    });
+  }
+
+  /** SIGCONT: whoever stopped the process, the terminal may have been written on meanwhile */
+  private continued(): void {
+    if (this.closed) return;
+    setRaw(this.term.input, true);
+    this.surface.repaintAll();
   }
 
   // ---- timers ---------------------------------------------------------------------------------
@@ -680,7 +761,7 @@ class TuiApp {
     if (l.main.h > 0 && !a) this.fill(l.main, []);
     if (l.main.h > 0 && a) {
       if (l.transcript) this.fill(l.transcript, a.transcript.view(l.transcriptTextWidth, l.main.h).lines);
-      if (l.divider) this.fill(l.divider, Array.from({ length: l.main.h }, (): Line => [{ t: "│", s: this.focus === "context" ? "border" : "rule" }]));
+      if (l.divider) this.fill(l.divider, Array.from({ length: l.main.h }, (): Line => [{ t: "│", s: this.focus.place === "context" ? "border" : "rule" }]));
       if (l.pane) {
         const keys = {
           page: `${keyLabel(km, "context.prevPage")}/${keyLabel(km, "context.nextPage")}`,
@@ -690,13 +771,14 @@ class TuiApp {
         };
         this.fill(l.pane, a.pane.render(l.pane.w, l.pane.h, keys));
       }
+      this.paneRect = l.pane;
       if (l.gap) this.fill(l.gap, []);
     }
 
     // hint line, prompt, status
     if (l.hint) {
       const hint = a
-        ? hintLine({ attachments: this.attachments.length, flash, focus: this.focus, prompt: this.editor.text, following: a.transcript.follow, km }, cols)
+        ? hintLine({ attachments: this.attachments.length, flash, focus: this.focus.place, prompt: this.editor.text, following: a.transcript.follow, km }, cols)
         : startingHint({ flash, held: this.held, km }, cols);
       this.fill(l.hint, [hint]);
     }
@@ -707,7 +789,7 @@ class TuiApp {
       const gutter: Seg = start + r === 0 ? { t: "› ", s: "userGutter" } : { t: "  " };
       promptLines.push([gutter, ...row]);
     }
-    if (this.editor.isEmpty() && this.focus === "input") {
+    if (this.editor.isEmpty() && this.focus.place === "input") {
       promptLines[0] = [{ t: "› ", s: "userGutter" }, { t: placeholder(a !== undefined, a?.controller.busy() ?? false), s: "dim" }];
     }
     this.fill(l.prompt, promptLines);
@@ -732,10 +814,14 @@ class TuiApp {
 
     // modal boxes over everything else
     const box = a ? this.modalBox(a, l) : undefined;
-    if (box) this.fill(centred(l, box.width, box.lines.length), box.lines);
+    if (box) {
+      this.fill(centred(l, box.width, box.lines.length), box.lines);
+      // it is on screen once this frame is out: its wait for keys starts
+      this.guard.drawn();
+    }
 
     // the terminal cursor sits in the prompt when typing goes there
-    if (!box && this.focus === "input") {
+    if (!box && this.focus.place === "input") {
       const col = this.editor.isEmpty() ? 0 : prompt.cursorCol;
       this.cursorPos = { x: Math.min(cols - 1, 2 + col), y: l.prompt.y + (prompt.cursorRow - start) };
     } else {
@@ -751,14 +837,28 @@ class TuiApp {
       case "permission": {
         const q = m.queue[0];
         if (!q) return undefined;
-        const keys = { once: keyLabel(this.km, "permission.allowOnce"), session: keyLabel(this.km, "permission.allowSession"), deny: keyLabel(this.km, "permission.deny") };
-        const r = a.boxes.permissionBox(q.req, keys, m.queue.length - 1, m.scroll, lim.w, lim.h);
+        const km = this.km;
+        const keys = {
+          once: keyLabel(km, "permission.allowOnce"),
+          session: keyLabel(km, "permission.allowSession"),
+          deny: keyLabel(km, "permission.deny"),
+          scroll: `${keyLabel(km, "permission.scrollUp")}/${keyLabel(km, "permission.scrollDown")} ${keyLabel(km, "permission.pageUp")}/${keyLabel(km, "permission.pageDown")}`,
+        };
+        const r = a.boxes.permissionBox(q.req, keys, m.queue.length - 1, m.scroll, lim.w, lim.h, this.guard.isReady());
         m.maxScroll = r.maxScroll;
         m.scroll = Math.min(m.scroll, r.maxScroll);
         return r.box;
       }
       case "sessions":
-        return a.boxes.sessionsBox(m.list, a.controller.session().id, m.index, lim.w, lim.h);
+        return a.boxes.sessionsBox(
+          m.list,
+          a.controller.session().id,
+          m.index,
+          lim.w,
+          lim.h,
+          { move: `${keyLabel(this.km, "sessions.prev")}/${keyLabel(this.km, "sessions.next")}`, choose: keyLabel(this.km, "sessions.choose"), close: keyLabel(this.km, "sessions.close") },
+          this.guard.isReady(),
+        );
       default:
         return assertNever(m, "modal");
     }
@@ -806,10 +906,26 @@ function transcriptOp(t: Transcript, op: TranscriptOp): void {
       return t.pageUp();
     case "pageDown":
       return t.pageDown();
+    case "scrollUp":
+      return t.scroll(-WHEEL_LINES);
+    case "scrollDown":
+      return t.scroll(WHEEL_LINES);
     case "clearSelection":
       return t.clearSelection();
     default:
       assertNever(op, "transcript op");
+  }
+}
+
+/** lines the transcript moves per wheel step, as most terminals scroll their own history */
+const WHEEL_LINES = 3;
+
+function setRaw(input: Terminal["input"], raw: boolean): void {
+  if (!input.isTTY) return;
+  try {
+    input.setRawMode?.(raw);
+  } catch {
+    // the terminal is gone
   }
 }
 

@@ -1,8 +1,9 @@
 // When the screen paints, and every timer it keeps. Frames are coalesced: whatever changes
 // asks for one with request(), and at most one is drawn per FRAME_MS while things change,
 // none at all while idle. The screen's other waits (a lone Esc, a flash's end, the context
-// estimate, the running-tool clock, the pane's "updated" mark) are named timers here, so
-// closing the screen stops all of them at once and none fires on a screen that is gone.
+// estimate, the running-tool clock, the pane's "updated" mark, a box's grace) are named
+// timers here, so closing the screen stops all of them at once and none fires on a screen
+// that is gone.
 
 export const FRAME_MS = 20;
 
@@ -17,7 +18,9 @@ export type TimerName =
   /** the context pane's "updated" mark expires */
   | "paneFlash"
   /** once a second while a tool runs: its line shows the time so far */
-  | "ticker";
+  | "ticker"
+  /** a box waits this long, with no key typed, before it takes keys (focus.ts, BoxGuard) */
+  | "boxGrace";
 
 export class FrameScheduler {
   private frameTimer: NodeJS.Timeout | undefined;

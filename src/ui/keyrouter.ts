@@ -1,15 +1,30 @@
 // How a key becomes an action. Every key and paste the parser reads comes through route(),
-// editing keys and modal boxes included, and leaves as a list of intents that the screen
-// carries out (app.ts, act()). Pure but for the double Ctrl-C, whose first press it keeps:
-// what the screen looks like goes in as a RouteView, so every path can be tested without one.
+// editing keys and boxes included, and leaves as a list of intents that the screen carries
+// out (app.ts, act()). Every key it acts on is looked up in the keymap by action, in the
+// places and order of bindings.ts (PLACES); only typing a character is not an action. Pure but
+// for the double Ctrl-C, whose first press it keeps: what the screen looks like goes in as a
+// RouteView, so every path can be tested without one.
 //
-// The order of the checks is the order of precedence: a modal box takes every key but quit;
-// quit works everywhere; before the session is open only the prompt takes keys; then the
-// pane toggle and redraw; the context pane (when focused); interrupting a running turn; the
-// transcript (when focused); and last the prompt. A focused pane or transcript hands typing
-// on to the prompt.
+// The order of the checks is the order of precedence: quit and suspend work everywhere; an
+// open box takes keys once it is ready, and until then they are typed ahead to where they
+// were going (never answering it); before the session is open only the prompt takes keys; then
+// the pane toggle and redraw; the wheel scrolls what is under the pointer; then the focus: the
+// context pane, the transcript, or the prompt. A focused pane or transcript hands typing on
+// to the prompt.
 import type { PermissionAnswer } from "../tools/types.js";
-import { keyLabel, type Action, type Keymap } from "./bindings.js";
+import {
+  CONTEXT_ACTIONS,
+  DECIDING_ACTIONS,
+  EDIT_ACTIONS,
+  keyLabel,
+  prettyKey,
+  PERMISSION_ACTIONS,
+  PROMPT_ACTIONS,
+  SESSIONS_ACTIONS,
+  TRANSCRIPT_ACTIONS,
+  type Action,
+  type Keymap,
+} from "./bindings.js";
 import type { InputEvent, KeyEvent } from "./keys.js";
 import type { StyleName } from "./style.js";
 
@@ -32,7 +47,18 @@ export type EditOp =
   | "killToStart"
   | "newline";
 
-export type TranscriptOp = "selectPrev" | "selectNext" | "toggleExpand" | "top" | "bottom" | "pageUp" | "pageDown" | "clearSelection";
+export type TranscriptOp =
+  | "selectPrev"
+  | "selectNext"
+  | "toggleExpand"
+  | "top"
+  | "bottom"
+  | "pageUp"
+  | "pageDown"
+  /** a few lines (the wheel) */
+  | "scrollUp"
+  | "scrollDown"
+  | "clearSelection";
 
 export type PaneOp = "nextPage" | "prevPage" | "nextSection" | "prevSection" | "scrollUp" | "scrollDown" | "close";
 
@@ -41,9 +67,14 @@ export type Intent =
   | { type: "flash"; text: string; style: StyleName; ms?: number }
   /** Ctrl-L: forget what the terminal shows and paint all of it */
   | { type: "redraw" }
+  /** Ctrl-Z: give the terminal back and stop until the shell's fg */
+  | { type: "suspend" }
   | { type: "toggleContext" }
   | { type: "pane"; op: PaneOp }
+  /** the person moved to the prompt */
   | { type: "focus"; to: "input" }
+  /** typing while the pane has the focus: the prompt takes it until it is sent, then the pane */
+  | { type: "compose" }
   /** to the transcript, selecting the last part on screen when nothing is selected */
   | { type: "focusTranscript" }
   | { type: "transcript"; op: TranscriptOp }
@@ -60,6 +91,8 @@ export type Intent =
   | { type: "type"; ch: string }
   | { type: "paste"; text: string }
   | { type: "dismissFlash" }
+  /** a key went past an open box that was not ready for it: the box waits again */
+  | { type: "typedAhead" }
   | { type: "answer"; answer: PermissionAnswer }
   /** scroll the permission question by `by` rows */
   | { type: "scrollQuestion"; by: number }
@@ -68,15 +101,26 @@ export type Intent =
   | { type: "pickerClose" }
   | { type: "pickerChoose" };
 
+export interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
 /** what the router needs to know of the screen */
 export interface RouteView {
   /** the session is open (before that only the prompt takes keys) */
   attached: boolean;
   modal: "permission" | "sessions" | undefined;
+  /** the open box has been on screen long enough, with no key typed, to take keys (focus.ts) */
+  boxReady: boolean;
   focus: Focus;
   paneOpen: boolean;
   /** the pane covers the transcript (the screen is narrower than SIDE_BY_SIDE_COLS) */
   paneCovers: boolean;
+  /** where the pane is drawn, when it is: the wheel over it scrolls it */
+  paneRect?: Rect | undefined;
   /** a turn runs, or a /compact reports its state: Esc interrupts it */
   interruptible: boolean;
   promptEmpty: boolean;
@@ -84,31 +128,68 @@ export interface RouteView {
   held: boolean;
 }
 
-const EDIT_KEYS: Record<string, EditOp> = {
-  left: "left",
-  "C-b": "left",
-  right: "right",
-  "C-f": "right",
-  "M-left": "wordLeft",
-  "C-left": "wordLeft",
-  "M-b": "wordLeft",
-  "M-right": "wordRight",
-  "C-right": "wordRight",
-  "M-f": "wordRight",
-  home: "home",
-  "C-a": "home",
-  end: "end",
-  "C-e": "end",
-  backspace: "backspace",
-  "M-backspace": "deleteWordBack",
-  "C-w": "deleteWordBack",
-  delete: "deleteForward",
-  "C-k": "killToEnd",
-  "C-u": "killToStart",
+const EDIT_OPS: Record<(typeof EDIT_ACTIONS)[number], EditOp> = {
+  "input.left": "left",
+  "input.right": "right",
+  "input.wordLeft": "wordLeft",
+  "input.wordRight": "wordRight",
+  "input.home": "home",
+  "input.end": "end",
+  "input.backspace": "backspace",
+  "input.deleteWordBack": "deleteWordBack",
+  "input.deleteForward": "deleteForward",
+  "input.killToEnd": "killToEnd",
+  "input.killToStart": "killToStart",
 };
 
 function printable(k: KeyEvent): k is KeyEvent & { ch: string } {
   return k.ch !== undefined && !k.ctrl && !k.meta;
+}
+
+function inside(r: Rect, p: { x: number; y: number }): boolean {
+  return p.x >= r.x && p.x < r.x + r.w && p.y >= r.y && p.y < r.y + r.h;
+}
+
+/**
+ * What a key typed ahead of a box may still do: edit the prompt, move the focus, scroll. Not
+ * send, interrupt or quit: the person did not see the box when they pressed it, so it is not
+ * known what they meant by it.
+ */
+function typeAheadSafe(i: Intent): boolean {
+  switch (i.type) {
+    case "type":
+    case "edit":
+    case "paste":
+    case "complete":
+    case "history":
+    case "focus":
+    case "compose":
+    case "focusTranscript":
+    case "transcript":
+    case "pane":
+    case "toggleContext":
+    case "redraw":
+    case "dismissFlash":
+    case "typedAhead":
+      return true;
+    case "quit":
+    case "flash":
+    case "suspend":
+    case "interrupt":
+    case "submit":
+    case "hold":
+    case "release":
+    case "answer":
+    case "scrollQuestion":
+    case "pickerMove":
+    case "pickerClose":
+    case "pickerChoose":
+      return false;
+    default: {
+      const never: never = i;
+      throw new Error(`unknown intent ${JSON.stringify(never)}`);
+    }
+  }
 }
 
 export class KeyRouter {
@@ -128,15 +209,19 @@ export class KeyRouter {
     return this.km.bindings[action].includes(k.full);
   }
 
+  /** the first action of a place's list bound to the key (and applying now) */
+  private first<A extends Action>(actions: readonly A[], k: KeyEvent, applies: (a: A) => boolean = () => true): A | undefined {
+    for (const a of actions) if (this.is(a, k) && applies(a)) return a;
+    return undefined;
+  }
+
   route(ev: InputEvent, view: RouteView): Intent[] {
     if (ev.type === "paste") {
-      if (view.modal) return [];
-      const out: Intent[] = view.focus === "transcript" ? [{ type: "transcript", op: "clearSelection" }] : [];
-      return [...out, { type: "focus", to: "input" }, { type: "paste", text: ev.text }];
+      // a paste is text for the prompt: it never answers a box, and one that is open waits again
+      return view.modal ? [{ type: "typedAhead" }, ...this.pasteTo(ev.text, view)] : this.pasteTo(ev.text, view);
     }
     const k = ev;
     // quitting works everywhere, even with a question open (it is then answered "deny")
-    if (view.modal && !this.is("app.quit", k)) return this.modalKey(view.modal, k);
     if (this.is("app.quit", k)) {
       const now = this.now();
       if (this.quitArmedAt !== undefined && now - this.quitArmedAt < QUIT_WINDOW_MS) return [{ type: "quit" }];
@@ -144,129 +229,251 @@ export class KeyRouter {
       return [{ type: "flash", text: `press ${keyLabel(this.km, "app.quit")} again to quit`, style: "warn", ms: QUIT_WINDOW_MS }];
     }
     this.quitArmedAt = undefined;
-    if (!view.attached) return this.startingKey(k, view);
-    if (this.is("context.toggle", k)) return [{ type: "toggleContext" }];
-    if (this.is("app.redraw", k)) return [{ type: "redraw" }];
-    const out: Intent[] = [];
-    let focus = view.focus;
-    if (focus === "context" && view.paneOpen) {
-      const r = this.contextKey(k, view);
-      if (r.done) return r.intents;
-      // typing goes on to the prompt
-      out.push(...r.intents);
-      focus = "input";
-    }
-    if (this.is("turn.interrupt", k) && view.interruptible) return [...out, { type: "interrupt" }];
-    if (focus === "transcript") {
-      const r = this.transcriptKey(k);
-      if (r.done) return [...out, ...r.intents];
-      out.push(...r.intents);
-    }
-    return [...out, ...this.promptKey(k, view)];
+    // suspending answers nothing: a box is still there when the shell's fg brings the screen back
+    if (this.is("app.suspend", k)) return [{ type: "suspend" }];
+    if (view.modal) return this.boxKey(view.modal, k, view);
+    return this.placeKey(k, view);
   }
 
-  private modalKey(modal: "permission" | "sessions", k: KeyEvent): Intent[] {
-    switch (modal) {
-      case "permission":
-        if (this.is("permission.allowOnce", k)) return [{ type: "answer", answer: "once" }];
-        if (this.is("permission.allowSession", k)) return [{ type: "answer", answer: "session" }];
-        if (this.is("permission.deny", k)) return [{ type: "answer", answer: "deny" }];
-        if (k.full === "up" || k.full === "k") return [{ type: "scrollQuestion", by: -1 }];
-        if (k.full === "down" || k.full === "j") return [{ type: "scrollQuestion", by: 1 }];
-        if (k.full === "pageup") return [{ type: "scrollQuestion", by: -10 }];
-        if (k.full === "pagedown") return [{ type: "scrollQuestion", by: 10 }];
-        return [];
-      case "sessions":
-        if (k.full === "up" || k.full === "k") return [{ type: "pickerMove", by: -1 }];
-        if (k.full === "down" || k.full === "j") return [{ type: "pickerMove", by: 1 }];
-        if (k.full === "pageup") return [{ type: "pickerMove", by: -10 }];
-        if (k.full === "pagedown") return [{ type: "pickerMove", by: 10 }];
-        if (k.full === "home") return [{ type: "pickerMove", by: -Infinity }];
-        if (k.full === "end") return [{ type: "pickerMove", by: Infinity }];
-        if (k.full === "escape" || k.full === "q") return [{ type: "pickerClose" }];
-        if (k.full === "enter") return [{ type: "pickerChoose" }];
-        return [];
+  private pasteTo(text: string, view: RouteView): Intent[] {
+    const paste: Intent = { type: "paste", text };
+    switch (view.focus) {
+      case "transcript":
+        return [{ type: "transcript", op: "clearSelection" }, { type: "focus", to: "input" }, paste];
+      case "context":
+        return view.paneOpen ? [{ type: "compose" }, paste] : [paste];
+      case "input":
+        return [paste];
       default: {
-        const never: never = modal;
-        throw new Error(`unknown modal ${String(never)}`);
+        const never: never = view.focus;
+        throw new Error(`unknown focus ${String(never)}`);
+      }
+    }
+  }
+
+  /** keys with no box open: the focus decides */
+  private placeKey(k: KeyEvent, view: RouteView): Intent[] {
+    if (this.is("app.redraw", k)) return [{ type: "redraw" }];
+    // before the session is open only the prompt takes keys
+    if (!view.attached) return this.promptKey(k, view);
+    if (this.is("context.toggle", k)) return [{ type: "toggleContext" }];
+    if (k.at) return this.wheel(k, k.at, view);
+    if (view.focus === "context" && view.paneOpen) return this.contextKey(k, view);
+    if (view.focus === "transcript") return this.transcriptKey(k, view);
+    return this.promptKey(k, view);
+  }
+
+  /** the wheel scrolls what is under the pointer, whatever has the focus */
+  private wheel(k: KeyEvent, at: { x: number; y: number }, view: RouteView): Intent[] {
+    if (view.paneOpen && view.paneRect && inside(view.paneRect, at)) {
+      const a = this.first(CONTEXT_ACTIONS, k);
+      return a ? this.contextAction(a, view) : [];
+    }
+    const a = this.first(TRANSCRIPT_ACTIONS, k, (x) => x !== "turn.interrupt" || view.interruptible);
+    return a ? this.transcriptAction(a) : [];
+  }
+
+  /**
+   * An open box. Until it is ready every key is typed ahead: it goes where it would have gone
+   * without the box (the prompt, mostly), so typed text is kept and the box is not answered.
+   * Once ready, its own keys act; typing on (a character it does not bind) is still the
+   * prompt's, and the box waits again.
+   */
+  private boxKey(box: "permission" | "sessions", k: KeyEvent, view: RouteView): Intent[] {
+    const a = box === "permission" ? this.first(PERMISSION_ACTIONS, k) : this.first(SESSIONS_ACTIONS, k);
+    const deciding = a !== undefined && DECIDING_ACTIONS.has(a);
+    // the wheel is not typing: it scrolls a box at once, and answers one only when it is ready
+    if (k.at) return a && (!deciding || view.boxReady) ? this.boxAction(a) : [];
+    if (!view.boxReady) return this.typedAhead(k, view);
+    if (a) return this.boxAction(a);
+    if (printable(k)) return this.typedAhead(k, view);
+    return [];
+  }
+
+  /** a key that reached an open box before it was ready, routed as if the box were not there */
+  private typedAhead(k: KeyEvent, view: RouteView): Intent[] {
+    const under = this.placeKey(k, { ...view, modal: undefined });
+    const kept = under.filter(typeAheadSafe);
+    const out: Intent[] = [{ type: "typedAhead" }, ...kept];
+    if (kept.length < under.length) {
+      out.push({ type: "flash", text: `${prettyKey(k.full)} held back: a box opened as you typed · what you typed stays in the prompt`, style: "warn" });
+    }
+    return out;
+  }
+
+  private boxAction(a: (typeof PERMISSION_ACTIONS)[number] | (typeof SESSIONS_ACTIONS)[number]): Intent[] {
+    switch (a) {
+      case "permission.allowOnce":
+        return [{ type: "answer", answer: "once" }];
+      case "permission.allowSession":
+        return [{ type: "answer", answer: "session" }];
+      case "permission.deny":
+        return [{ type: "answer", answer: "deny" }];
+      case "permission.scrollUp":
+        return [{ type: "scrollQuestion", by: -1 }];
+      case "permission.scrollDown":
+        return [{ type: "scrollQuestion", by: 1 }];
+      case "permission.pageUp":
+        return [{ type: "scrollQuestion", by: -10 }];
+      case "permission.pageDown":
+        return [{ type: "scrollQuestion", by: 10 }];
+      case "sessions.prev":
+        return [{ type: "pickerMove", by: -1 }];
+      case "sessions.next":
+        return [{ type: "pickerMove", by: 1 }];
+      case "sessions.pageUp":
+        return [{ type: "pickerMove", by: -10 }];
+      case "sessions.pageDown":
+        return [{ type: "pickerMove", by: 10 }];
+      case "sessions.first":
+        return [{ type: "pickerMove", by: -Infinity }];
+      case "sessions.last":
+        return [{ type: "pickerMove", by: Infinity }];
+      case "sessions.choose":
+        return [{ type: "pickerChoose" }];
+      case "sessions.close":
+        return [{ type: "pickerClose" }];
+      default: {
+        const never: never = a;
+        throw new Error(`unknown box action ${String(never)}`);
+      }
+    }
+  }
+
+  /** the context pane has the focus; typing goes on to the prompt until it is sent */
+  private contextKey(k: KeyEvent, view: RouteView): Intent[] {
+    const a = this.first(CONTEXT_ACTIONS, k);
+    if (a) return this.contextAction(a, view);
+    if (printable(k)) return [{ type: "compose" }, ...this.promptKey(k, { ...view, focus: "input" })];
+    return []; // other keys do nothing here
+  }
+
+  private contextAction(a: (typeof CONTEXT_ACTIONS)[number], view: RouteView): Intent[] {
+    switch (a) {
+      case "context.close":
+        return [{ type: "toggleContext" }];
+      case "context.nextPage":
+        return [{ type: "pane", op: "nextPage" }];
+      case "context.prevPage":
+        return [{ type: "pane", op: "prevPage" }];
+      case "context.nextSection":
+        return [{ type: "pane", op: "nextSection" }];
+      case "context.prevSection":
+        return [{ type: "pane", op: "prevSection" }];
+      case "context.scrollUp":
+        return [{ type: "pane", op: "scrollUp" }];
+      case "context.scrollDown":
+        return [{ type: "pane", op: "scrollDown" }];
+      case "transcript.focus":
+        // over a narrow screen the pane hides the transcript: close it to show what gets focus
+        return [...(view.paneCovers ? [{ type: "pane", op: "close" } as const] : []), { type: "focusTranscript" }];
+      case "context.focusPrompt":
+        return [{ type: "focus", to: "input" }];
+      default: {
+        const never: never = a;
+        throw new Error(`unknown pane action ${String(never)}`);
+      }
+    }
+  }
+
+  /** the transcript has the focus: typing leaves it for the prompt */
+  private transcriptKey(k: KeyEvent, view: RouteView): Intent[] {
+    const a = this.first(TRANSCRIPT_ACTIONS, k, (x) => x !== "turn.interrupt" || view.interruptible);
+    if (a) return this.transcriptAction(a);
+    if (printable(k)) return [...LEAVE_TRANSCRIPT, ...this.promptKey(k, { ...view, focus: "input" })];
+    return [];
+  }
+
+  private transcriptAction(a: (typeof TRANSCRIPT_ACTIONS)[number]): Intent[] {
+    switch (a) {
+      case "turn.interrupt":
+        return [{ type: "interrupt" }];
+      case "transcript.selectPrev":
+        return [{ type: "transcript", op: "selectPrev" }];
+      case "transcript.selectNext":
+        return [{ type: "transcript", op: "selectNext" }];
+      case "transcript.toggleExpand":
+        return [{ type: "transcript", op: "toggleExpand" }];
+      case "transcript.top":
+        return [{ type: "transcript", op: "top" }];
+      case "transcript.bottom":
+        return [{ type: "transcript", op: "bottom" }];
+      case "transcript.pageUp":
+        return [{ type: "transcript", op: "pageUp" }];
+      case "transcript.pageDown":
+        return [{ type: "transcript", op: "pageDown" }];
+      case "transcript.scrollUp":
+        return [{ type: "transcript", op: "scrollUp" }];
+      case "transcript.scrollDown":
+        return [{ type: "transcript", op: "scrollDown" }];
+      case "input.focus":
+      case "transcript.focus":
+        return [...LEAVE_TRANSCRIPT];
+      default: {
+        const never: never = a;
+        throw new Error(`unknown transcript action ${String(never)}`);
       }
     }
   }
 
   /**
-   * Keys before the session is open: the prompt edits as it always does, Tab completes a
-   * command, Enter is held (the prompt goes out once the session is open) and Esc lets go of
-   * it again. History, the transcript and the context pane come with the session.
+   * The prompt: submitting, history, completion and editing. Before the session is open Enter
+   * is held (the prompt goes out once it is open) and Esc lets go of it again; history, the
+   * transcript and the context pane come with the session.
    */
-  private startingKey(k: KeyEvent, view: RouteView): Intent[] {
-    if (this.is("app.redraw", k)) return [{ type: "redraw" }];
-    if (this.is("input.submit", k)) return [{ type: "hold" }];
-    if (view.held && this.is("turn.interrupt", k)) return [{ type: "release" }];
-    return this.promptKey(k, view);
-  }
-
-  /** the context pane has the focus: `done` false hands the key on to the prompt */
-  private contextKey(k: KeyEvent, view: RouteView): { done: boolean; intents: Intent[] } {
-    const done = (...intents: Intent[]): { done: boolean; intents: Intent[] } => ({ done: true, intents });
-    if (this.is("context.close", k)) return done({ type: "toggleContext" });
-    if (this.is("context.nextPage", k)) return done({ type: "pane", op: "nextPage" });
-    if (this.is("context.prevPage", k)) return done({ type: "pane", op: "prevPage" });
-    if (this.is("context.nextSection", k)) return done({ type: "pane", op: "nextSection" });
-    if (this.is("context.prevSection", k)) return done({ type: "pane", op: "prevSection" });
-    if (this.is("context.scrollUp", k)) return done({ type: "pane", op: "scrollUp" });
-    if (this.is("context.scrollDown", k)) return done({ type: "pane", op: "scrollDown" });
-    if (this.is("transcript.focus", k)) {
-      // over a narrow screen the pane hides the transcript: close it to show what gets focus
-      return done(...(view.paneCovers ? [{ type: "pane", op: "close" } as const] : []), { type: "focusTranscript" });
-    }
-    if (this.is("input.focus", k)) return done({ type: "focus", to: "input" });
-    if (printable(k)) return { done: false, intents: [{ type: "focus", to: "input" }] };
-    return done(); // other keys do nothing here
-  }
-
-  /** the transcript has the focus: `done` false hands the key on to the prompt */
-  private transcriptKey(k: KeyEvent): { done: boolean; intents: Intent[] } {
-    const done = (...intents: Intent[]): { done: boolean; intents: Intent[] } => ({ done: true, intents });
-    const back: Intent[] = [{ type: "focus", to: "input" }, { type: "transcript", op: "clearSelection" }];
-    if (this.is("transcript.selectPrev", k)) return done({ type: "transcript", op: "selectPrev" });
-    if (this.is("transcript.selectNext", k)) return done({ type: "transcript", op: "selectNext" });
-    if (this.is("transcript.toggleExpand", k)) return done({ type: "transcript", op: "toggleExpand" });
-    if (this.is("transcript.top", k)) return done({ type: "transcript", op: "top" });
-    if (this.is("transcript.bottom", k)) return done({ type: "transcript", op: "bottom" });
-    if (this.is("transcript.pageUp", k)) return done({ type: "transcript", op: "pageUp" });
-    if (this.is("transcript.pageDown", k)) return done({ type: "transcript", op: "pageDown" });
-    if (this.is("input.focus", k) || this.is("transcript.focus", k)) return done(...back);
-    if (printable(k)) return { done: false, intents: back };
-    return done();
-  }
-
-  /** the prompt: submitting, history, completion, and (before the session) the same editing */
   private promptKey(k: KeyEvent, view: RouteView): Intent[] {
-    if (view.attached) {
-      if (this.is("input.submit", k)) return [{ type: "submit" }];
+    const a = this.first(PROMPT_ACTIONS, k, (x) => {
+      if (x === "turn.interrupt") return view.attached ? view.interruptible : view.held;
+      if (x === "transcript.focus" || x === "transcript.pageUp" || x === "transcript.pageDown") return view.attached;
+      return true;
+    });
+    if (!a) return printable(k) ? [{ type: "type", ch: k.ch }] : [];
+    switch (a) {
+      case "turn.interrupt":
+        return [view.attached ? { type: "interrupt" } : { type: "release" }];
+      case "input.submit":
+        return [view.attached ? { type: "submit" } : { type: "hold" }];
+      case "input.newline":
+        return [{ type: "edit", op: "newline" }];
+      case "input.historyPrev":
+        return [{ type: "history", dir: -1 }];
+      case "input.historyNext":
+        return [{ type: "history", dir: 1 }];
+      case "input.complete":
+        return [{ type: "complete" }];
+      case "transcript.focus":
+        return [{ type: "focusTranscript" }];
+      case "transcript.pageUp":
+        return [{ type: "transcript", op: "pageUp" }];
+      case "transcript.pageDown":
+        return [{ type: "transcript", op: "pageDown" }];
+      case "app.quitIfEmpty":
+        return view.promptEmpty ? [{ type: "quit" }] : [{ type: "edit", op: "deleteForward" }];
+      case "input.cancel":
+        // over a narrow screen it also closes the context pane that hides the transcript
+        return [...(view.attached && view.paneOpen && view.paneCovers ? [{ type: "pane", op: "close" } as const] : []), { type: "dismissFlash" }];
+      case "input.left":
+      case "input.right":
+      case "input.wordLeft":
+      case "input.wordRight":
+      case "input.home":
+      case "input.end":
+      case "input.backspace":
+      case "input.deleteWordBack":
+      case "input.deleteForward":
+      case "input.killToEnd":
+      case "input.killToStart":
+        return [{ type: "edit", op: EDIT_OPS[a] }];
+      default: {
+        const never: never = a;
+        throw new Error(`unknown prompt action ${String(never)}`);
+      }
     }
-    if (this.is("input.newline", k)) return [{ type: "edit", op: "newline" }];
-    if (this.is("input.historyPrev", k)) return [{ type: "history", dir: -1 }];
-    if (this.is("input.historyNext", k)) return [{ type: "history", dir: 1 }];
-    if (this.is("input.complete", k)) return [{ type: "complete" }];
-    if (view.attached) {
-      if (this.is("transcript.focus", k)) return [{ type: "focusTranscript" }];
-      if (this.is("transcript.pageUp", k)) return [{ type: "transcript", op: "pageUp" }];
-      if (this.is("transcript.pageDown", k)) return [{ type: "transcript", op: "pageDown" }];
-    }
-    if (this.is("app.quitIfEmpty", k)) return view.promptEmpty ? [{ type: "quit" }] : [{ type: "edit", op: "deleteForward" }];
-    const out: Intent[] = [];
-    // Esc over a narrow screen also closes the context pane that hides the transcript
-    if (view.attached && k.full === "escape" && view.paneOpen && view.paneCovers) out.push({ type: "pane", op: "close" });
-    return [...out, ...this.editKey(k)];
-  }
-
-  /** cursor movement, deletion and typing in the prompt */
-  private editKey(k: KeyEvent): Intent[] {
-    const op = EDIT_KEYS[k.full];
-    if (op) return [{ type: "edit", op }];
-    if (k.full === "escape") return [{ type: "dismissFlash" }];
-    if (printable(k)) return [{ type: "type", ch: k.ch }];
-    return [];
   }
 }
+
+/** leaving the transcript: back to the prompt, nothing selected */
+const LEAVE_TRANSCRIPT: readonly Intent[] = [
+  { type: "focus", to: "input" },
+  { type: "transcript", op: "clearSelection" },
+];

@@ -1,5 +1,7 @@
 // Boxes drawn over the transcript: the permission question and the session picker. Pure:
-// each returns the lines of a bordered box; the app decides where it goes.
+// each returns the lines of a bordered box; the app decides where it goes. Key names come
+// from the keymap in force. Until a box is ready for keys (focus.ts, BoxGuard) its footer says
+// where typing goes instead of listing the choices, so the choices appear when they work.
 import type { Session } from "../record/types.js";
 import type { PermissionRequest } from "../tools/types.js";
 import { diffForInput, diffLines } from "./diffview.js";
@@ -62,25 +64,39 @@ export function permissionBody(req: PermissionRequest, width: number): Line[] {
   return out;
 }
 
+/** the footer of a box that is not ready for keys yet */
+export const NOT_READY = "typing goes to the prompt · choices in a moment";
+
+export interface PermissionKeys {
+  once: string;
+  session: string;
+  deny: string;
+  /** how to scroll a long question: "↑/↓ PgUp/PgDn" */
+  scroll: string;
+}
+
 export function permissionBox(
   req: PermissionRequest,
-  keys: { once: string; session: string; deny: string },
+  keys: PermissionKeys,
   more: number,
   scroll: number,
   cols: number,
   rows: number,
+  ready = true,
 ): { box: Box; maxScroll: number } {
   const width = Math.max(20, Math.min(cols - 2, 110));
   const body = permissionBody(req, width - 4);
   const footer: Line[] = [
-    [
-      { t: keys.once, s: "key" },
-      { t: " allow once   " },
-      { t: keys.session, s: "key" },
-      { t: " allow for this session   " },
-      { t: keys.deny, s: "key" },
-      { t: " deny" },
-    ],
+    ready
+      ? [
+          { t: keys.once, s: "key" },
+          { t: " allow once   " },
+          { t: keys.session, s: "key" },
+          { t: " allow for this session   " },
+          { t: keys.deny, s: "key" },
+          { t: " deny" },
+        ]
+      : [{ t: NOT_READY, s: "dim" }],
   ];
   if (more > 0) footer.push([{ t: `${formatInt(more)} more question${more === 1 ? "" : "s"} waiting`, s: "dim" }]);
   const chrome = 2 + 1 + footer.length;
@@ -91,13 +107,20 @@ export function permissionBox(
   let visible = body.slice(s, s + room);
   if (maxScroll > 0) {
     const below = body.length - (s + room);
-    const note = below > 0 ? `↓ ${formatInt(below)} more lines (↑/↓ PgUp/PgDn)` : "↑ scrolled to the end";
+    const note = below > 0 ? `↓ ${formatInt(below)} more lines (${keys.scroll})` : "↑ scrolled to the end";
     visible = [...visible.slice(0, room - 1), [{ t: note, s: "dim" }]];
   }
   return { box: frame("Permission needed", visible, footer, width, height), maxScroll };
 }
 
-export function sessionsBox(sessions: readonly Session[], current: string, index: number, cols: number, rows: number): Box {
+export interface SessionsKeys {
+  /** "↑/↓" */
+  move: string;
+  choose: string;
+  close: string;
+}
+
+export function sessionsBox(sessions: readonly Session[], current: string, index: number, cols: number, rows: number, keys: SessionsKeys, ready = true): Box {
   const width = Math.max(30, Math.min(cols - 2, 100));
   const inner = width - 4;
   const height = Math.max(5, Math.min(rows - 2, sessions.length + 4));
@@ -114,6 +137,10 @@ export function sessionsBox(sessions: readonly Session[], current: string, index
     body.push(i === index ? restyle(fit(line, inner), { inv: true }) : line);
   }
   if (sessions.length === 0) body.push([{ t: "no sessions yet", s: "dim" }]);
-  const footer: Line[] = [[{ t: "↑/↓", s: "key" }, { t: " choose   " }, { t: "Enter", s: "key" }, { t: " switch   " }, { t: "Esc", s: "key" }, { t: " cancel" }]];
+  const footer: Line[] = [
+    ready
+      ? [{ t: keys.move, s: "key" }, { t: " choose   " }, { t: keys.choose, s: "key" }, { t: " switch   " }, { t: keys.close, s: "key" }, { t: " cancel" }]
+      : [{ t: NOT_READY, s: "dim" }],
+  ];
   return frame(`Sessions (${formatInt(sessions.length)})`, body, footer, width, height);
 }

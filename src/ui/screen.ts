@@ -3,7 +3,9 @@
 // diffs against what the terminal shows, so each frame writes only the cells that changed.
 // We paint that buffer ourselves from styled Lines instead of using blessed's widgets: the
 // widths are then string-width's (blessed's tables count emoji as one cell), and no text ever
-// goes through blessed's tag or escape parsing.
+// goes through blessed's tag or escape parsing. The terminal modes the screen turns on
+// (bracketed paste, the mouse wheel) are turned off whenever it gives the terminal back: on
+// leave() for a suspend, and on destroy().
 import { createRequire } from "node:module";
 import { PassThrough } from "node:stream";
 import blessed from "blessed";
@@ -63,6 +65,12 @@ export interface Surface {
   repaintAll(): void;
   /** raw bytes to the terminal (mode switches like bracketed paste) */
   write(s: string): void;
+  /** has the terminal report the mouse wheel (and, unavoidably, clicks), or stop */
+  setMouse(on: boolean): void;
+  /** gives the terminal back for a while (a suspend): the normal screen, the cursor, no modes */
+  leave(): void;
+  /** takes it again after leave(): the alternate screen at the terminal's size now; call repaintAll() */
+  enter(): void;
   onResize(cb: () => void): void;
   /** called at the start of every render, including blessed's own after a resize */
   onPaint(cb: () => void): void;
@@ -82,14 +90,59 @@ export interface Terminal {
   name: string | undefined;
   /**
    * whether the screen answers the process's signals and fatal errors (quits on SIGTERM,
-   * reports an unhandled rejection): the process's own terminal does, a test's does not
+   * reports an unhandled rejection, suspends on SIGTSTP): the process's own terminal does, a
+   * test's does not
    */
   ownsProcess: boolean;
+  /**
+   * Stops the process until the shell continues it (job control) and returns when it runs
+   * again, at once when nothing stopped it (a process group with no shell to continue it is
+   * not stopped: the kernel drops the signal). The promise says whether it was stopped.
+   * Without it, Ctrl-Z says it cannot suspend.
+   */
+  suspend?(): Promise<boolean>;
 }
 
 export function processTerminal(): Terminal {
-  return { input: process.stdin, output: process.stdout, name: process.env.TERM, ownsProcess: true };
+  return { input: process.stdin, output: process.stdout, name: process.env.TERM, ownsProcess: true, suspend: suspendProcess };
 }
+
+/** how long after a suspend returns a SIGCONT is looked for (its handler runs on a later turn of the event loop) */
+const CONTINUED_WAIT_MS = 100;
+
+function suspendProcess(): Promise<boolean> {
+  let continued = false;
+  const onCont = (): void => {
+    continued = true;
+  };
+  process.on("SIGCONT", onCont);
+  // The screen's own SIGTSTP listener (which suspends the screen) would catch the signal; with
+  // no listener the default action, stopping, applies. Node restores it synchronously.
+  const ours = process.listeners("SIGTSTP");
+  for (const l of ours) process.off("SIGTSTP", l);
+  try {
+    process.kill(process.pid, "SIGTSTP"); // returns once continued, or at once when dropped
+  } finally {
+    for (const l of ours) process.on("SIGTSTP", l);
+  }
+  return new Promise((resolve) =>
+    setTimeout(
+      () =>
+        setImmediate(() => {
+          process.off("SIGCONT", onCont);
+          resolve(continued);
+        }),
+      CONTINUED_WAIT_MS,
+    ),
+  );
+}
+
+// bracketed paste: a paste arrives as one event, not as keystrokes (Enter must not send it)
+const PASTE_ON = "\x1b[?2004h";
+const PASTE_OFF = "\x1b[?2004l";
+// button events (the wheel is buttons 4 and 5) in SGR encoding; no motion, no drag reports
+const MOUSE_ON = "\x1b[?1000h\x1b[?1006h";
+const MOUSE_OFF = "\x1b[?1006l\x1b[?1000l";
 
 export interface SurfaceOptions {
   theme: Theme;
@@ -137,6 +190,9 @@ export function createSurface(opts: SurfaceOptions): Surface {
   s.tput.unicode = true;
   const theme = opts.theme;
   const paintCbs: (() => void)[] = [];
+  let mouse = false;
+  type Modes = { enter(): void; leave(): void };
+  const modes = screen as unknown as Modes;
   screen.on("prerender", () => {
     for (const cb of paintCbs) cb();
   });
@@ -217,6 +273,20 @@ export function createSurface(opts: SurfaceOptions): Surface {
     write(str) {
       s.program._write(str);
     },
+    setMouse(on) {
+      if (on === mouse) return;
+      mouse = on;
+      s.program._write(on ? MOUSE_ON : MOUSE_OFF);
+    },
+    leave() {
+      s.program._write(PASTE_OFF + (mouse ? MOUSE_OFF : ""));
+      modes.leave(); // keypad off, cursor shown, the normal screen, flushed
+    },
+    enter() {
+      refreshSize(output);
+      modes.enter();
+      s.program._write(PASTE_ON + (mouse ? MOUSE_ON : ""));
+    },
     onResize(cb) {
       screen.on("resize", cb);
     },
@@ -224,8 +294,29 @@ export function createSurface(opts: SurfaceOptions): Surface {
       paintCbs.push(cb);
     },
     destroy() {
+      if (mouse) s.program._write(MOUSE_OFF);
+      mouse = false;
       screen.destroy();
     },
   };
   return surface;
+}
+
+/**
+ * The terminal may have changed size while the process was stopped (no SIGWINCH reaches a
+ * stopped process): ask it, and report a change as a resize.
+ */
+function refreshSize(output: Terminal["output"]): void {
+  const o = output as Terminal["output"] & { getWindowSize?(): [number, number] };
+  if (typeof o.getWindowSize !== "function") return;
+  try {
+    const [cols, rows] = o.getWindowSize();
+    if (cols > 0 && rows > 0 && (cols !== o.columns || rows !== o.rows)) {
+      o.columns = cols;
+      o.rows = rows;
+      o.emit("resize");
+    }
+  } catch {
+    // not a terminal after all: keep the size known
+  }
 }

@@ -353,6 +353,8 @@ describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
       t.send("run the command");
       t.send(KEYS.enter);
       await t.waitFor("Permission needed", WAIT);
+      // the choices show once the box takes keys (a moment after it is seen: type-ahead never answers it)
+      await t.waitFor(/y allow once\s+a allow for this session\s+n deny/, WAIT);
       screen = t.screenText();
       expect(screen).toContain("$ echo over-ssh-$((6*7))");
       expect(screen).toMatch(/y allow once\s+a allow for this session\s+n deny/);

@@ -69,6 +69,8 @@ export interface PtySession {
   resize(cols: number, rows: number): void;
   /** every byte the program wrote, as a string */
   rawOutput(): string;
+  /** which screen the terminal shows: a full-screen program draws on the alternate one */
+  buffer(): "normal" | "alternate";
   /** resolves with the exit code once the program has ended */
   exited(): Promise<{ exitCode: number; signal?: number }>;
   hasExited(): boolean;
@@ -170,6 +172,7 @@ export function spawnPty(file: string, args: string[], opts: PtyOptions = {}): P
       proc.resize(c, r);
     },
     rawOutput: () => chunks.join(""),
+    buffer: () => term.buffer.active.type,
     exited: () => (exit ? Promise.resolve(exit) : new Promise((resolve) => exitWaiters.push(resolve))),
     hasExited: () => exit !== undefined,
     kill: (signal) => {

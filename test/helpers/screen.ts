@@ -14,7 +14,19 @@ type XTerm = ReturnType<typeof headlessTerminal>;
 /** A terminal the screen can run on, showing what it wrote in a headless xterm. */
 export class HeadlessTerminal {
   readonly xterm: XTerm;
-  readonly input = new PassThrough();
+  /** a terminal's input: raw mode is recorded in `rawModes` (the last is the mode in force) */
+  readonly input = Object.assign(new PassThrough(), {
+    isTTY: true,
+    setRawMode: (raw: boolean): void => {
+      this.rawModes.push(raw);
+    },
+  });
+  readonly rawModes: boolean[] = [];
+  /**
+   * what a suspend does in place of stopping the process (set by a test): it runs while the
+   * screen has given the terminal back, and says whether the process was stopped
+   */
+  onSuspend: (() => boolean) | undefined;
   readonly output: Writable & { columns: number; rows: number; isTTY: boolean };
   private pending = 0;
   private raw = "";
@@ -36,7 +48,17 @@ export class HeadlessTerminal {
 
   /** what to hand startTui() */
   terminal(): Terminal {
-    return { input: this.input, output: this.output, name: "xterm-256color", ownsProcess: false };
+    const t: Terminal = { input: this.input, output: this.output, name: "xterm-256color", ownsProcess: false };
+    if (this.onSuspend) {
+      const hook = this.onSuspend;
+      t.suspend = () => Promise.resolve(hook());
+    }
+    return t;
+  }
+
+  /** whether the xterm shows its normal screen (not the alternate one the app draws on) */
+  onNormalScreen(): boolean {
+    return this.xterm.buffer.active.type === "normal";
   }
 
   screenText(): string {

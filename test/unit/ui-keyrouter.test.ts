@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultKeymap } from "../../src/ui/bindings.js";
+import { ACTIONS, defaultKeymap, PLACES, type Action, type Keymap, type Place } from "../../src/ui/bindings.js";
 import { KeyParser, type InputEvent, type KeyEvent } from "../../src/ui/keys.js";
 import { KeyRouter, QUIT_WINDOW_MS, type Intent, type RouteView } from "../../src/ui/keyrouter.js";
 import { KEYS } from "../helpers/pty.js";
@@ -18,6 +18,7 @@ function key(bytes: string): KeyEvent {
 const VIEW: RouteView = {
   attached: true,
   modal: undefined,
+  boxReady: true,
   focus: "input",
   paneOpen: false,
   paneCovers: true,
@@ -39,7 +40,7 @@ describe("the key router", () => {
     expect(route(KEYS.up)).toEqual([{ type: "history", dir: -1 }]);
     expect(route(KEYS.tab)).toEqual([{ type: "complete" }]);
     expect(route(KEYS.enter)).toEqual([{ type: "submit" }]);
-    expect(route(KEYS.paste("x\ny"))).toEqual([{ type: "focus", to: "input" }, { type: "paste", text: "x\ny" }]);
+    expect(route(KEYS.paste("x\ny"))).toEqual([{ type: "paste", text: "x\ny" }]);
     // Esc with nothing running clears a flash; Ctrl-D quits only an empty prompt
     expect(route(KEYS.escape)).toEqual([{ type: "dismissFlash" }]);
     expect(route(KEYS.ctrl("d"))).toEqual([{ type: "quit" }]);
@@ -61,19 +62,64 @@ describe("the key router", () => {
     expect(route(KEYS.ctrl("c"), {}, r)[0]!.type).toBe("flash");
   });
 
-  it("a modal box takes every key but quit", () => {
+  it("a ready box takes its keys; typing on is the prompt's and the box waits again; quit still works", () => {
     const q = { modal: "permission" as const };
     expect(route("y", q)).toEqual([{ type: "answer", answer: "once" }]);
     expect(route("a", q)).toEqual([{ type: "answer", answer: "session" }]);
     expect(route(KEYS.escape, q)).toEqual([{ type: "answer", answer: "deny" }]);
     expect(route(KEYS.pageDown, q)).toEqual([{ type: "scrollQuestion", by: 10 }]);
-    expect(route("x", q)).toEqual([]);
-    expect(route(KEYS.paste("text"), q)).toEqual([]);
+    // Enter ends every prompt typed: it does not answer
+    expect(route(KEYS.enter, q)).toEqual([]);
+    expect(route("x", q)).toEqual([{ type: "typedAhead" }, { type: "type", ch: "x" }]);
+    expect(route(KEYS.paste("text"), q)).toEqual([{ type: "typedAhead" }, { type: "paste", text: "text" }]);
     expect(route(KEYS.ctrl("c"), q)[0]!.type).toBe("flash");
+    expect(route(KEYS.ctrl("z"), q)).toEqual([{ type: "suspend" }]);
     const s = { modal: "sessions" as const };
     expect(route(KEYS.end, s)).toEqual([{ type: "pickerMove", by: Infinity }]);
     expect(route("q", s)).toEqual([{ type: "pickerClose" }]);
     expect(route(KEYS.enter, s)).toEqual([{ type: "pickerChoose" }]);
+  });
+
+  it("a box not ready yet takes no key: each goes where it was going, never sends or interrupts, and the box waits again", () => {
+    const q = { modal: "permission" as const, boxReady: false };
+    // "and then summarize" typed into a question that just opened: every letter is the prompt's
+    const typed = keys("and then summarize").flatMap((ev) => new KeyRouter(defaultKeymap()).route(ev, { ...VIEW, ...q }));
+    expect(typed.filter((i) => i.type === "answer")).toEqual([]);
+    expect(typed.filter((i) => i.type === "type").map((i) => (i.type === "type" ? i.ch : "")).join("")).toBe("and then summarize");
+    expect(typed.filter((i) => i.type === "typedAhead")).toHaveLength(18);
+    for (const k of ["y", "a", "n"]) expect(route(k, q)).toEqual([{ type: "typedAhead" }, { type: "type", ch: k }]);
+    // Enter would send, Esc would interrupt the turn: held back, said so
+    const enter = route(KEYS.enter, q);
+    expect(enter.map((i) => i.type)).toEqual(["typedAhead", "flash"]);
+    expect(enter[1]).toMatchObject({ style: "warn", text: expect.stringContaining("Enter held back") });
+    expect(route(KEYS.escape, { ...q, interruptible: true }).map((i) => i.type)).toEqual(["typedAhead", "flash"]);
+    expect(route(KEYS.escape, q)).toEqual([{ type: "typedAhead" }, { type: "dismissFlash" }]);
+    expect(route(KEYS.ctrl("d"), q).map((i) => i.type)).toEqual(["typedAhead", "flash"]);
+    // editing and moving still work as they would have
+    expect(route(KEYS.backspace, q)).toEqual([{ type: "typedAhead" }, { type: "edit", op: "backspace" }]);
+    expect(route("j", { ...q, focus: "transcript" })).toEqual([{ type: "typedAhead" }, { type: "transcript", op: "selectNext" }]);
+    expect(route(KEYS.down, { ...q, focus: "context", paneOpen: true })).toEqual([{ type: "typedAhead" }, { type: "pane", op: "nextSection" }]);
+    // the session picker the same: Enter typed ahead never switches sessions
+    const s = { modal: "sessions" as const, boxReady: false };
+    expect(route(KEYS.enter, s).map((i) => i.type)).toEqual(["typedAhead", "flash"]);
+    expect(route("q", s)).toEqual([{ type: "typedAhead" }, { type: "type", ch: "q" }]);
+    expect(route("j", s)).toEqual([{ type: "typedAhead" }, { type: "type", ch: "j" }]);
+  });
+
+  it("the wheel scrolls what is under the pointer, whatever has the focus; a box at once, but never answers one before it is ready", () => {
+    const wheelUp = (x: number, y: number): string => `\x1b[<64;${x + 1};${y + 1}M`;
+    const pane = { paneOpen: true, paneRect: { x: 60, y: 0, w: 50, h: 20 } };
+    expect(route(wheelUp(10, 3), pane)).toEqual([{ type: "transcript", op: "scrollUp" }]);
+    expect(route(wheelUp(70, 3), pane)).toEqual([{ type: "pane", op: "scrollUp" }]);
+    expect(route(wheelUp(70, 3), { ...pane, focus: "transcript" })).toEqual([{ type: "pane", op: "scrollUp" }]);
+    expect(route(wheelUp(10, 3), { ...pane, focus: "context" })).toEqual([{ type: "transcript", op: "scrollUp" }]);
+    expect(route(wheelUp(10, 3), { modal: "permission", boxReady: false })).toEqual([{ type: "scrollQuestion", by: -1 }]);
+    expect(route(wheelUp(10, 3), { modal: "sessions", boxReady: false })).toEqual([{ type: "pickerMove", by: -1 }]);
+    const km = defaultKeymap();
+    km.bindings["permission.allowOnce"] = ["wheelup"];
+    const r = new KeyRouter(km);
+    expect(route(wheelUp(10, 3), { modal: "permission", boxReady: false }, r)).toEqual([]);
+    expect(route(wheelUp(10, 3), { modal: "permission", boxReady: true }, r)).toEqual([{ type: "answer", answer: "once" }]);
   });
 
   it("before the session is open: Enter holds, Esc lets go, editing works, the rest waits", () => {
@@ -118,10 +164,11 @@ describe("the key router", () => {
     expect(route(KEYS.right, c)).toEqual([{ type: "pane", op: "nextPage" }]);
     expect(route(KEYS.down, c)).toEqual([{ type: "pane", op: "nextSection" }]);
     expect(route(KEYS.escape, c)).toEqual([{ type: "toggleContext" }]);
-    expect(route("h", c)).toEqual([
-      { type: "focus", to: "input" },
-      { type: "type", ch: "h" },
-    ]);
+    // typing goes to the prompt, which keeps the keys until it is sent (then the pane has them again)
+    expect(route("h", c)).toEqual([{ type: "compose" }, { type: "type", ch: "h" }]);
+    expect(route("q", c)).toEqual([{ type: "compose" }, { type: "type", ch: "q" }]);
+    expect(route(KEYS.paste("p"), c)).toEqual([{ type: "compose" }, { type: "paste", text: "p" }]);
+    expect(route(KEYS.tab, c)).toEqual([{ type: "focus", to: "input" }]);
     // to the transcript: over a narrow screen the pane closes first, beside a wide one it stays
     expect(route(KEYS.shiftTab, c)).toEqual([{ type: "pane", op: "close" }, { type: "focusTranscript" }]);
     expect(route(KEYS.shiftTab, { ...c, paneCovers: false })).toEqual([{ type: "focusTranscript" }]);
@@ -138,5 +185,76 @@ describe("the key router", () => {
     expect(r.route(key("\x1bOQ"), VIEW)).toEqual([{ type: "toggleContext" }]);
     expect(r.route(key(KEYS.ctrl("o")), VIEW)).toEqual([]);
     expect(r.route(key(KEYS.ctrl("s")), VIEW)).toEqual([{ type: "submit" }]);
+  });
+});
+
+/** a keymap with nothing bound */
+function unbound(): Keymap {
+  const km = defaultKeymap();
+  for (const a of ACTIONS) km.bindings[a] = [];
+  return km;
+}
+
+/** the view in which a place reads its keys */
+function viewFor(place: Place): Partial<RouteView> {
+  switch (place) {
+    case "prompt":
+      return { focus: "input", interruptible: true };
+    case "transcript":
+      return { focus: "transcript", interruptible: true };
+    case "context":
+      return { focus: "context", paneOpen: true };
+    case "permission":
+      return { modal: "permission" };
+    case "sessions":
+      return { modal: "sessions" };
+    default: {
+      const never: never = place;
+      throw new Error(String(never));
+    }
+  }
+}
+
+describe("every key goes through the keymap", () => {
+  // every key a terminal sends that is not a character
+  const SPECIAL = [
+    KEYS.enter, KEYS.escape, KEYS.tab, KEYS.shiftTab, KEYS.backspace, KEYS.up, KEYS.down, KEYS.left, KEYS.right,
+    KEYS.pageUp, KEYS.pageDown, KEYS.home, KEYS.end, KEYS.altEnter, "\x1b[3~", "\x1b[1;5D", "\x1b[1;3C", "\x1bb", "\x1bf", "\x1b\x7f",
+    "\x1b[<64;1;1M", "\x1b[<65;1;1M",
+    ..."abcdefghijklmnopqrstuvwxyz".split("").map((c) => KEYS.ctrl(c)),
+  ];
+
+  it.each(Object.keys(PLACES) as Place[])("with nothing bound, no key does anything in %s but type a character", (place) => {
+    const r = new KeyRouter(unbound());
+    for (const k of SPECIAL) {
+      const intents = route(k, { ...viewFor(place), paneRect: { x: 0, y: 0, w: 100, h: 30 } }, r).filter((i) => i.type !== "typedAhead");
+      expect(intents, JSON.stringify(k)).toEqual([]);
+    }
+    expect(route("x", viewFor(place), r).filter((i) => i.type === "type")).toEqual([{ type: "type", ch: "x" }]);
+  });
+
+  it.each(Object.entries(PLACES).flatMap(([place, spec]) => spec.actions.map((a) => [place as Place, a] as const)))(
+    "in %s, %s acts on the key it is bound to",
+    (place, action: Action) => {
+      const km = unbound();
+      km.bindings[action] = ["f9"];
+      const intents = route("\x1b[20~", { ...viewFor(place), promptEmpty: false, held: true }, new KeyRouter(km));
+      expect(intents.length).toBeGreaterThan(0);
+      expect(intents.some((i) => i.type === "typedAhead")).toBe(false);
+    },
+  );
+
+  it("rebinding moves prompt editing and the boxes' keys", () => {
+    const km = defaultKeymap();
+    km.bindings["input.killToEnd"] = ["C-x"];
+    km.bindings["permission.allowOnce"] = ["o"];
+    km.bindings["sessions.choose"] = ["space"];
+    const r = new KeyRouter(km);
+    expect(route(KEYS.ctrl("x"), {}, r)).toEqual([{ type: "edit", op: "killToEnd" }]);
+    expect(route(KEYS.ctrl("k"), {}, r)).toEqual([]);
+    expect(route("o", { modal: "permission" }, r)).toEqual([{ type: "answer", answer: "once" }]);
+    expect(route("y", { modal: "permission" }, r)).toEqual([{ type: "typedAhead" }, { type: "type", ch: "y" }]);
+    expect(route(" ", { modal: "sessions" }, r)).toEqual([{ type: "pickerChoose" }]);
+    expect(route(KEYS.enter, { modal: "sessions" }, r)).toEqual([]);
   });
 });

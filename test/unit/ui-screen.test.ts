@@ -3,7 +3,8 @@
 // person would see; the pty suite (test/e2e/tui.test.ts) does the same with the real program.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTui, type Tui } from "../../src/ui/app.js";
-import { defaultKeymap } from "../../src/ui/bindings.js";
+import { defaultKeymap, type Keymap } from "../../src/ui/bindings.js";
+import { NOT_READY } from "../../src/ui/modal.js";
 import type { PermissionAnswer } from "../../src/tools/types.js";
 import { KEYS } from "../helpers/pty.js";
 import { asController, HeadlessTerminal, ScriptedController } from "../helpers/screen.js";
@@ -16,12 +17,17 @@ afterEach(() => {
   for (const t of open.splice(0)) t.close();
 });
 
-async function screen(cols = 100, rows = 30): Promise<{ term: HeadlessTerminal; c: ScriptedController; tui: Tui; done: Promise<number> }> {
+async function screen(
+  cols = 100,
+  rows = 30,
+  o: { keymap?: Keymap; setup?: (t: HeadlessTerminal) => void } = {},
+): Promise<{ term: HeadlessTerminal; c: ScriptedController; tui: Tui; done: Promise<number> }> {
   const term = new HeadlessTerminal(cols, rows);
+  o.setup?.(term);
   const tui = startTui({ noColor: false, terminal: term.terminal() });
   open.push(tui);
   const c = new ScriptedController();
-  const done = tui.attach(asController(c), { keymap: defaultKeymap(), keymapWarnings: [] });
+  const done = tui.attach(asController(c), { keymap: o.keymap ?? defaultKeymap(), keymapWarnings: [] });
   await term.waitFor("Type a request");
   return { term, c, tui, done };
 }
@@ -103,8 +109,11 @@ describe("the screen in-process", () => {
     await term.waitFor("Permission needed");
     expect(term.screenText()).toContain("$ echo first-one");
     expect(term.lastRow()).toContain("waiting for permission (bash)");
+    // the choices show once the box takes keys (BOX_GRACE_MS after it is seen)
+    await term.waitFor("y allow once");
     term.send("y");
     await term.waitFor("$ echo second-one");
+    await term.waitFor("y allow once");
     term.send(KEYS.escape); // Esc denies
     await term.waitForGone("Permission needed");
     expect(answers).toEqual([
@@ -253,9 +262,9 @@ describe("the screen on the real controller", () => {
       expect(term.screenText()).not.toContain("Nothing to compact");
 
       // the estimate is the request the next turn sends, before its prompt ("next1" is 5 characters: 2 tokens by chars/4)
-      fake.script({ text: "ok" });
+      fake.script({ text: "NEXT-ANSWER" });
       await ask(term, "next1");
-      await term.waitFor(/ok\s*\n/);
+      await term.waitFor("NEXT-ANSWER");
       await term.waitFor(() => statusFigure(term)?.next === false);
       const sent = await app.inspectorView();
       if (sent.state !== "current") throw new Error("expected the next turn's request to be current");
@@ -265,4 +274,204 @@ describe("the screen on the real controller", () => {
       await app.close();
     }
   }, 30_000);
+});
+
+/** a bash question the test can see answered */
+function question(c: ScriptedController, cmd: string, answers: string[]): void {
+  c.emit({ type: "state", state: "permission", detail: "bash" });
+  c.emit({ type: "permission", req: { tool: "bash", kind: "exec", input: { command: cmd }, summary: `bash: ${cmd}` }, answer: (a) => answers.push(a) });
+}
+
+/** the hint line, where the keys of the place with the focus are named */
+function hint(term: HeadlessTerminal): string {
+  return term.line(term.xterm.rows - 3);
+}
+
+const PANE_HINT = "context pane · typing goes to the prompt";
+
+describe("type-ahead never answers a box (issue 14)", () => {
+  it("keys typed as a question opens go to the prompt, Enter included; the choices show once typing pauses", async () => {
+    const { term, c } = await screen();
+    await ask(term, "run it");
+    const answers: string[] = [];
+    question(c, "echo typed-ahead", answers);
+    // typed before the box's first frame, in one chunk as a fast typist's keys arrive
+    term.send("and then summarize\r");
+    await term.waitFor("Permission needed");
+    await term.waitFor("› and then summarize");
+    expect(term.screenText()).toContain(NOT_READY);
+    expect(answers).toEqual([]);
+    await term.waitFor("Enter held back");
+    // typing on after the box is ready: still the prompt's, and the box waits again
+    await term.waitFor("y allow once");
+    term.send("!");
+    await term.waitFor("› and then summarize!");
+    await term.waitFor(NOT_READY);
+    expect(answers).toEqual([]);
+    await term.waitFor("y allow once");
+    term.send("n");
+    await term.waitFor("bash: denied");
+    expect(answers).toEqual(["deny"]);
+    // the typed text is all there, nothing was sent
+    expect(term.screenText()).toContain("› and then summarize!");
+    expect(c.submitted.map((x) => x.text)).toEqual(["run it"]);
+  });
+
+  it("the next question in the box waits to be seen like the first; a paste never answers", async () => {
+    const { term, c } = await screen();
+    await ask(term, "two");
+    const answers: string[] = [];
+    question(c, "echo one", answers);
+    question(c, "echo two", answers);
+    await term.waitFor("y allow once");
+    // a double press: the second y lands on a question nobody has seen
+    term.send("y");
+    term.send("y");
+    await term.waitFor("$ echo two");
+    await term.waitFor("› y");
+    expect(answers).toEqual(["once"]);
+    term.send(KEYS.paste("a"));
+    await term.waitFor("› ya");
+    await term.waitFor("y allow once");
+    term.send("a");
+    await term.waitForGone("Permission needed");
+    expect(answers).toEqual(["once", "session"]);
+  });
+});
+
+describe("focus is one state every event restores (issue 14)", () => {
+  it("after a turn sent with the pane open, and after a permission answer, ↓/↑/Esc act on the pane", async () => {
+    const { term, c } = await screen(120, 30);
+    term.send(KEYS.ctrl("o"));
+    await term.waitFor("pending:");
+    await term.waitFor(() => hint(term).includes(PANE_HINT));
+    term.send("hello there");
+    await term.waitFor("› hello there");
+    // while typing, the prompt has the keys (its hints show)
+    expect(hint(term)).toContain("Enter send");
+    term.send(KEYS.enter);
+    await term.waitFor(() => c.submitted.length === 1);
+    await term.waitFor(() => hint(term).includes(PANE_HINT));
+    c.finish();
+    // ↑ is the pane's, not the prompt history's
+    term.send(KEYS.up);
+    await term.waitFor(/^ idle/m);
+    expect(term.line(term.xterm.rows - 2)).not.toContain("hello there");
+    // a question comes and is answered: the pane still has the keys
+    const answers: string[] = [];
+    question(c, "echo ok", answers);
+    await term.waitFor("y allow once");
+    term.send("y");
+    await term.waitForGone("Permission needed");
+    await term.waitFor(() => hint(term).includes(PANE_HINT));
+    term.send(KEYS.escape);
+    await term.waitForGone("pending:");
+    expect(answers).toEqual(["once"]);
+    await term.waitFor("Type a request");
+  });
+
+  it("/commands: one typed from the pane gives the keys back to it; /context closes it and the prompt has them", async () => {
+    const { term } = await screen(120, 30);
+    term.send(KEYS.ctrl("o"));
+    await term.waitFor(() => hint(term).includes(PANE_HINT));
+    await ask(term, "/help");
+    await term.waitFor("sessions.close");
+    await term.waitFor(() => hint(term).includes(PANE_HINT));
+    await ask(term, "/context");
+    await term.waitForGone("pending:");
+    await term.waitFor("Type a request");
+    await ask(term, "/context");
+    await term.waitFor("pending:");
+    await term.waitFor(() => hint(term).includes(PANE_HINT));
+  });
+
+  it("resizes: a focused transcript the pane comes to cover hands the focus to the pane; the pane keeps it back and forth", async () => {
+    const { term, c } = await screen(120, 30);
+    c.messages.push(c.stored("user", [{ type: "text", text: "earlier" }]));
+    term.send(KEYS.ctrl("o"));
+    await term.waitFor("pending:");
+    term.send(KEYS.shiftTab);
+    await term.waitFor(() => hint(term).includes("transcript:"));
+    term.resize(80, 24);
+    await term.waitFor(/^pending:/m);
+    await term.waitFor(() => hint(term).includes(PANE_HINT));
+    term.resize(120, 30);
+    await term.waitFor(() => hint(term).includes(PANE_HINT));
+    term.send(KEYS.escape);
+    await term.waitForGone("pending:");
+    await term.waitFor("Type a request");
+  });
+});
+
+describe("Ctrl-Z and the mouse (issue 14)", () => {
+  it("Ctrl-Z gives the terminal back as it was, then takes it again and repaints; an open question stays unanswered", async () => {
+    let during = "";
+    let rawDuring: boolean | undefined;
+    const { term, c } = await screen(100, 30, {
+      setup: (t) => {
+        t.onSuspend = () => {
+          during = t.rawOutput();
+          rawDuring = t.rawModes[t.rawModes.length - 1];
+          return true;
+        };
+      },
+    });
+    await ask(term, "run it");
+    const answers: string[] = [];
+    question(c, "echo later", answers);
+    await term.waitFor("y allow once");
+    const before = term.rawOutput().length;
+    term.send(KEYS.ctrl("z"));
+    await term.waitFor(() => during !== "");
+    const given = during.slice(before);
+    // the normal screen, the cursor shown, bracketed paste off, cooked mode
+    expect(given).toContain("\x1b[?1049l");
+    expect(given).toContain("\x1b[?25h");
+    expect(given).toContain("\x1b[?2004l");
+    expect(rawDuring).toBe(false);
+    // back: raw mode, the alternate screen, paste on, everything painted again
+    await term.waitFor(() => !term.onNormalScreen());
+    expect(term.rawModes[term.rawModes.length - 1]).toBe(true);
+    const after = term.rawOutput().slice(during.length);
+    expect(after).toContain("\x1b[?1049h");
+    expect(after).toContain("\x1b[?2004h");
+    await term.waitFor("$ echo later");
+    await term.waitFor("› run it");
+    expect(answers).toEqual([]);
+    // the box waits to be seen again before it takes keys
+    await term.waitFor("y allow once");
+    term.send("n");
+    await term.waitFor("bash: denied");
+  });
+
+  it("says so when nothing stopped the process, and when this terminal cannot suspend", async () => {
+    const { term } = await screen(100, 30, { setup: (t) => (t.onSuspend = () => false) });
+    term.send(KEYS.ctrl("z"));
+    await term.waitFor("not suspended: no job control here");
+    await term.waitFor("Type a request");
+    const plain = await screen();
+    plain.term.send(KEYS.ctrl("z"));
+    await plain.term.waitFor("^Z: suspending is not available here");
+  });
+
+  it("the mouse is off by default; with the keymap's wheel on, the wheel scrolls the transcript and the modes are undone at the end", async () => {
+    const off = await screen();
+    expect(off.term.rawOutput()).not.toContain("\x1b[?1000h");
+    const km = defaultKeymap();
+    km.mouse = true;
+    const { term, c, done } = await screen(100, 20, { keymap: km });
+    await term.waitFor(() => term.rawOutput().includes("\x1b[?1000h\x1b[?1006h"));
+    for (let i = 0; i < 30; i++) c.messages.push(c.stored("assistant", [{ type: "text", text: `line number ${i}` }]));
+    c.emit({ type: "session" });
+    await term.waitFor("line number 29");
+    term.send("\x1b[<64;5;5M".repeat(4));
+    await term.waitFor("more below");
+    expect(term.screenText()).not.toContain("line number 29");
+    term.send("\x1b[<65;5;5M".repeat(10));
+    await term.waitFor("line number 29");
+    term.send(KEYS.ctrl("c"));
+    term.send(KEYS.ctrl("c"));
+    expect(await done).toBe(0);
+    expect(term.rawOutput().slice(-400)).toContain("\x1b[?1006l\x1b[?1000l");
+  });
 });
