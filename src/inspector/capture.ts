@@ -1,18 +1,30 @@
-// The inspector's capture: the exact Request handed to the provider, turned into ordered
+// The inspector's capture: the exact request handed to the provider, turned into ordered
 // sections with exact byte counts, labelled token estimates and 8,000-unit pages (docs/architecture.md, "Design rules").
 // Pure: no I/O, no clock (the caller passes capturedAt), nothing from the environment.
 //
-// Two rules shape this file:
-// - bytes are counted on the request content as sent, bodies included, part by part with
-//   Buffer.byteLength (no concatenation of the history just to measure it);
+// The capture never walks the Request itself: it reads the provider adapter's own encoding
+// of it (src/provider/encode.ts), the very items whose body is sent. So:
+// - items are the wire's items (OpenAI's one `tool` message per call counts);
+// - bytes are the UTF-8 bytes of the content as sent, bodies included, piece by piece with
+//   Buffer.byteLength (no concatenation of the history just to measure it): the `Error: `
+//   prefix, the joins, the filler of an empty message count; a dropped blank block does not;
+//   tool bytes are each definition's JSON as it appears in the body;
+// - pages show that content; a native part of the live round is named as what it is
+//   (`tool_use id=… name=… input=…`, `tool_result for id=…`, `thinking: …`), replayed prose
+//   stays prose;
 // - the inspectable text never contains an image's base64 or an opaque provider body: each
 //   is replaced, in its place, by a marker that MARKER_RE recognises.
-import { requestMessages, type ProviderName, type Request, type Usage, type WirePart } from "../provider/types.js";
-import { encodeTool, toolResultText } from "../provider/encode-tools.js";
-import { toolInputJson } from "../provider/tool-input.js";
+//
+// The page text of a section: system and context are their text as sent. History is its wire
+// items in order, separated by a blank line, each a header `── N · ROLE ──` and then its
+// content blocks one per line, a block's pieces run together (a label, then its content).
+// Tools are the definitions as indented JSON, separated by a blank line.
+import type { EncodedRequest, Request, Usage, WireContent, WireItemStart, WireSection } from "../provider/types.js";
+import type { ProviderName } from "../provider/types.js";
+import { encodeRequest } from "../provider/encode.js";
 import { assertNever } from "../record/types.js";
 import { formatInt } from "../record/numbers.js";
-import { countTokens, methodFor } from "../tokens/count.js";
+import { countTokens, methodFor, type TokenMethod } from "../tokens/count.js";
 import { PAGE_CHARS, type Capture, type SectionKind, type SectionSummary, type TokenEstimate } from "./types.js";
 
 export interface CaptureOptions {
@@ -61,24 +73,6 @@ function utf8(s: string): number {
   return Buffer.byteLength(s, "utf8");
 }
 
-
-/** Exact UTF-8 bytes of one wire part's content as the provider's adapter sends it, bodies included. */
-export function partContentBytes(part: WirePart, provider: ProviderName = "anthropic"): number {
-  switch (part.type) {
-    case "text":
-      return utf8(part.text);
-    case "image":
-      return utf8(part.data);
-    case "tool_call":
-      return utf8(toolInputJson(part.input));
-    case "tool_result":
-      return utf8(toolResultText(provider, part.output, part.isError));
-    case "reasoning":
-      return utf8(part.text) + (part.opaque ? utf8(part.opaque.body) : 0);
-    default:
-      return assertNever(part, "wire part");
-  }
-}
 
 // A provider's kind string ("thinking_signature", "encrypted_content") becomes words that
 // cannot break the marker's shape.
@@ -212,106 +206,174 @@ interface Built {
   text: string;
   estimate: TokenEstimate;
   preview?: string;
+  shape?: string;
 }
 
-function buildHistory(req: Request, method: string): Built {
-  const pieces: string[] = [];
-  let bytes = 0;
-  let tokens = 0;
-  let known = 0;
-  let unknown = 0;
-  const tm = methodFor(req.provider, req.model);
-  // one section for the whole conversation, replayed history then the live round, numbered
-  // as the provider receives the messages
-  const messages = requestMessages(req);
-  messages.forEach((msg, i) => {
-    if (i > 0) pieces.push("");
-    pieces.push(`── ${i + 1} · ${msg.role} ──`);
-    for (const part of msg.content) {
-      bytes += partContentBytes(part, req.provider);
-      let shown: string;
-      // what the estimate counts: the content the model reads, not headers or markers
-      let counted = "";
-      switch (part.type) {
-        case "text":
-          shown = counted = part.text;
-          break;
-        case "image":
-          shown = imageMarker(part.mediaType, part.bytes, part.width, part.height);
-          tokens += imageTokens(req.provider, part.width, part.height);
-          if (part.width && part.height) known++;
-          else unknown++;
-          break;
-        case "tool_call":
-          shown = counted = `Tool use: ${part.name}(${toolInputJson(part.input)})`;
-          break;
-        case "tool_result":
-          shown = counted = `${part.isError ? "Error" : "Result"} (${part.name}): ${part.output}`;
-          break;
-        case "reasoning":
-          counted = part.text;
-          shown = part.opaque ? `${part.text}\n${opaqueMarker(part.opaque.kind, utf8(part.opaque.body))}` : part.text;
-          break;
-        default:
-          return assertNever(part, "wire part");
-      }
-      pieces.push(shown);
-      tokens += countTokens(counted, tm);
-    }
-  });
-  return {
-    kind: "history",
-    source: "history",
-    items: messages.length,
-    bytes,
-    text: pieces.join("\n"),
-    estimate: { tokens, method: method + imageMethod(known, unknown) },
-  };
-}
+/** One section being read from the wire items. */
+class SectionReader {
+  items = 0;
+  bytes = 0;
+  tokens = 0;
+  /** images with a known size, and without */
+  known = 0;
+  unknown = 0;
+  readonly roles = new Map<string, number>();
+  /** content blocks of the current item so far */
+  private blocks = 0;
+  /** the page text in pieces, joined once at the end: no piece is concatenated with another,
+   * so a multi-megabyte history is copied once */
+  private readonly out: string[] = [];
 
-function buildTools(req: Request, method: string): Built {
-  const tm = methodFor(req.provider, req.model);
-  let bytes = 0;
-  let tokens = 0;
-  const shown: string[] = [];
-  for (const t of req.tools) {
-    const encoded = encodeTool(req.provider, t);
-    const compact = JSON.stringify(encoded);
-    bytes += utf8(compact);
-    // estimated on the compact JSON that is sent, not on the indented copy shown
-    tokens += countTokens(compact, tm);
-    shown.push(JSON.stringify(encoded, null, 2));
+  constructor(
+    readonly kind: SectionKind,
+    readonly source: string,
+    private readonly provider: ProviderName,
+    private readonly tm: TokenMethod,
+    /** counts of short texts (joins, "Done.") for this capture: the token-count cache keeps
+     * only longer ones, and a tokenizer call costs more than a lookup */
+    private readonly short: Map<string, number>,
+  ) {}
+
+  private count(text: string): number {
+    if (text.length >= 24 || this.tm === "chars/4") return countTokens(text, this.tm);
+    let n = this.short.get(text);
+    if (n === undefined) this.short.set(text, (n = countTokens(text, this.tm)));
+    return n;
   }
-  return {
-    kind: "tools",
-    source: "tools",
-    items: req.tools.length,
-    bytes,
-    text: shown.join("\n\n"),
-    estimate: { tokens, method },
-    preview: previewOf(req.tools.map((t) => t.name).join(", ")),
-  };
+
+  /** Opens a wire item of this section. */
+  start(item: WireItemStart): void {
+    this.items++;
+    this.blocks = 0;
+    this.roles.set(item.role, (this.roles.get(item.role) ?? 0) + 1);
+    if (this.items > 1) this.out.push(this.kind === "history" || this.kind === "tools" ? "\n\n" : "\n");
+    // history is numbered as the provider receives the messages
+    if (this.kind === "history") this.out.push(`── ${this.items} · ${item.role} ──\n`);
+  }
+
+  /** Opens the next content block of the current item: one line (or more) of the page each. */
+  block(): void {
+    if (this.blocks++ > 0) this.out.push("\n");
+  }
+
+  /** Counts one piece and puts what the page shows of it. */
+  put(p: WireContent): void {
+    this.out.push(this.piece(p));
+  }
+
+  /** Counts one piece and returns what the page shows of it. */
+  private piece(p: WireContent): string {
+    switch (p.type) {
+      case "text":
+        this.bytes += utf8(p.text);
+        this.tokens += this.count(p.text);
+        return p.text;
+      case "label":
+        return p.text;
+      case "image":
+        this.bytes += utf8(p.data);
+        this.tokens += imageTokens(this.provider, p.width, p.height);
+        if (p.width && p.height) this.known++;
+        else this.unknown++;
+        return imageMarker(p.mediaType, p.bytes, p.width, p.height);
+      case "opaque": {
+        const n = utf8(p.body);
+        this.bytes += n;
+        return opaqueMarker(p.kind, n);
+      }
+      case "schema":
+        this.bytes += utf8(p.json);
+        // estimated on the compact JSON that is sent, not on the indented copy shown
+        this.tokens += countTokens(p.json, this.tm);
+        return JSON.stringify(p.value, null, 2);
+      default:
+        return assertNever(p, "wire content");
+    }
+  }
+
+  built(method: string, preview?: string): Built {
+    const b: Built = {
+      kind: this.kind,
+      source: this.source,
+      items: this.items,
+      bytes: this.bytes,
+      text: this.out.join(""),
+      estimate: { tokens: this.tokens, method: method + imageMethod(this.known, this.unknown) },
+    };
+    if (preview !== undefined) b.preview = preview;
+    if (this.kind === "history" && this.items > 0) {
+      b.shape = `${[...this.roles].map(([role, n]) => `${formatInt(n)} ${role}`).join(", ")} messages`;
+    }
+    return b;
+  }
 }
 
-function plain(kind: SectionKind, source: string, text: string, method: string, req: Request): Built {
-  const tm = methodFor(req.provider, req.model);
-  return { kind, source, items: 1, bytes: utf8(text), text, estimate: { tokens: countTokens(text, tm), method } };
+function inItem(r: SectionReader | undefined): SectionReader {
+  if (!r) throw new Error("the encoding has content before its first item");
+  return r;
 }
 
-/** Turns the Request passed to the provider into the inspector's record of it. */
+function sectionOf(readers: { system: SectionReader; context: SectionReader[]; history: SectionReader; tools: SectionReader }, s: WireSection): SectionReader {
+  switch (s.kind) {
+    case "system":
+      return readers.system;
+    case "context": {
+      const r = readers.context[s.index];
+      if (!r) throw new RangeError(`the encoding names context item ${s.index}, which the request does not have`);
+      return r;
+    }
+    case "history":
+      return readers.history;
+    case "tools":
+      return readers.tools;
+    default:
+      return assertNever(s, "wire section");
+  }
+}
+
+/** Turns the Request passed to the provider into the inspector's record of it, read from
+ * the provider adapter's encoding of it (the one that is sent). */
 export function captureRequest(req: Request, opts: CaptureOptions): Capture {
+  return captureEncoded(req, encodeRequest(req), opts);
+}
+
+/** The capture of a request from its encoding (`encodeRequest(req)`). */
+export function captureEncoded(req: Request, enc: EncodedRequest, opts: CaptureOptions): Capture {
   const method = methodFor(req.provider, req.model);
-  const built: Built[] = [plain("system", "system", req.system, method, req)];
+  const short = new Map<string, number>();
+  const reader = (kind: SectionKind, source: string): SectionReader => new SectionReader(kind, source, req.provider, method, short);
   // two context items from one source would share a key; number the later ones
   const seen = new Map<string, number>();
-  for (const item of req.context) {
-    const n = (seen.get(item.source) ?? 0) + 1;
-    seen.set(item.source, n);
-    const source = n === 1 ? item.source : `${item.source} (${n})`;
-    built.push(plain("context", source, item.text, method, req));
+  const readers = {
+    system: reader("system", "system"),
+    context: req.context.map((item) => {
+      const n = (seen.get(item.source) ?? 0) + 1;
+      seen.set(item.source, n);
+      return reader("context", n === 1 ? item.source : `${item.source} (${n})`);
+    }),
+    history: reader("history", "history"),
+    tools: reader("tools", "tools"),
+  };
+  let current: SectionReader | undefined;
+  for (const e of enc.wire) {
+    switch (e.type) {
+      case "item":
+        current = sectionOf(readers, e.section);
+        current.start(e);
+        break;
+      case "block":
+        inItem(current).block();
+        break;
+      default:
+        inItem(current).put(e);
+    }
   }
-  built.push(buildHistory(req, method));
-  built.push(buildTools(req, method));
+  const built: Built[] = [
+    readers.system.built(method),
+    ...readers.context.map((r) => r.built(method)),
+    readers.history.built(method),
+    readers.tools.built(method, previewOf(req.tools.map((t) => t.name).join(", "))),
+  ];
 
   const sections: SectionSummary[] = [];
   const pages: string[][] = [];
@@ -332,6 +394,7 @@ export function captureRequest(req: Request, opts: CaptureOptions): Capture {
       chars: b.text.length,
       pages: p.length,
       deltaBytes: prev === undefined ? null : b.bytes - prev,
+      ...(b.shape !== undefined ? { shape: b.shape } : {}),
     });
   });
 

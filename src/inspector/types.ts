@@ -18,7 +18,7 @@ export interface SectionSummary {
   /** "system", "AGENTS.md", "workspace facts", "history", "tools" */
   source: string;
   items: number;
-  /** exact UTF-8 bytes of the request content, bodies included */
+  /** exact UTF-8 bytes of the content as sent, bodies included */
   bytes: number;
   estimate: TokenEstimate;
   /** bounded preview of the inspectable text */
@@ -28,6 +28,9 @@ export interface SectionSummary {
   pages: number;
   /** bytes - the same section's bytes in the previous capture; null when there was none */
   deltaBytes: number | null;
+  /** how the provider shapes the items, where that differs by provider: history's wire
+   * messages by role ("4 user, 4 assistant, 3 tool messages"); absent in older captures */
+  shape?: string;
 }
 
 export interface CaptureMeta {

@@ -24,10 +24,14 @@ import type {
   StreamEvent,
   StreamOptions,
   StreamResult,
+  EncodedRequest,
+  ReasoningPart,
   Usage,
   WireMessage,
   WirePart,
+  WireItemStart,
 } from "./types.js";
+import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "./encoded.js";
 import { requestMessages } from "./types.js";
 
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -48,22 +52,36 @@ const MIN_THINKING_BUDGET = 1024;
 
 type Json = Record<string, unknown>;
 
+/** The body and its wire items (docs/providers.md, "Anthropic Messages"), encoded once for the
+ * request's capture and its sending. */
+export function encodeAnthropic(req: Request): EncodedRequest {
+  return encodeOnce(req, build);
+}
+
 export function encodeAnthropicBody(req: Request): Json {
+  return encodeAnthropic(req).body;
+}
+
+function build(req: Request): EncodedRequest {
+  const w = new WireWriter();
   const maxTokens = Math.max(1, Math.floor(req.maxOutputTokens));
   const body: Json = { model: req.model, max_tokens: maxTokens };
 
   // The system prompt first, then each context item as its own block, so the inspector's
   // sections and the provider's view line up one to one. Empty blocks are rejected by the API.
-  const system = [req.system, ...req.context.map((c) => c.text)]
-    .filter((t) => t.trim().length > 0)
-    .map((text) => ({ type: "text", text }));
+  const system: Json[] = [];
+  const systemBlock = (item: () => WireItemStart, text: string): void => {
+    if (!isBlankText(text)) system.push({ type: "text", text: w.item(item()).block().text(text) });
+  };
+  systemBlock(() => SYSTEM_ITEM, req.system);
+  req.context.forEach((c, index) => systemBlock(() => contextItem(index), c.text));
   if (system.length > 0) body["system"] = system;
 
-  body["messages"] = requestMessages(req).map(encodeMessage);
-  if (req.tools.length > 0) body["tools"] = req.tools.map(encodeAnthropicTool);
+  body["messages"] = requestMessages(req).map((m) => encodeMessage(m, w.item(HISTORY_ITEM[m.role])));
+  if (req.tools.length > 0) body["tools"] = req.tools.map((t) => w.item(TOOL_ITEM).block().schema(encodeAnthropicTool(t)));
   Object.assign(body, thinkingFields(req.model, req.reasoning, maxTokens));
   body["stream"] = true;
-  return body;
+  return { provider: "anthropic", body, wire: w.wire };
 }
 
 function thinkingFields(model: string, level: ReasoningLevel, maxTokens: number): Json {
@@ -85,35 +103,62 @@ function thinkingFields(model: string, level: ReasoningLevel, maxTokens: number)
   }
 }
 
-function encodeMessage(m: WireMessage): Json {
-  const results: Json[] = [];
-  const rest: Json[] = [];
-  for (const part of m.content) {
-    if (part.type === "tool_result") results.push(encodePart(part));
-    else {
-      const enc = encodePart(part);
-      if (enc.type === "text" && typeof enc["text"] === "string" && enc["text"].trim() === "") continue;
-      rest.push(enc);
-    }
-  }
+function encodeMessage(m: WireMessage, w: WireWriter): Json {
+  const content: Json[] = [];
   // tool_result blocks lead their user message; any text the user added follows them
-  const content = [...results, ...rest];
-  if (content.length === 0) content.push({ type: "text", text: "(empty message)" });
+  for (const part of m.content) if (part.type === "tool_result") content.push(encodePart(part, w.block()));
+  for (const part of m.content) {
+    // the API refuses blank text blocks: they are not sent (nor recorded)
+    if (part.type === "tool_result" || isBlank(part)) continue;
+    content.push(encodePart(part, w.block()));
+  }
+  if (content.length === 0) content.push({ type: "text", text: w.block().text("(empty message)") });
   return { role: m.role, content };
 }
 
-function encodePart(part: WirePart): Json & { type: string } {
+/** Parts that would cross as a blank text block. */
+function isBlank(part: WirePart): boolean {
   switch (part.type) {
     case "text":
-      return { type: "text", text: part.text };
+      return isBlankText(part.text);
+    case "reasoning":
+      return !nativeThinking(part) && isBlankText(part.text);
     case "image":
-      return { type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } };
     case "tool_call":
-      return { type: "tool_use", id: part.id, name: part.name, input: asInputObject(part.input) };
+    case "tool_result":
+      return false;
+    default:
+      return assertNever(part, "wire part");
+  }
+}
+
+/** Empty or whitespace only (the characters trim() removes), without copying the text. */
+function isBlankText(s: string): boolean {
+  return s.trim() === "";
+}
+
+function nativeThinking(part: ReasoningPart): boolean {
+  return part.opaque?.kind === OPAQUE_THINKING_SIGNATURE || part.opaque?.kind === OPAQUE_REDACTED_THINKING;
+}
+
+function encodePart(part: WirePart, w: WireWriter): Json {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: w.textPart(part) };
+    case "image":
+      return { type: "image", source: { type: "base64", media_type: part.mediaType, data: w.image(part) } };
+    case "tool_call": {
+      const input = asInputObject(part.input);
+      // the body holds the object; its JSON is what crosses, so that is what is recorded
+      w.label(`tool_use id=${part.id} name=${part.name} input=`).text(JSON.stringify(input));
+      return { type: "tool_use", id: part.id, name: part.name, input };
+    }
     case "tool_result": {
-      const block: Json & { type: string } = { type: "tool_result", tool_use_id: part.callId };
+      const block: Json = { type: "tool_result", tool_use_id: part.callId };
+      const has = part.output.length > 0;
+      w.label(`tool_result for id=${part.callId}${part.isError ? " is_error" : ""}${has ? ": " : ""}`);
       // an empty string is not valid content; an absent one is
-      if (part.output.length > 0) block["content"] = part.output;
+      if (has) block["content"] = w.text(part.output);
       if (part.isError) block["is_error"] = true;
       return block;
     }
@@ -121,12 +166,14 @@ function encodePart(part: WirePart): Json & { type: string } {
       // Thinking blocks go back untouched (the type keeps reasoning in assistant messages);
       // anything else (no signature, another provider's opaque body) crosses as labelled prose.
       if (part.opaque?.kind === OPAQUE_THINKING_SIGNATURE) {
-        return { type: "thinking", thinking: part.text, signature: part.opaque.body };
+        const thinking = w.label("thinking: ").text(part.text);
+        w.label(" ");
+        return { type: "thinking", thinking, signature: w.opaque(part.opaque.kind, part.opaque.body) };
       }
       if (part.opaque?.kind === OPAQUE_REDACTED_THINKING) {
-        return { type: "redacted_thinking", data: part.opaque.body };
+        return { type: "redacted_thinking", data: w.opaque(part.opaque.kind, part.opaque.body) };
       }
-      return { type: "text", text: part.text.trim() === "" ? "" : `[Reasoning]: ${part.text}` };
+      return { type: "text", text: w.text(`[Reasoning]: ${part.text}`) };
     }
     default:
       return assertNever(part, "wire part");
@@ -557,7 +604,7 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
           "content-type": "application/json",
           accept: "text/event-stream",
         },
-        body: JSON.stringify(encodeAnthropicBody(req)),
+        body: JSON.stringify(encodeAnthropic(req).body),
         secret: apiKey,
         transport: cfg.transport,
         stream: opts,

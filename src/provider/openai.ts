@@ -27,8 +27,13 @@ import type {
   Usage,
   UserPart,
   AssistantPart,
+  EncodedRequest,
+  ProsePart,
+  ToolCallPart,
   WireMessage,
+  WireItemStart,
 } from "./types.js";
+import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "./encoded.js";
 import { requestMessages } from "./types.js";
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -37,17 +42,31 @@ type Json = Record<string, unknown>;
 
 // ---------------------------------------------------------------- request body
 
+/** The body and its wire items (docs/providers.md, "OpenAI Chat Completions"), encoded once for the
+ * request's capture and its sending. */
+export function encodeOpenAI(req: Request): EncodedRequest {
+  return encodeOnce(req, build);
+}
+
 export function encodeOpenAIBody(req: Request): Json {
+  return encodeOpenAI(req).body;
+}
+
+function build(req: Request): EncodedRequest {
+  const w = new WireWriter();
   const messages: Json[] = [];
   // the system prompt, then one system message per context item (the inspector's sections)
-  if (req.system.trim().length > 0) messages.push({ role: "system", content: req.system });
-  for (const c of req.context) {
-    if (c.text.trim().length > 0) messages.push({ role: "system", content: c.text });
-  }
-  for (const m of requestMessages(req)) messages.push(...encodeMessage(m));
+  const system = (item: () => WireItemStart, text: string): void => {
+    if (text.trim().length > 0) messages.push({ role: "system", content: w.item(item()).block().text(text) });
+  };
+  system(() => SYSTEM_ITEM, req.system);
+  req.context.forEach((c, index) => system(() => contextItem(index), c.text));
+  for (const m of requestMessages(req)) encodeMessage(m, w, messages);
 
   const body: Json = { model: req.model, messages };
-  if (req.tools.length > 0) body["tools"] = req.tools.map(encodeOpenAITool);
+  if (req.tools.length > 0) {
+    body["tools"] = req.tools.map((t) => w.item(TOOL_ITEM).block().schema(encodeOpenAITool(t)));
+  }
   const maxTokens = Math.max(1, Math.floor(req.maxOutputTokens));
   // OpenAI's reasoning-era models refuse max_tokens; most compatible servers only know it
   if (wantsMaxCompletionTokens(req.model)) body["max_completion_tokens"] = maxTokens;
@@ -55,15 +74,17 @@ export function encodeOpenAIBody(req: Request): Json {
   if (req.reasoning !== "off") body["reasoning_effort"] = req.reasoning;
   body["stream"] = true;
   body["stream_options"] = { include_usage: true };
-  return body;
+  return { provider: "openai", body, wire: w.wire };
 }
 
-function encodeMessage(m: WireMessage): Json[] {
+function encodeMessage(m: WireMessage, w: WireWriter, out: Json[]): void {
   switch (m.role) {
     case "user":
-      return encodeUser(m.content);
+      encodeUser(m.content, w, out);
+      return;
     case "assistant":
-      return [encodeAssistant(m.content)];
+      out.push(encodeAssistant(m.content, w.item(HISTORY_ITEM.assistant)));
+      return;
     default:
       return assertNever(m, "message");
   }
@@ -71,37 +92,53 @@ function encodeMessage(m: WireMessage): Json[] {
 
 /** Tool results become `tool` messages (they must directly follow the assistant's
  * tool_calls); whatever else the user message held follows as a user message. */
-function encodeUser(parts: readonly UserPart[]): Json[] {
-  const out: Json[] = [];
-  const rest: Json[] = [];
+function encodeUser(parts: readonly UserPart[], w: WireWriter, out: Json[]): void {
+  const start = out.length;
+  const rest: ProsePart[] = [];
   for (const p of parts) {
     switch (p.type) {
-      case "tool_result":
-        out.push({ role: "tool", tool_call_id: p.callId, content: toolResultText("openai", p.output, p.isError) });
+      case "tool_result": {
+        w.item(HISTORY_ITEM.tool).block().label(`tool_result for id=${p.callId}: `);
+        out.push({ role: "tool", tool_call_id: p.callId, content: w.text(toolResultText("openai", p.output, p.isError)) });
         break;
+      }
       case "text":
-        rest.push({ type: "text", text: p.text });
-        break;
       case "image":
-        rest.push({ type: "image_url", image_url: { url: `data:${p.mediaType};base64,${p.data}` } });
+        rest.push(p);
         break;
       default:
         assertNever(p, "wire part");
     }
   }
-  if (rest.length > 0 || out.length === 0) {
-    // one text part goes as a plain string: the form every compatible server accepts
+  if (rest.length > 0 || out.length === start) {
+    w.item(HISTORY_ITEM.user);
     const only = rest.length === 1 ? rest[0] : undefined;
-    const content = only && only["type"] === "text" ? only["text"] : rest.length > 0 ? rest : "(empty message)";
+    // one text part goes as a plain string: the form every compatible server accepts
+    const content =
+      only?.type === "text"
+        ? w.block().textPart(only)
+        : rest.length > 0
+          ? rest.map((p) => encodeUserPart(p, w.block()))
+          : w.block().text("(empty message)");
     out.push({ role: "user", content });
   }
-  return out;
 }
 
-function encodeAssistant(parts: readonly AssistantPart[]): Json {
+function encodeUserPart(p: ProsePart, w: WireWriter): Json {
+  switch (p.type) {
+    case "text":
+      return { type: "text", text: w.textPart(p) };
+    case "image":
+      return { type: "image_url", image_url: { url: `data:${p.mediaType};base64,${w.image(p)}` } };
+    default:
+      return assertNever(p, "prose part");
+  }
+}
+
+function encodeAssistant(parts: readonly AssistantPart[], w: WireWriter): Json {
   const texts: string[] = [];
   const reasoning: string[] = [];
-  const calls: Json[] = [];
+  const calls: ToolCallPart[] = [];
   for (const p of parts) {
     switch (p.type) {
       case "text":
@@ -112,7 +149,7 @@ function encodeAssistant(parts: readonly AssistantPart[]): Json {
         if (p.text.length > 0) reasoning.push(p.text);
         break;
       case "tool_call":
-        calls.push({ id: p.id, type: "function", function: { name: p.name, arguments: toolInputJson(p.input) } });
+        calls.push(p);
         break;
       case "image":
         texts.push(`[image: ${p.mediaType}, ${p.bytes} bytes]`);
@@ -121,10 +158,16 @@ function encodeAssistant(parts: readonly AssistantPart[]): Json {
         assertNever(p, "wire part");
     }
   }
-  const text = texts.join("\n\n");
-  const msg: Json = { role: "assistant", content: calls.length > 0 && text === "" ? null : text };
-  if (calls.length > 0) msg["tool_calls"] = calls;
-  if (reasoning.length > 0) msg["reasoning_content"] = reasoning.join("\n\n");
+  // the parts cross as one content string: the joins are part of what is sent
+  const empty = texts.length === 0 || (texts.length === 1 && texts[0] === "");
+  const msg: Json = { role: "assistant", content: calls.length > 0 && empty ? null : w.block().joined(texts, "\n\n") };
+  if (calls.length > 0) {
+    msg["tool_calls"] = calls.map((c) => {
+      const args = w.block().label(`tool_call id=${c.id} name=${c.name} arguments=`).text(toolInputJson(c.input));
+      return { id: c.id, type: "function", function: { name: c.name, arguments: args } };
+    });
+  }
+  if (reasoning.length > 0) msg["reasoning_content"] = w.block().label("reasoning_content: ").joined(reasoning, "\n\n");
   return msg;
 }
 
@@ -464,7 +507,7 @@ export function createOpenAIProvider(cfg: OpenAIConfig): Provider {
         model: req.model,
         url,
         headers,
-        body: JSON.stringify(encodeOpenAIBody(req)),
+        body: JSON.stringify(encodeOpenAI(req).body),
         transport: cfg.transport,
         stream: opts,
         maxOutputTokens: req.maxOutputTokens,

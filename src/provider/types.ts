@@ -80,6 +80,54 @@ export function requestMessages(req: Pick<Request, "history" | "live">): WireMes
   return req.live && req.live.length > 0 ? [...req.history, ...req.live] : req.history;
 }
 
+// ---------------------------------------------------------------- the encoded request
+// An adapter's encoding of a Request: the JSON body it sends and, written in the same pass
+// from the same values, that body's content as the wire has it: a stream of wire items, each
+// opened by a header naming the inspector section it belongs to and its role, then its
+// content blocks in body order, each opened by BLOCK and made of pieces. The provider sends
+// `body`; the inspector reads `wire` (src/inspector/capture.ts); neither walks the Request on
+// its own, so they cannot disagree. (A flat stream of shared headers rather than nested
+// arrays: requests replay whole histories, and this allocates almost nothing per message.)
+
+/** Which inspector section a wire item belongs to; `index` is the item's place in Request.context. */
+export type WireSection = { kind: "system" } | { kind: "context"; index: number } | { kind: "history" } | { kind: "tools" };
+
+/** Opens a wire item: a system text, a message (OpenAI's tool messages each count), a tool definition. */
+export interface WireItemStart {
+  type: "item";
+  section: WireSection;
+  /** the wire's role: "system", "user", "assistant", "tool" (a tool message or definition) */
+  role: string;
+}
+
+/** Opens the next content block of the current item (a text block, a tool call, a field). */
+export interface WireBlockStart {
+  type: "block";
+}
+
+/** One piece of a content block, in body order. */
+export type WireContent =
+  /** content as sent, exactly (a text, a tool input's JSON, a tool result's text, reasoning) */
+  | { type: "text"; text: string }
+  /** names a native part or field ("tool_use id=… name=… input="): shown, not content */
+  | { type: "label"; text: string }
+  /** an image's base64 body as sent, with what is known of it */
+  | { type: "image"; data: string; mediaType: string; bytes: number; width?: number; height?: number }
+  /** an opaque provider body as sent (a thinking signature, redacted thinking) */
+  | { type: "opaque"; kind: string; body: string }
+  /** a tool definition: `json` is its JSON as it appears in the body, `value` the object */
+  | { type: "schema"; json: string; value: unknown };
+
+export type WireEvent = WireItemStart | WireBlockStart | WireContent;
+
+export interface EncodedRequest {
+  provider: ProviderName;
+  /** the JSON body, as sent */
+  body: Record<string, unknown>;
+  /** the body's content as wire items, in body order */
+  wire: WireEvent[];
+}
+
 /** Provider-reported usage. inputTokens excludes cached input (Anthropic reports it so; the
  * OpenAI adapter subtracts cached_tokens), so the whole prompt is input + cacheRead + cacheWrite. */
 export interface Usage {

@@ -43,6 +43,8 @@ const sectionSchema = z.object({
   chars: z.number().int().nonnegative(),
   pages: z.number().int().nonnegative(),
   deltaBytes: z.number().int().nullable(),
+  // added with issue 13; older stored captures have none
+  shape: z.string().optional(),
 });
 const sectionsSchema = z.array(sectionSchema);
 

@@ -1,16 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import {
-  captureRequest,
-  imageMarker,
-  MARKER_RE,
-  opaqueMarker,
-  partContentBytes,
-  sectionBytes,
-} from "../../src/inspector/capture.js";
+import { captureRequest, imageMarker, MARKER_RE, opaqueMarker, sectionBytes } from "../../src/inspector/capture.js";
 import { PAGE_CHARS, type Capture } from "../../src/inspector/types.js";
 import { encodeTool } from "../../src/provider/encode-tools.js";
-import type { ProviderName, Request, ToolSchema, WireMessage } from "../../src/provider/types.js";
+import type { ProseMessage, ProviderName, Request, ToolSchema, WireMessage } from "../../src/provider/types.js";
 
 const bytes = (s: string): number => Buffer.byteLength(s, "utf8");
 const at = "2026-01-02T03:04:05.000Z";
@@ -97,7 +90,8 @@ describe("captureRequest: sections and exact bytes", () => {
 
       const historyBytes =
         bytes("Fix the bug in naïve.ts 🐛") +
-        bytes("Look at the file first.") +
+        // unsigned reasoning: labelled prose on Anthropic, reasoning_content on OpenAI
+        bytes(provider === "anthropic" ? "[Reasoning]: Look at the file first." : "Look at the file first.") +
         bytes(JSON.stringify({ path: "naïve.ts", lines: [1, 20] })) +
         bytes("const x = 'é';\n") +
         // OpenAI's tool messages carry no error flag: the adapter says it in the text, and that is counted
@@ -131,37 +125,113 @@ describe("captureRequest: sections and exact bytes", () => {
     expect(section(c, "tools").preview).toBe("read, bash");
   });
 
-  it("renders history messages with headers and prose for native parts", () => {
+  it("shows the live round's native parts as what they are, with their ids (anthropic)", () => {
     const c = captureRequest(request("anthropic", mixedHistory()), { iteration: 1, capturedAt: at });
+    expect(section(c, "history").shape).toBe("3 user, 1 assistant messages");
     expect(joined(c, 3)).toBe(
       [
         "── 1 · user ──",
         "Fix the bug in naïve.ts 🐛",
         "",
         "── 2 · assistant ──",
-        "Look at the file first.",
-        'Tool use: read({"path":"naïve.ts","lines":[1,20]})',
+        "[Reasoning]: Look at the file first.",
+        'tool_use id=c1 name=read input={"path":"naïve.ts","lines":[1,20]}',
         "",
         "── 3 · user ──",
-        "Result (read): const x = 'é';\n",
+        "tool_result for id=c1: const x = 'é';\n",
         "",
         "── 4 · user ──",
-        "Error (bash): command not found",
+        "tool_result for id=c2 is_error: command not found",
       ].join("\n"),
     );
   });
 
-  it("partContentBytes counts bodies: base64 data and opaque bodies included", () => {
-    const data = b64(3000);
-    expect(partContentBytes({ type: "image", mediaType: "image/png", data, bytes: 3000 })).toBe(data.length);
-    expect(
-      partContentBytes({ type: "reasoning", text: "héllo", opaque: { kind: "thinking_signature", body: "sig+/=" } }),
-    ).toBe(bytes("héllo") + 6);
-    expect(partContentBytes({ type: "tool_call", id: "x", name: "n", input: { a: "ü" } })).toBe(
-      bytes(JSON.stringify({ a: "ü" })),
+  it("shows OpenAI's messages as sent: calls on the assistant, one tool message per result, Error: in the text", () => {
+    const c = captureRequest(request("openai", mixedHistory()), { iteration: 1, capturedAt: at });
+    expect(section(c, "history").items).toBe(4);
+    expect(section(c, "history").shape).toBe("1 user, 1 assistant, 2 tool messages");
+    expect(joined(c, 3)).toBe(
+      [
+        "── 1 · user ──",
+        "Fix the bug in naïve.ts 🐛",
+        "",
+        "── 2 · assistant ──",
+        'tool_call id=c1 name=read arguments={"path":"naïve.ts","lines":[1,20]}',
+        "reasoning_content: Look at the file first.",
+        "",
+        "── 3 · tool ──",
+        "tool_result for id=c1: const x = 'é';\n",
+        "",
+        "── 4 · tool ──",
+        "tool_result for id=c2: Error: command not found",
+      ].join("\n"),
     );
-    expect(partContentBytes({ type: "tool_call", id: "x", name: "n", input: undefined })).toBe(2);
-    expect(partContentBytes({ type: "tool_result", callId: "x", name: "n", output: "☃", isError: false })).toBe(3);
+  });
+
+  it("shows replayed prose as prose", () => {
+    const prose: ProseMessage[] = [
+      { role: "user", content: [{ type: "text", text: "go" }] },
+      { role: "assistant", content: [{ type: "text", text: 'Tool use: read({"path":"a"})' }] },
+      { role: "user", content: [{ type: "text", text: "Error (read): no such file" }] },
+    ];
+    for (const provider of ["anthropic", "openai"] as const) {
+      const c = captureRequest(request(provider, [], { history: prose, live: [] }), { iteration: 1, capturedAt: at });
+      expect(joined(c, 3)).toBe(
+        ["── 1 · user ──", "go", "", "── 2 · assistant ──", 'Tool use: read({"path":"a"})', "", "── 3 · user ──", "Error (read): no such file"].join("\n"),
+      );
+    }
+  });
+
+  it("counts bodies in full: base64 data, signatures, redacted thinking; a tool input as its JSON on the wire", () => {
+    const data = b64(3000);
+    const sig = b64(400);
+    const live: WireMessage[] = [
+      { role: "user", content: [{ type: "image", mediaType: "image/png", data, bytes: 3000 }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "héllo", opaque: { kind: "thinking_signature", body: sig } },
+          { type: "reasoning", text: "", opaque: { kind: "redacted_thinking", body: "RED+/=" } },
+          // Anthropic wants an object: a bare value crosses wrapped, and that is what is counted
+          { type: "tool_call", id: "x", name: "n", input: "ü" },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", callId: "x", name: "n", output: "☃", isError: false }] },
+    ];
+    const c = captureRequest(request("anthropic", live), { iteration: 1, capturedAt: at });
+    expect(section(c, "history").bytes).toBe(data.length + bytes("héllo") + sig.length + 6 + bytes('{"value":"ü"}') + 3);
+    expect([...joined(c, 3).matchAll(MARKER_RE)].map((m) => m[0])).toEqual([
+      "[image omitted: image/png, 3,000 bytes]",
+      `[thinking signature omitted: ${sig.length} bytes]`,
+      "[redacted thinking omitted: 6 bytes]",
+    ]);
+  });
+
+  it("does not count what is not sent: a blank system text, blank context, blank reasoning, OpenAI's opaque bodies", () => {
+    const live: WireMessage[] = [
+      { role: "user", content: [{ type: "text", text: "q" }] },
+      // unsigned blank reasoning crosses as nothing; the message then says it was empty
+      { role: "assistant", content: [{ type: "reasoning", text: " \n " }] },
+    ];
+    const a = captureRequest(request("anthropic", live, { system: "  ", context: [{ source: "AGENTS.md", text: "\n" }] }), {
+      iteration: 1,
+      capturedAt: at,
+    });
+    expect(a.sections.map((s) => [s.source, s.items, s.bytes])).toEqual([
+      ["system", 0, 0],
+      ["AGENTS.md", 0, 0],
+      ["history", 2, bytes("q") + bytes("(empty message)")],
+      ["tools", 2, tools.reduce((n, t) => n + bytes(JSON.stringify(encodeTool("anthropic", t))), 0)],
+    ]);
+    expect(joined(a, 2)).toBe("── 1 · user ──\nq\n\n── 2 · assistant ──\n(empty message)");
+
+    // OpenAI carries reasoning as text only: a signature is not sent, so not counted or shown
+    const o = captureRequest(
+      request("openai", [{ role: "assistant", content: [{ type: "reasoning", text: "r", opaque: { kind: "thinking_signature", body: "SIG" } }] }]),
+      { iteration: 1, capturedAt: at },
+    );
+    expect(section(o, "history").bytes).toBe(bytes("") + bytes("r"));
+    expect(joined(o, 3)).toBe("── 1 · assistant ──\n\nreasoning_content: r");
   });
 
   it("numbers context items that share a source so each section keeps its own key", () => {
@@ -253,17 +323,14 @@ describe("captureRequest: omissions", () => {
 
   it("keeps hostile kinds and media types from breaking the marker shape", () => {
     const history: WireMessage[] = [
-      {
-        role: "assistant",
-        content: [
-          { type: "reasoning", text: "x", opaque: { kind: "]\n[evil_KIND]", body: "zzzz" } },
-          { type: "image", mediaType: "image/png]\n[x", data: "QUJD", bytes: 3 },
-        ],
-      },
+      { role: "user", content: [{ type: "image", mediaType: "image/png]\n[x", data: "QUJD", bytes: 3 }] },
     ];
-    const c = captureRequest(request("openai", history), { iteration: 1, capturedAt: at });
+    const c = captureRequest(request("anthropic", history), { iteration: 1, capturedAt: at });
     const markers = [...joined(c, 3).matchAll(MARKER_RE)].map((m) => m[0]);
-    expect(markers).toEqual(["[evil kind omitted: 4 bytes]", "[image omitted: image/pngx, 3 bytes]"]);
+    expect(markers).toEqual(["[image omitted: image/pngx, 3 bytes]"]);
+    // an opaque body is shown only when it is sent (Anthropic's own kinds), but its kind is
+    // made safe all the same
+    expect(opaqueMarker("]\n[evil_KIND]", 4)).toBe("[evil kind omitted: 4 bytes]");
   });
 });
 

@@ -1,12 +1,13 @@
 // The request bodies, as pure functions of the provider-neutral Request.
 import { describe, expect, it } from "vitest";
-import { encodeAnthropicBody } from "../../src/provider/anthropic.js";
-import { encodeOpenAIBody } from "../../src/provider/openai.js";
+import { encodeAnthropic, encodeAnthropicBody } from "../../src/provider/anthropic.js";
+import { encodeOpenAI, encodeOpenAIBody } from "../../src/provider/openai.js";
+import { encodeRequest } from "../../src/provider/encode.js";
 import { encodeAnthropicTool, encodeOpenAITool } from "../../src/provider/encode-tools.js";
-import type { Request, WireMessage } from "../../src/provider/types.js";
+import type { EncodedRequest, Request, WireContent, WireMessage, WireSection } from "../../src/provider/types.js";
 import { parseToolInput, toolInputJson } from "../../src/provider/tool-input.js";
 import { blockToPart } from "../../src/replay/replay.js";
-import { partContentBytes } from "../../src/inspector/capture.js";
+import { captureRequest } from "../../src/inspector/capture.js";
 
 const TOOL = { name: "read", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } } } };
 
@@ -254,7 +255,9 @@ describe("a tool input's JSON, one rule both ways", () => {
       ) as Body;
       expect(b["messages"].at(-1).tool_calls[0].function.arguments).toBe(json);
       expect(blockToPart({ type: "tool_use", id: "c", name: "ls", input }, { vision: true })).toEqual({ type: "text", text: `Tool use: ls(${json})` });
-      expect(partContentBytes({ type: "tool_call", id: "c", name: "ls", input }, "openai")).toBe(Buffer.byteLength(json));
+      const r = req({ provider: "openai", model: "gpt-4o", history: [], tools: [], live: [{ role: "assistant", content: [{ type: "tool_call", id: "c", name: "ls", input }] }] });
+      const history = captureRequest(r, { iteration: 1, capturedAt: "t" }).sections.find((s) => s.kind === "history");
+      expect(history?.bytes).toBe(Buffer.byteLength(json));
     }
     expect(toolInputJson(undefined)).toBe("{}");
   });
@@ -263,5 +266,79 @@ describe("a tool input's JSON, one rule both ways", () => {
     expect(parseToolInput("")).toEqual({ input: {}, valid: true });
     expect(parseToolInput(' {"a":1} ')).toEqual({ input: { a: 1 }, valid: true });
     expect(parseToolInput('{"a":')).toEqual({ input: { _raw: '{"a":' }, valid: false });
+  });
+});
+
+/** The wire stream grouped into items, for reading in tests. */
+function itemsOf(enc: EncodedRequest): { section: WireSection; role: string; blocks: WireContent[][] }[] {
+  const items: { section: WireSection; role: string; blocks: WireContent[][] }[] = [];
+  for (const e of enc.wire) {
+    if (e.type === "item") items.push({ section: e.section, role: e.role, blocks: [] });
+    else if (e.type === "block") items.at(-1)!.blocks.push([]);
+    else items.at(-1)!.blocks.at(-1)!.push(e);
+  }
+  return items;
+}
+
+describe("the encoding: one pass gives the body and its wire items", () => {
+  it("records every content string it puts in the body, in body order, each tagged with its section", () => {
+    const r = req({ live: liveRound, history: [] });
+    const enc = encodeAnthropic(r);
+    expect(itemsOf(enc).map((i) => `${JSON.stringify(i.section)}:${i.role}`)).toEqual([
+      '{"kind":"system"}:system',
+      '{"kind":"context","index":0}:system',
+      '{"kind":"context","index":1}:system',
+      '{"kind":"history"}:user',
+      '{"kind":"history"}:assistant',
+      '{"kind":"history"}:user',
+      '{"kind":"tools"}:tool',
+    ]);
+    // the strings in the items are the very strings in the body
+    const body = enc.body as Body;
+    const pieces = itemsOf(enc).flatMap((i) => i.blocks.flat());
+    const sent = (p: (typeof pieces)[number]): string | undefined =>
+      p.type === "text" ? p.text : p.type === "image" ? p.data : p.type === "opaque" ? p.body : undefined;
+    const texts = pieces.map(sent).filter((x): x is string => x !== undefined);
+    expect(texts).toEqual([
+      "SYSTEM",
+      "CTX-1",
+      "CTX-2",
+      "look at this",
+      "AAAA",
+      "plan",
+      "SIG",
+      "Reading.",
+      '{"path":"a"}',
+      '{"value":"b"}',
+      "A",
+      "and hurry",
+    ]);
+    expect(body["messages"][2].content[0]).toEqual({ type: "tool_result", tool_use_id: "t1", content: "A" });
+  });
+
+  it("OpenAI: a tool message per result is its own item; joins and the Error: prefix are in the text", () => {
+    const r = req({
+      provider: "openai",
+      model: "gpt-4o",
+      system: "",
+      context: [],
+      history: [{ role: "assistant", content: [{ type: "text", text: "one" }, { type: "text", text: "two" }] }],
+      live: liveRound,
+    });
+    const enc = encodeOpenAI(r);
+    expect(itemsOf(enc).map((i) => i.role)).toEqual(["assistant", "user", "assistant", "tool", "tool", "user", "tool"]);
+    const history = itemsOf(enc).filter((i) => i.section.kind === "history");
+    // the joined string, piece by piece: each part as it was, and the join
+    expect(history[0]!.blocks).toEqual([[{ type: "text", text: "one" }, { type: "text", text: "\n\n" }, { type: "text", text: "two" }]]);
+    expect(history[4]!.blocks).toEqual([[{ type: "label", text: "tool_result for id=t2: " }, { type: "text", text: "Error: " }]]);
+    expect((enc.body as Body)["messages"][0].content).toBe("one\n\ntwo");
+  });
+
+  it("encodes a request once: capture and send share one encoding", () => {
+    const r = req({ live: liveRound });
+    expect(encodeRequest(r)).toBe(encodeRequest(r));
+    expect(encodeAnthropicBody(r)).toBe(encodeRequest(r).body);
+    const o = req({ provider: "openai", model: "gpt-4o" });
+    expect(encodeOpenAIBody(o)).toBe(encodeRequest(o).body);
   });
 });

@@ -1,0 +1,19 @@
+// The one door to a request's encoding, whichever provider it is for: the body the adapter
+// sends and the wire items the inspector reads, from one pass (./encoded.ts).
+import { assertNever } from "../record/types.js";
+import { encodeAnthropic } from "./anthropic.js";
+import { encodeOpenAI } from "./openai.js";
+import type { EncodedRequest, Request } from "./types.js";
+
+/** The request as its provider's adapter encodes it; capturing a request and then sending it
+ * encodes it once (encodeOnce in ./encoded.ts). */
+export function encodeRequest(req: Request): EncodedRequest {
+  switch (req.provider) {
+    case "anthropic":
+      return encodeAnthropic(req);
+    case "openai":
+      return encodeOpenAI(req);
+    default:
+      return assertNever(req.provider, "provider");
+  }
+}
