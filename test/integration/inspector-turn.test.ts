@@ -7,6 +7,7 @@ import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp, TEST_KEY } from "../helpers/app.js";
 import { MARKER_RE } from "../../src/inspector/capture.js";
+import { normalizeMarkers, readBody } from "../helpers/wire-reader.js";
 
 let fake: FakeProvider;
 beforeAll(async () => {
@@ -24,100 +25,105 @@ const PNG = Buffer.from(
   "base64",
 );
 
-/** Sums the content bytes of an Anthropic body's messages the way the inspector defines them. */
-function anthropicHistoryBytes(messages: any[]): number {
-  let n = 0;
-  for (const m of messages) {
-    if (typeof m.content === "string") {
-      n += utf8(m.content);
-      continue;
-    }
-    for (const b of m.content) {
-      if (b.type === "text") n += utf8(b.text);
-      else if (b.type === "image") n += utf8(b.source.data);
-      else if (b.type === "tool_use") n += utf8(JSON.stringify(b.input));
-      else if (b.type === "tool_result") n += utf8(typeof b.content === "string" ? b.content : b.content.map((c: any) => c.text).join(""));
-      else if (b.type === "thinking") n += utf8(b.thinking) + utf8(b.signature);
-      else throw new Error(`unexpected block ${b.type}`);
-    }
-  }
-  return n;
+type App = Awaited<ReturnType<typeof makeApp>>["app"];
+
+async function pageText(app: App, section: number, pages: number): Promise<string> {
+  let all = "";
+  for (let p = 0; p < pages; p++) all += (await app.inspectorPage(section, p))!.text;
+  return all;
 }
 
-function openaiHistoryBytes(messages: any[]): number {
-  let n = 0;
-  for (const m of messages) {
-    if (m.role === "system") continue;
-    if (typeof m.content === "string") n += utf8(m.content);
-    else if (Array.isArray(m.content)) {
-      for (const p of m.content) {
-        if (p.type === "text") n += utf8(p.text);
-        else if (p.type === "image_url") n += utf8(p.image_url.url.replace(/^data:[^,]+,/, ""));
-        else throw new Error(`unexpected part ${p.type}`);
-      }
-    }
-    for (const c of m.tool_calls ?? []) n += utf8(c.function.arguments);
-    if (m.reasoning_content) n += utf8(m.reasoning_content);
+/** The stored capture, section by section, equals what the reader finds in the body received. */
+async function expectCaptureIsBody(app: App, shape: "anthropic" | "openai", body: any, context = ["AGENTS.md", "workspace facts"]): Promise<void> {
+  const view = await app.inspectorView();
+  if (view.state !== "current") throw new Error("expected a capture");
+  const read = readBody(shape, body, context);
+  expect(view.sections.map((s) => s.source)).toEqual(read.map((r) => r.source));
+  for (const [i, s] of view.sections.entries()) {
+    const r = read[i]!;
+    expect({ items: s.items, bytes: s.bytes }, s.source).toEqual({ items: r.items, bytes: r.bytes });
+    const shown = normalizeMarkers(await pageText(app, i, s.pages));
+    expect(shown.text, s.source).toBe(r.text);
+    expect(shown.markers, s.source).toBe(r.bodies.length);
   }
-  return n;
+  expect(view.meta.totalBytes).toBe(read.reduce((n, r) => n + r.bytes, 0));
 }
 
 describe("capture equals the request the provider received", () => {
   for (const shape of ["anthropic", "openai"] as const) {
-    it(`section bytes match the received body (${shape})`, async () => {
+    it(`sections, bytes and pages match the received body (${shape})`, async () => {
       const { app, workspace } = await makeApp(fake, { provider: shape });
       await fs.writeFile(path.join(workspace, "AGENTS.md"), "# Rules\nUse tabs. ✓ 日本語\n");
       await fs.writeFile(path.join(workspace, "pic.png"), PNG);
       await app.reload();
       await fs.writeFile(path.join(workspace, "f.txt"), "file body é\n");
       fake.script(
-        { toolCalls: [{ name: "read", input: { path: "f.txt" } }, { name: "bash", input: { command: "exit 3" } }] },
+        // a blank text and blank unsigned reasoning beside parallel calls, one of which fails
+        {
+          text: "  \n  ",
+          reasoning: "  \n  ",
+          signature: "",
+          toolCalls: [{ name: "read", input: { path: "f.txt" } }, { name: "bash", input: { command: "exit 3" } }],
+        },
         { text: "done 🎉" },
       );
       const image = await app.loadImage("pic.png");
       await app.submit("look at this 🖼", [image]);
       expect(fake.rejections()).toEqual([]);
       expect(fake.requests).toHaveLength(2);
-      const body = fake.requests[1]!.body;
       const view = await app.inspectorView();
       expect(view.state).toBe("current");
       if (view.state !== "current") return;
-      const bySource = Object.fromEntries(view.sections.map((s) => [s.source, s]));
       expect(view.sections.map((s) => s.kind)).toEqual(["system", "context", "context", "history", "tools"]);
       expect(view.meta.iteration).toBe(2);
       expect(view.meta.provider).toBe(shape);
-
-      if (shape === "anthropic") {
-        expect(bySource["system"]!.bytes).toBe(utf8(body.system[0].text));
-        expect(bySource["AGENTS.md"]!.bytes).toBe(utf8(body.system[1].text));
-        expect(bySource["workspace facts"]!.bytes).toBe(utf8(body.system[2].text));
-        expect(bySource["history"]!.bytes).toBe(anthropicHistoryBytes(body.messages));
-        expect(bySource["history"]!.items).toBe(body.messages.length);
-      } else {
-        const sys = body.messages.filter((m: any) => m.role === "system");
-        expect(bySource["system"]!.bytes).toBe(utf8(sys[0].content));
-        expect(bySource["AGENTS.md"]!.bytes).toBe(utf8(sys[1].content));
-        expect(bySource["workspace facts"]!.bytes).toBe(utf8(sys[2].content));
-        expect(bySource["history"]!.bytes).toBe(openaiHistoryBytes(body.messages));
-      }
-      const toolBytes = (body.tools as unknown[]).reduce((n: number, t) => n + utf8(JSON.stringify(t)), 0);
-      expect(bySource["tools"]!.bytes).toBe(toolBytes);
-      expect(bySource["tools"]!.items).toBe(body.tools.length);
-      expect(view.meta.totalBytes).toBe(view.sections.reduce((n, s) => n + s.bytes, 0));
+      await expectCaptureIsBody(app, shape, fake.requests[1]!.body);
+      // OpenAI sends one tool message per call: four items on the wire for three stored messages
+      const hist = view.sections.find((s) => s.kind === "history")!;
+      expect(hist.items).toBe(shape === "openai" ? 4 : 3);
       // provider usage of the previous response is labelled separately from estimates
       expect(view.meta.providerUsage).toBeDefined();
       for (const s of view.sections) expect(s.estimate.method).toMatch(/tokenizer|chars\/4/);
 
-      // the history page shows a marker for the image, never its base64
-      const hist = view.sections.findIndex((s) => s.kind === "history");
-      let all = "";
-      for (let p = 0; p < view.sections[hist]!.pages; p++) all += (await app.inspectorPage(hist, p))!.text;
+      // the history page shows a marker for the image, never its base64, and the live round's
+      // calls as native calls with their ids
+      const all = await pageText(app, hist.index, hist.pages);
       expect(all).not.toContain(image.data.slice(0, 40));
       expect(all.match(MARKER_RE)?.some((m) => m.startsWith("[image omitted: image/png"))).toBe(true);
       expect(all).toContain("2×2");
+      expect(all).toMatch(shape === "anthropic" ? /tool_use id=\S+ name=bash input=/ : /tool_call id=\S+ name=bash arguments=/);
+      expect(all).toMatch(shape === "anthropic" ? /tool_result for id=\S+ is_error: / : /tool_result for id=\S+: Error: /);
+      expect(all).not.toMatch(/Tool use: |Result \(|Error \(/);
       await app.close();
     });
   }
+
+  it("shows signed thinking of the live round with its marker, and the next turn replays it as prose", async () => {
+    const { app } = await makeApp(fake, { provider: "anthropic" });
+    fake.script(
+      { reasoning: "plan it", signature: "c2lnbmF0dXJlLWJvZHk=", toolCalls: [{ name: "ls", input: {} }] },
+      { text: "listed" },
+      { text: "again" },
+    );
+    await app.submit("list");
+    await expectCaptureIsBody(app, "anthropic", fake.requests[1]!.body, ["workspace facts"]);
+    let view = await app.inspectorView();
+    if (view.state !== "current") throw new Error("expected a capture");
+    let hist = view.sections.find((s) => s.kind === "history")!;
+    let page = await pageText(app, hist.index, hist.pages);
+    expect(page).toContain("thinking: plan it [thinking signature omitted: 20 bytes]");
+
+    await app.submit("once more");
+    await expectCaptureIsBody(app, "anthropic", fake.requests[2]!.body, ["workspace facts"]);
+    view = await app.inspectorView();
+    if (view.state !== "current") throw new Error("expected a capture");
+    hist = view.sections.find((s) => s.kind === "history")!;
+    page = await pageText(app, hist.index, hist.pages);
+    expect(page).toContain("[Reasoning]: plan it");
+    expect(page).toMatch(/Tool use: ls\(\{\}\)/);
+    expect(page).not.toContain("omitted");
+    await app.close();
+  });
 });
 
 async function dbChecksum(dbPath: string): Promise<string> {
