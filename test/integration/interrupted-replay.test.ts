@@ -2,34 +2,18 @@
 // fake provider, both API shapes): an answer cut off ends with the interrupted marker, and a
 // call whose result never landed is followed by a no-result line — as prose, one wire
 // message per stored message, no tool roles, so the strict server accepts the request.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import fs from "node:fs/promises";
-import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { makeHome, runCli, startCli, waitUntil, type Home } from "../helpers/cli.js";
+import { describe, expect, it } from "vitest";
+import { runCli, startCli, waitUntil, type Home } from "../helpers/cli.js";
+import { fakeProviderAndHomes } from "../helpers/suite.js";
 import { openStore } from "../../src/store/store.js";
 import { INTERRUPTED_MARKER, noResultProse } from "../../src/replay/replay.js";
 
 const KEY = "sk-test-interrupted-SECRET-5150";
-let fake: FakeProvider;
-let home: Home;
-const homes: Home[] = [];
-
-beforeAll(async () => {
-  fake = await startFakeProvider({ key: KEY });
-});
-afterAll(async () => {
-  await fake.close();
-  await Promise.all(homes.map((h) => fs.rm(h.root, { recursive: true, force: true })));
-});
-beforeEach(async () => {
-  home = await makeHome({ ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: KEY });
-  homes.push(home);
-  fake.requests.length = 0;
-});
+const suite = fakeProviderAndHomes(KEY);
 
 const SHAPES = {
-  anthropic: () => ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase],
-  openai: () => ["--provider", "openai", "--model", "gpt-4o", "--base-url", fake.openaiBase],
+  anthropic: () => ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", suite.fake().anthropicBase],
+  openai: () => ["--provider", "openai", "--model", "gpt-4o", "--base-url", suite.fake().openaiBase],
 } as const;
 
 async function stored(h: Home) {
@@ -58,19 +42,19 @@ function wire(body: any): { texts: string[]; toolProtocol: boolean } {
 describe("interrupted work is replayed saying so", () => {
   for (const [shape, args] of Object.entries(SHAPES)) {
     it(`${shape}: an answer cut by a dropped link ends with the marker in the next turn's request`, async () => {
-      fake.script({ fault: "reset_mid" });
-      const first = await runCli(["-p", "explain the build", ...args()], home);
+      suite.fake().script({ fault: "reset_mid" });
+      const first = await runCli(["-p", "explain the build", ...args()], suite.home());
       expect(first.code).toBe(1);
-      const msgs = await stored(home);
+      const msgs = await stored(suite.home());
       expect(msgs.map((m) => [m.role, m.status])).toEqual([
         ["user", "complete"],
         ["assistant", "interrupted"],
       ]);
-      fake.script({ text: "Picking up where I stopped." });
-      const next = await runCli(["-p", "go on", "--continue", ...args()], home);
+      suite.fake().script({ text: "Picking up where I stopped." });
+      const next = await runCli(["-p", "go on", "--continue", ...args()], suite.home());
       expect(next.code, next.stderr).toBe(0);
-      expect(fake.rejections()).toEqual([]);
-      const { texts, toolProtocol } = wire(fake.requests.at(-1)!.body);
+      expect(suite.fake().rejections()).toEqual([]);
+      const { texts, toolProtocol } = wire(suite.fake().requests.at(-1)!.body);
       expect(toolProtocol).toBe(false);
       // one wire message per stored message: prompt, cut answer, new prompt
       expect(texts.filter((t) => t.length > 0)).toHaveLength(3);
@@ -79,20 +63,20 @@ describe("interrupted work is replayed saying so", () => {
     }, 60_000);
 
     it(`${shape}: a tool call killed with the agent (kill -9) is followed by a no-result line`, async () => {
-      fake.script({ text: "Running it.", toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] });
-      const run = startCli(["-p", "run the slow thing", "--permission", "auto", ...args()], home);
+      suite.fake().script({ text: "Running it.", toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] });
+      const run = startCli(["-p", "run the slow thing", "--permission", "auto", ...args()], suite.home());
       await waitUntil(() => run.stderr().includes("▸ bash"), 20_000, "the bash tool to start");
       run.child.kill("SIGKILL");
       await run.done;
-      expect((await stored(home)).map((m) => [m.role, m.status])).toEqual([
+      expect((await stored(suite.home())).map((m) => [m.role, m.status])).toEqual([
         ["user", "complete"],
         ["assistant", "complete"],
       ]);
-      fake.script({ text: "It was cut off; let me try again." });
-      const next = await runCli(["-p", "what happened?", "--continue", ...args()], home);
+      suite.fake().script({ text: "It was cut off; let me try again." });
+      const next = await runCli(["-p", "what happened?", "--continue", ...args()], suite.home());
       expect(next.code, next.stderr).toBe(0);
-      expect(fake.rejections()).toEqual([]);
-      const { texts, toolProtocol } = wire(fake.requests.at(-1)!.body);
+      expect(suite.fake().rejections()).toEqual([]);
+      const { texts, toolProtocol } = wire(suite.fake().requests.at(-1)!.body);
       expect(toolProtocol).toBe(false);
       expect(texts[1]).toContain('Tool use: bash({"command":"sleep 30"})');
       expect(texts[1]).toContain(noResultProse("bash"));

@@ -1,33 +1,18 @@
 // Sessions as people expect them: empty sessions are kept but neither listed nor continued;
 // the list says at a glance what each holds; `sessions rm` deletes one session and only it.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import fs from "node:fs/promises";
+import { describe, expect, it } from "vitest";
 import sqlite3 from "sqlite3";
-import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { makeHome, runCli, type Home } from "../helpers/cli.js";
+import { runCli } from "../helpers/cli.js";
+import { fakeProviderAndHomes } from "../helpers/suite.js";
 import { openStore } from "../../src/store/store.js";
 import { relativeTime, sessionLines } from "../../src/ui/session-list.js";
 
 const KEY = "sk-test-sessions-SECRET-8080";
-let fake: FakeProvider;
-let home: Home;
-const homes: Home[] = [];
-const anthropic = (): string[] => ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase];
-
-beforeAll(async () => {
-  fake = await startFakeProvider({ key: KEY });
-});
-afterAll(async () => {
-  await fake.close();
-  await Promise.all(homes.map((h) => fs.rm(h.root, { recursive: true, force: true })));
-});
-beforeEach(async () => {
-  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
-  homes.push(home);
-});
+const suite = fakeProviderAndHomes(KEY, { ANTHROPIC_API_KEY: KEY });
+const anthropic = (): string[] => ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", suite.fake().anthropicBase];
 
 async function withStore<T>(fn: (s: Awaited<ReturnType<typeof openStore>>) => Promise<T>): Promise<T> {
-  const s = await openStore(home.db);
+  const s = await openStore(suite.home().db);
   try {
     return await fn(s);
   } finally {
@@ -37,17 +22,17 @@ async function withStore<T>(fn: (s: Awaited<ReturnType<typeof openStore>>) => Pr
 
 describe("sessions", () => {
   it("--continue passes an empty session by and continues the conversation; lists hide it without deleting it", async () => {
-    fake.script({ text: "First answer." });
-    expect((await runCli(["-p", "start the conversation", ...anthropic()], home)).code).toBe(0);
+    suite.fake().script({ text: "First answer." });
+    expect((await runCli(["-p", "start the conversation", ...anthropic()], suite.home())).code).toBe(0);
     // a screen opened and closed without typing leaves a newer, empty session
-    const empty = await withStore((s) => s.createSession({ workspace: home.workspace }));
-    fake.script({ text: "Continued." });
-    const r = await runCli(["-p", "and then?", "--continue", ...anthropic()], home);
+    const empty = await withStore((s) => s.createSession({ workspace: suite.home().workspace }));
+    suite.fake().script({ text: "Continued." });
+    const r = await runCli(["-p", "and then?", "--continue", ...anthropic()], suite.home());
     expect(r.code, r.stderr).toBe(0);
-    const body = JSON.stringify(fake.requests.at(-1)!.body.messages);
+    const body = JSON.stringify(suite.fake().requests.at(-1)!.body.messages);
     expect(body).toContain("start the conversation");
     expect(body).toContain("First answer.");
-    const list = await runCli(["sessions", "--json"], home);
+    const list = await runCli(["sessions", "--json"], suite.home());
     const ids = (JSON.parse(list.stdout) as { id: string }[]).map((s) => s.id);
     expect(ids).toHaveLength(1);
     expect(ids).not.toContain(empty.id);
@@ -56,32 +41,32 @@ describe("sessions", () => {
   });
 
   it("the list gives title, workspace, message count, last activity in words and model; --json keeps exact fields", async () => {
-    fake.script({ text: "Sure." });
-    expect((await runCli(["-p", "fix the invoice total", ...anthropic()], home)).code).toBe(0);
-    const text = await runCli(["sessions"], home);
+    suite.fake().script({ text: "Sure." });
+    expect((await runCli(["-p", "fix the invoice total", ...anthropic()], suite.home())).code).toBe(0);
+    const text = await runCli(["sessions"], suite.home());
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^[0-9a-f]{12} {2}just now {2}2 msgs {2}claude-sonnet-4-5 {2}fix the invoice total {2}\S+work\n$/);
-    const [s] = JSON.parse((await runCli(["sessions", "--json"], home)).stdout) as Record<string, unknown>[];
+    const [s] = JSON.parse((await runCli(["sessions", "--json"], suite.home())).stdout) as Record<string, unknown>[];
     expect(Object.keys(s!).sort()).toEqual(["createdAt", "id", "messages", "model", "title", "updatedAt", "workspace"]);
     expect(s!.messages).toBe(2);
     expect(String(s!.updatedAt)).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
   it("sessions rm deletes one session with its messages, captures and summaries, and never another", async () => {
-    fake.script({ text: "One." }, { text: "Two." });
-    expect((await runCli(["-p", "first session", ...anthropic()], home)).code).toBe(0);
-    expect((await runCli(["-p", "second session", ...anthropic()], home)).code).toBe(0);
-    const [second, first] = JSON.parse((await runCli(["sessions", "--json"], home)).stdout) as { id: string }[];
+    suite.fake().script({ text: "One." }, { text: "Two." });
+    expect((await runCli(["-p", "first session", ...anthropic()], suite.home())).code).toBe(0);
+    expect((await runCli(["-p", "second session", ...anthropic()], suite.home())).code).toBe(0);
+    const [second, first] = JSON.parse((await runCli(["sessions", "--json"], suite.home())).stdout) as { id: string }[];
     const before = await withStore(async (s) => ({ msgs: (await s.loadHistory(second!.id)).messages.length, view: (await s.inspectorView(second!.id)).state }));
     expect(before).toEqual({ msgs: 2, view: "current" });
 
     // no terminal to ask on: refused, nothing deleted
-    const refused = await runCli(["sessions", "rm", first!.id], home);
+    const refused = await runCli(["sessions", "rm", first!.id], suite.home());
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/pass --yes/);
     expect(await withStore((s) => s.getSession(first!.id))).toBeDefined();
 
-    const gone = await runCli(["sessions", "rm", first!.id, "--yes"], home);
+    const gone = await runCli(["sessions", "rm", first!.id, "--yes"], suite.home());
     expect(gone.code, gone.stderr).toBe(0);
     expect(gone.stderr).toMatch(/Deleted session/);
     await withStore(async (s) => {
@@ -95,7 +80,7 @@ describe("sessions", () => {
     });
     // the rows themselves, read past the store: nothing of the deleted session is left
     const rows = await new Promise<Record<string, number>>((resolve, reject) => {
-      const db = new sqlite3.Database(home.db, sqlite3.OPEN_READONLY, (err) => {
+      const db = new sqlite3.Database(suite.home().db, sqlite3.OPEN_READONLY, (err) => {
         if (err) return reject(err);
         db.get(
           "SELECT (SELECT COUNT(*) FROM messages WHERE session_id = ?1) AS messages, (SELECT COUNT(*) FROM captures WHERE session_id = ?1) AS captures, " +
@@ -108,7 +93,7 @@ describe("sessions", () => {
     });
     expect(rows).toEqual({ messages: 0, captures: 0, pages: 0, summaries: 0, otherPages: expect.any(Number) });
     expect(rows.otherPages).toBeGreaterThan(0);
-    const unknown = await runCli(["sessions", "rm", "nosuchsession", "--yes"], home);
+    const unknown = await runCli(["sessions", "rm", "nosuchsession", "--yes"], suite.home());
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no session with id "nosuchsession"/);
   });
