@@ -135,9 +135,10 @@ export class ContextPane {
   render(width: number, height: number, keys: PaneKeys): Line[] {
     const w = Math.max(10, width);
     const out: Line[] = [];
-    const title: Line = [{ t: "Context", s: "title" }, { t: " · what the last request sent", s: "dim" }];
-    if (this.flashing()) title.push({ t: "  updated", s: "ok", b: true });
-    out.push(truncate(title, w));
+    const head: Line = [{ t: "Context", s: "title" }, { t: " · what the last request sent", s: "dim" }];
+    if (this.flashing()) head.push({ t: "  updated", s: "ok", b: true });
+    const title = truncate(head, w);
+    out.push(title);
     const view = this.view;
     if (!view) {
       out.push([{ t: this.error ? `cannot read the inspector: ${inertLine(this.error)}` : "loading…", s: this.error ? "err" : "dim" }]);
@@ -157,31 +158,50 @@ export class ContextPane {
     }
     const m = view.meta;
     const time = m.capturedAt.replace(/^.*T/, "").replace(/\.\d+Z?$/, "");
-    out.push(...wrapText(`${m.provider} / ${inertLine(m.model)} · iteration ${m.iteration} · captured ${time}`, w, "dim"));
     const windowText = m.contextWindow !== undefined ? `window ${num(m.contextWindow)} tokens` : "window unknown";
-    // the whole request's estimate, first so that it is not wrapped apart: the figure the status line gives
-    out.push(...wrapText(`total ${num(m.totalBytes)} bytes · ${formatEstimate(requestEstimate(view.sections))} · ${windowText}`, w, "dim"));
-    out.push(...wrapText(`provider usage (previous response, as reported): ${m.providerUsage ? formatUsage(m.providerUsage) : "none reported"}`, w, "dim"));
+    const estimate = formatEstimate(requestEstimate(view.sections));
     const strategy = this.src.contextStatus?.().compaction;
-    if (strategy) out.push(...wrapText(`compaction in force: ${inertLine(strategy)}`, w, "dim"));
-    out.push(...wrapText(`compaction in this request: ${m.compaction ? inertLine(m.compaction) : "nothing left out"}`, w, "dim"));
-    out.push([]);
-    out.push(...this.table(view.sections, w));
     const s = view.sections[this.section];
-    if (s) {
-      const pages = Math.max(1, s.pages);
-      const label = ` ${forPeople(s.index)} ${inertLine(s.source)} · page ${Math.min(forPeople(this.page), pages)} of ${pages} `;
-      const ruleW = Math.max(0, w - textWidth(label) - 2);
-      out.push(truncate([{ t: "──", s: "rule" }, { t: label, s: "title" }, { t: "─".repeat(ruleW), s: "rule" }], w));
-    }
-    if (this.error) out.push(...wrapText(this.error, w, "err"));
-    // the page fills what is left above the footer
-    const room = Math.max(1, height - out.length - 1);
-    this.lastPageRows = room;
+    const errLines = this.error ? wrapText(this.error, w, "err") : [];
     const lines = this.pageLines(w);
+    const empty: Line[] = s && s.chars === 0 ? [[{ t: "(this section is empty)", s: "dim" }]] : [];
+    const rule = (label: string): Line[] =>
+      s ? [truncate([{ t: "──", s: "rule" }, { t: label, s: "title" }, { t: "─".repeat(Math.max(0, w - textWidth(label) - 2)), s: "rule" }], w)] : [];
+    const pages = s ? Math.max(1, s.pages) : 1;
+    const pageLabel = s ? `page ${Math.min(forPeople(this.page), pages)} of ${pages}` : "";
+
+    // The page is what the pane is for: the header gives way when the pane is short, from
+    // the full one to one-line facts and the table, to the facts alone, to the section rule,
+    // whichever first leaves the page half the pane (or all the room it needs).
+    const full: Line[] = [
+      title,
+      ...wrapText(`${m.provider} / ${inertLine(m.model)} · iteration ${m.iteration} · captured ${time}`, w, "dim"),
+      // the whole request's estimate, first so that it is not wrapped apart: the figure the status line gives
+      ...wrapText(`total ${num(m.totalBytes)} bytes · ${estimate} · ${windowText}`, w, "dim"),
+      ...wrapText(`provider usage (previous response, as reported): ${m.providerUsage ? formatUsage(m.providerUsage) : "none reported"}`, w, "dim"),
+      ...(strategy ? wrapText(`compaction in force: ${inertLine(strategy)}`, w, "dim") : []),
+      ...wrapText(`compaction in this request: ${m.compaction ? inertLine(m.compaction) : "nothing left out"}`, w, "dim"),
+      [],
+      ...this.table(view.sections, w, true),
+      ...rule(s ? ` ${forPeople(s.index)} ${inertLine(s.source)} · ${pageLabel} ` : ""),
+    ];
+    // the figure first, as in the full header, so that a narrow pane cuts the model instead
+    const facts: Line = truncate([{ t: `total ${num(m.totalBytes)} bytes · ${estimate} · ${m.provider} / ${inertLine(m.model)} · ${windowText}`, s: "dim" }], w);
+    const short: Line[] = [title, facts, ...this.table(view.sections, w, false), ...rule(s ? ` ${forPeople(s.index)} ${inertLine(s.source)} · ${pageLabel} ` : "")];
+    // without the table, the rule says which of how many sections this is
+    const where = s ? ` ${forPeople(s.index)} of ${view.sections.length}: ${inertLine(s.source)} · ${pageLabel} ` : "";
+    const least: Line[] = [title, facts, ...rule(where)];
+    const tiny: Line[] = s ? rule(where) : [title];
+    const bodyH = Math.max(1, height - 1);
+    const want = Math.min(empty.length + lines.length, Math.ceil(bodyH / 2));
+    const header = [full, short, least].find((h) => bodyH - h.length - errLines.length >= want) ?? tiny;
+    out.splice(0, out.length, ...header, ...errLines);
+    // the page fills what is left above the footer
+    const room = Math.max(1, bodyH - out.length);
+    this.lastPageRows = room;
     const maxScroll = Math.max(0, lines.length - room);
     if (this.scroll > maxScroll) this.scroll = maxScroll;
-    if (s && s.chars === 0) out.push([{ t: "(this section is empty)", s: "dim" }]);
+    out.push(...empty);
     out.push(...lines.slice(this.scroll, this.scroll + room));
     return this.finish(out, w, height, keys, lines.length > room ? `${this.scroll + 1}-${Math.min(lines.length, this.scroll + room)}/${lines.length}` : "");
   }
@@ -197,7 +217,7 @@ export class ContextPane {
     ];
   }
 
-  private table(sections: SectionSummary[], w: number): Line[] {
+  private table(sections: SectionSummary[], w: number, note: boolean): Line[] {
     const methods = new Set(sections.map((s) => s.estimate.method));
     const oneMethod = methods.size === 1 ? [...methods][0]! : undefined;
     const head = ["#", "source", "items", "bytes", "≈ tokens", "change", "pages"];
@@ -228,7 +248,7 @@ export class ContextPane {
       out.push(i === this.section ? restyle(fit(l, w), { inv: true }) : l);
     });
     if (rows.length === 0) out.push([{ t: "(no sections)", s: "dim" }]);
-    out.push(...wrapText(`bytes are exact UTF-8; tokens are estimates${oneMethod ? ` (${oneMethod})` : ""}`, w, "dim"));
+    if (note) out.push(...wrapText(`bytes are exact UTF-8; tokens are estimates${oneMethod ? ` (${oneMethod})` : ""}`, w, "dim"));
     return out;
   }
 

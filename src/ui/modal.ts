@@ -67,6 +67,28 @@ export function permissionBody(req: PermissionRequest, width: number): Line[] {
 /** the footer of a box that is not ready for keys yet */
 export const NOT_READY = "typing goes to the prompt · choices in a moment";
 
+/**
+ * Choices ("y allow once") laid out in rows of `width`, three spaces apart, each kept whole on
+ * one row (wrapped only when it alone is wider), so a narrow terminal never cuts one off.
+ */
+export function choiceRows(choices: Line[], width: number): Line[] {
+  const out: Line[] = [];
+  let row: Line = [];
+  for (const c of choices) {
+    const w = lineWidth(c);
+    if (row.length && lineWidth(row) + 3 + w <= width) {
+      row.push({ t: "   " }, ...c);
+      continue;
+    }
+    if (row.length) out.push(row);
+    row = [];
+    if (w <= width) row = [...c];
+    else out.push(...wrapLine(c, width));
+  }
+  if (row.length) out.push(row);
+  return out;
+}
+
 export interface PermissionKeys {
   once: string;
   session: string;
@@ -86,19 +108,18 @@ export function permissionBox(
 ): { box: Box; maxScroll: number } {
   const width = Math.max(20, Math.min(cols - 2, 110));
   const body = permissionBody(req, width - 4);
-  const footer: Line[] = [
-    ready
-      ? [
-          { t: keys.once, s: "key" },
-          { t: " allow once   " },
-          { t: keys.session, s: "key" },
-          { t: " allow for this session   " },
-          { t: keys.deny, s: "key" },
-          { t: " deny" },
-        ]
-      : [{ t: NOT_READY, s: "dim" }],
-  ];
-  if (more > 0) footer.push([{ t: `${formatInt(more)} more question${more === 1 ? "" : "s"} waiting`, s: "dim" }]);
+  // every choice stays on screen however narrow the box: they wrap (40 columns: three rows)
+  const footer: Line[] = ready
+    ? choiceRows(
+        [
+          [{ t: keys.once, s: "key" }, { t: " allow once" }],
+          [{ t: keys.session, s: "key" }, { t: " allow for this session" }],
+          [{ t: keys.deny, s: "key" }, { t: " deny" }],
+        ],
+        width - 4,
+      )
+    : wrapText(NOT_READY, width - 4, "dim");
+  if (more > 0) footer.push(...wrapText(`${formatInt(more)} more question${more === 1 ? "" : "s"} waiting`, width - 4, "dim"));
   const chrome = 2 + 1 + footer.length;
   const height = Math.max(chrome + 1, Math.min(rows - 2, body.length + chrome));
   const room = height - chrome;
@@ -123,8 +144,20 @@ export interface SessionsKeys {
 export function sessionsBox(sessions: readonly Session[], current: string, index: number, cols: number, rows: number, keys: SessionsKeys, ready = true): Box {
   const width = Math.max(30, Math.min(cols - 2, 100));
   const inner = width - 4;
-  const height = Math.max(5, Math.min(rows - 2, sessions.length + 4));
-  const room = height - 4;
+  // the choices wrap rather than being cut at a narrow width; the list gets the rows left
+  const footer: Line[] = ready
+    ? choiceRows(
+        [
+          [{ t: keys.move, s: "key" }, { t: " choose" }],
+          [{ t: keys.choose, s: "key" }, { t: " switch" }],
+          [{ t: keys.close, s: "key" }, { t: " cancel" }],
+        ],
+        inner,
+      )
+    : wrapText(NOT_READY, inner, "dim");
+  const chrome = 3 + footer.length;
+  const height = Math.max(chrome + 1, Math.min(rows - 2, sessions.length + chrome));
+  const room = height - chrome;
   const start = Math.min(Math.max(0, index - room + 1), Math.max(0, sessions.length - room));
   const body: Line[] = [];
   for (let i = start; i < Math.min(sessions.length, start + room); i++) {
@@ -137,10 +170,5 @@ export function sessionsBox(sessions: readonly Session[], current: string, index
     body.push(i === index ? restyle(fit(line, inner), { inv: true }) : line);
   }
   if (sessions.length === 0) body.push([{ t: "no sessions yet", s: "dim" }]);
-  const footer: Line[] = [
-    ready
-      ? [{ t: keys.move, s: "key" }, { t: " choose   " }, { t: keys.choose, s: "key" }, { t: " switch   " }, { t: keys.close, s: "key" }, { t: " cancel" }]
-      : [{ t: NOT_READY, s: "dim" }],
-  ];
   return frame(`Sessions (${formatInt(sessions.length)})`, body, footer, width, height);
 }

@@ -115,3 +115,72 @@ describe("context pane", () => {
     expect(lineText(lines[11]!)).toContain("Esc close");
   });
 });
+
+describe("context pane in a short window", () => {
+  // a request as it is at the start of real work: six sections, and a history page of 200 lines
+  const longPage = Array.from({ length: 200 }, (_, i) => `page line ${i + 1}`).join("\n");
+  const six: InspectorView = {
+    state: "current",
+    meta: { provider: "anthropic", model: "claude-sonnet-4-5", capturedAt: "2026-11-30T10:00:00.000Z", iteration: 3, totalBytes: 48_211, contextWindow: 200_000, providerUsage: { inputTokens: 11_800, outputTokens: 420 }, compaction: "microcompact: 2 old tool results left out" },
+    sections: [
+      section(0, "system", "system", 1, 1),
+      section(1, "context", "AGENTS.md", 1, 1),
+      section(2, "context", "CLAUDE.md", 1, 1),
+      section(3, "history", "history", 24, 1),
+      section(4, "tools", "tools", 7, 2),
+    ],
+  };
+  const longSource = (): InspectorSource => ({
+    ...source(six),
+    async inspectorPage(s: number, p: number): Promise<Page | undefined> {
+      return { section: s, page: p, pages: 1, text: s === 3 ? longPage : `text of section ${s}` };
+    },
+    contextStatus: () => ({ compaction: "microcompact+summary at 80% of the window" }),
+  });
+  const pageRows = (ls: Line[]): number => ls.filter((l) => /^page line \d+$/.test(lineText(l))).length;
+
+  async function onHistory(): Promise<ContextPane> {
+    const pane = new ContextPane(longSource(), () => undefined);
+    await pane.refresh();
+    for (let i = 0; i < 3; i++) pane.stepSection(1);
+    await settle();
+    return pane;
+  }
+
+  // the pane's sizes on a 60×20 and an 80×24 terminal: all of the screen but the hint, prompt and status rows
+  it("at 60×20 the page text gets half the pane or more, and paging moves through it", async () => {
+    const pane = await onHistory();
+    let lines = pane.render(60, 17, keys);
+    expect(lines).toHaveLength(17);
+    expect(pageRows(lines)).toBeGreaterThanOrEqual(8);
+    const s = text(lines);
+    expect(s).toContain("page line 1\n");
+    // which section and page this is stays on screen, in one line
+    expect(s).toContain("4 of 5: history · page 1 of 1");
+    pane.scrollPage(1);
+    lines = pane.render(60, 17, keys);
+    expect(pageRows(lines)).toBeGreaterThanOrEqual(8);
+    expect(text(lines)).not.toContain("page line 1\n");
+  });
+
+  it("at 80×24 the page text gets half the pane or more, with the section table kept", async () => {
+    const pane = await onHistory();
+    const lines = pane.render(80, 21, keys);
+    expect(pageRows(lines)).toBeGreaterThanOrEqual(10);
+    const s = text(lines);
+    for (const name of ["system", "AGENTS.md", "CLAUDE.md", "history", "tools"]) expect(s).toContain(name);
+    // the figure the status line gives, on one line
+    expect(s).toContain("total 48,211 bytes · ≈ 1,260 tokens (chars/4)");
+  });
+
+  it("a tall pane keeps the whole header; a tiny one keeps the section rule and the page", async () => {
+    const pane = await onHistory();
+    const tall = text(pane.render(80, 50, keys));
+    expect(tall).toContain("compaction in force: microcompact+summary at 80% of the window");
+    expect(tall).toContain("bytes are exact UTF-8");
+    const tiny = pane.render(40, 6, keys);
+    expect(tiny).toHaveLength(6);
+    expect(lineText(tiny[0]!)).toContain("history · page 1 of 1");
+    expect(pageRows(tiny)).toBe(4);
+  });
+});
