@@ -348,6 +348,42 @@ describe("the terminal interface", () => {
     expect(await quit(s)).toBe(0);
   });
 
+  it("the context pane shows the live round's native calls with their ids, an earlier turn's as prose", async () => {
+    await fsp.writeFile(path.join(home.workspace, "notes.txt"), "the secret word is pelican\n");
+    fake.script(
+      { toolCalls: [{ name: "read", input: { path: "notes.txt" }, id: "toolu_early_1" }] },
+      { text: "EARLY-DONE" },
+      { toolCalls: [{ name: "read", input: { path: "notes.txt" }, id: "toolu_live_7" }] },
+      { text: "LIVE-DONE" },
+    );
+    const s = tui([], { cols: 100, rows: 60 });
+    await ready(s);
+    await ask(s, "read my notes");
+    await s.waitFor("EARLY-DONE");
+    await ask(s, "read them again");
+    await s.waitFor("LIVE-DONE");
+    s.send(KEYS.ctrl("o"));
+    await s.waitFor("1 system · page 1 of");
+    // system, workspace facts, history: the last request's history section, on its last page
+    s.send(KEYS.down);
+    s.send(KEYS.down);
+    await s.waitFor(/3 history · page 1 of \d+/);
+    const pages = Number(/3 history · page 1 of (\d+)/.exec(s.screenText())![1]);
+    for (let p = 1; p < pages; p++) s.send(KEYS.right);
+    await s.waitFor(`3 history · page ${pages} of ${pages}`);
+    for (let i = 0; i < 5; i++) s.send(KEYS.pageDown);
+    // the live round (this turn's call and its result) as it was sent: native, with the call id
+    await s.waitFor(/tool_use id=toolu_live_7 name=read input=\{"path":"notes\.txt"\}/);
+    await s.waitFor("tool_result for id=toolu_live_7");
+    // the earlier turn's call was replayed as prose: no id went with it
+    for (let i = 0; i < 5; i++) s.send(KEYS.pageUp);
+    await s.waitFor(/Tool use: read\(\{"path":"notes\.txt"\}\)/);
+    await s.waitFor("Result (read):");
+    expect(s.screenText()).not.toContain("toolu_early_1");
+    expect(JSON.stringify(fake.requests.at(-1)!.body)).not.toContain("toolu_early_1");
+    expect(await quit(s)).toBe(0);
+  });
+
   it("a 2 MB paste is one atom in the prompt and goes out whole", async () => {
     fake.script({ text: "Got your paste." });
     const s = tui();
