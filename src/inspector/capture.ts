@@ -3,7 +3,8 @@
 // Pure: no I/O, no clock (the caller passes capturedAt), nothing from the environment.
 //
 // The capture never walks the Request itself: it reads the provider adapter's own encoding
-// of it (src/provider/encode.ts), the very items whose body is sent. So:
+// of it (src/provider/encode.ts): the wire items recorded, value for value, as the body that
+// is sent was written. So:
 // - items are the wire's items (OpenAI's one `tool` message per call counts);
 // - bytes are the UTF-8 bytes of the content as sent, bodies included, piece by piece with
 //   Buffer.byteLength (no concatenation of the history just to measure it): the `Error: `
@@ -19,8 +20,7 @@
 // items in order, separated by a blank line, each a header `── N · ROLE ──` and then its
 // content blocks one per line, a block's pieces run together (a label, then its content).
 // Tools are the definitions as indented JSON, separated by a blank line.
-import type { EncodedRequest, Request, Usage, WireContent, WireItemStart, WireSection } from "../provider/types.js";
-import type { ProviderName } from "../provider/types.js";
+import type { EncodedRequest, ProviderName, Request, Usage, WireContent, WireItemStart, WireSection } from "../provider/types.js";
 import { encodeRequest } from "../provider/encode.js";
 import { assertNever } from "../record/types.js";
 import { formatInt } from "../record/numbers.js";

@@ -70,11 +70,11 @@ function build(req: Request): EncodedRequest {
   // The system prompt first, then each context item as its own block, so the inspector's
   // sections and the provider's view line up one to one. Empty blocks are rejected by the API.
   const system: Json[] = [];
-  const systemBlock = (item: () => WireItemStart, text: string): void => {
-    if (!isBlankText(text)) system.push({ type: "text", text: w.item(item()).block().text(text) });
+  const systemBlock = (item: WireItemStart, text: string): void => {
+    if (!isBlankText(text)) system.push({ type: "text", text: w.item(item).block().text(text) });
   };
-  systemBlock(() => SYSTEM_ITEM, req.system);
-  req.context.forEach((c, index) => systemBlock(() => contextItem(index), c.text));
+  systemBlock(SYSTEM_ITEM, req.system);
+  req.context.forEach((c, index) => systemBlock(contextItem(index), c.text));
   if (system.length > 0) body["system"] = system;
 
   body["messages"] = requestMessages(req).map((m) => encodeMessage(m, w.item(HISTORY_ITEM[m.role])));
@@ -134,7 +134,7 @@ function isBlank(part: WirePart): boolean {
 
 /** Empty or whitespace only (the characters trim() removes), without copying the text. */
 function isBlankText(s: string): boolean {
-  return s.trim() === "";
+  return !/\S/.test(s);
 }
 
 function nativeThinking(part: ReasoningPart): boolean {

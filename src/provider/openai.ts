@@ -56,11 +56,11 @@ function build(req: Request): EncodedRequest {
   const w = new WireWriter();
   const messages: Json[] = [];
   // the system prompt, then one system message per context item (the inspector's sections)
-  const system = (item: () => WireItemStart, text: string): void => {
-    if (text.trim().length > 0) messages.push({ role: "system", content: w.item(item()).block().text(text) });
+  const system = (item: WireItemStart, text: string): void => {
+    if (text.trim().length > 0) messages.push({ role: "system", content: w.item(item).block().text(text) });
   };
-  system(() => SYSTEM_ITEM, req.system);
-  req.context.forEach((c, index) => system(() => contextItem(index), c.text));
+  system(SYSTEM_ITEM, req.system);
+  req.context.forEach((c, index) => system(contextItem(index), c.text));
   for (const m of requestMessages(req)) encodeMessage(m, w, messages);
 
   const body: Json = { model: req.model, messages };
