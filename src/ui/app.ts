@@ -223,7 +223,7 @@ class TuiApp {
         history,
         km: this.km,
         attachments: this.attachments,
-        flash: (text, style) => this.flash(text, style),
+        flash: (text, style, turn) => this.flash(text, style, FLASH_MS, turn),
         fail: (what, e) => this.fail(what, e),
         render: () => this.frames.request(),
         pickSession: (list) => {
@@ -252,7 +252,13 @@ class TuiApp {
     }
     for (const w of opts.keymapWarnings) transcript.notice("warning", w);
     if (info.keyProblem) transcript.notice("error", info.keyProblem);
+    // with --api: printed before the screen, the address would be lost under it
+    if (info.api) transcript.notice("info", `Local API on ${info.api.url} (token in ${info.api.tokenFile}); /api shows its routes.`);
     for (const n of this.early.splice(0)) transcript.notice(n.level, n.text);
+    if (this.paneWanted) {
+      this.paneWanted = false;
+      this.toggleContext();
+    }
     // the controller works the context figure out behind the first frame and says "info" when it has
     this.staleStatus();
     if (this.held) {
@@ -522,7 +528,7 @@ class TuiApp {
         return;
       case "interrupt":
         a?.controller.interrupt();
-        this.flash("interrupting… what arrived is kept", "warn");
+        this.flash("interrupting… what arrived is kept", "warn", FLASH_MS, true);
         return;
       case "submit": {
         if (!a) return;
@@ -621,9 +627,17 @@ class TuiApp {
     );
   }
 
+  /** the pane was asked for while the session was opening: it opens with the session */
+  private paneWanted = false;
+
   private toggleContext(): void {
     const pane = this.s?.pane;
-    if (!pane) return;
+    if (!pane) {
+      // before, the key did nothing here; pressed again it changes the mind
+      this.paneWanted = !this.paneWanted;
+      this.flash(this.paneWanted ? "the context pane opens once the session is open" : "the context pane stays closed");
+      return;
+    }
     if (pane.open) {
       pane.open = false;
       this.focus.paneClosed();
@@ -639,8 +653,9 @@ class TuiApp {
     this.frames.request();
   }
 
-  private flash(text: string, style: StyleName = "info", ms = FLASH_MS): void {
-    this.flashMsg = { text, style, until: Date.now() + ms };
+  /** `turn`: it speaks of the running turn, and goes when the turn ends (status.ts activeFlash) */
+  private flash(text: string, style: StyleName = "info", ms = FLASH_MS, turn = false): void {
+    this.flashMsg = { text, style, until: Date.now() + ms, ...(turn ? { turn } : {}) };
     this.frames.after("flash", ms + 10, () => this.frames.request());
     this.frames.request();
   }
@@ -755,7 +770,7 @@ class TuiApp {
     if (!l) return;
     const km = this.km;
     const now = Date.now();
-    const flash = activeFlash(this.flashMsg, now);
+    const flash = activeFlash(this.flashMsg, now, a !== undefined && (a.controller.busy() || this.turn.state !== "idle"));
 
     // transcript and context pane (none yet while starting: the area stays blank)
     if (l.main.h > 0 && !a) this.fill(l.main, []);

@@ -1,6 +1,6 @@
 // Slash commands: what exists, parsing a prompt that starts with "/", and completion hints.
 
-export const COMMAND_NAMES = ["help", "new", "sessions", "model", "image", "reload", "compact", "context", "export", "clear-screen", "quit"] as const;
+export const COMMAND_NAMES = ["help", "new", "sessions", "model", "image", "reload", "compact", "context", "export", "api", "clear-screen", "quit"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export interface CommandSpec {
@@ -19,6 +19,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "compact", args: "", help: "summarize older history now" },
   { name: "context", args: "", help: "open or close the context pane" },
   { name: "export", args: "[md | json]", help: "write this session to a file in the workspace" },
+  { name: "api", args: "", help: "where the local API (--api) listens: address, token file, routes" },
   { name: "clear-screen", args: "", help: "clear the screen (the record keeps everything)" },
   { name: "quit", args: "", help: "quit" },
 ];

@@ -254,9 +254,10 @@ export class KeyRouter {
   /** keys with no box open: the focus decides */
   private placeKey(k: KeyEvent, view: RouteView): Intent[] {
     if (this.is("app.redraw", k)) return [{ type: "redraw" }];
+    // the pane is asked for even while the session opens: it opens with the session
+    if (this.is("context.toggle", k)) return [{ type: "toggleContext" }];
     // before the session is open only the prompt takes keys
     if (!view.attached) return this.promptKey(k, view);
-    if (this.is("context.toggle", k)) return [{ type: "toggleContext" }];
     if (k.at) return this.wheel(k, k.at, view);
     if (view.focus === "context" && view.paneOpen) return this.contextKey(k, view);
     if (view.focus === "transcript") return this.transcriptKey(k, view);

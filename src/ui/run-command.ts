@@ -3,14 +3,15 @@
 // The screen hands in what a command may touch (ScreenHandle); a command's failure becomes an
 // error line in the transcript, never a throw.
 import os from "node:os";
-import type { Controller } from "../controller/types.js";
+import { API_ROUTES } from "../api/routes.js";
+import type { AppInfo, Controller } from "../controller/types.js";
 import type { ImageBlock, Session } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { ACTION_HELP, ACTIONS, keyLabel, prettyKey, type Action, type Keymap } from "./bindings.js";
 import { COMMANDS, parseInput, unquotePath, type CommandName } from "./commands.js";
 import { inertLine } from "./inert.js";
 import type { InputEditor, PromptHistory } from "./input.js";
-import type { Line, StyleName } from "./style.js";
+import type { Line, Seg, StyleName } from "./style.js";
 import { formatBytes, textWidth } from "./text.js";
 import type { Transcript } from "./transcript.js";
 
@@ -23,7 +24,8 @@ export interface ScreenHandle {
   km: Keymap;
   /** images that go with the next prompt */
   attachments: ImageBlock[];
-  flash(text: string, style?: StyleName): void;
+  /** a message in the hint line; `turn`: it speaks of the running turn, and goes when the turn ends */
+  flash(text: string, style?: StyleName, turn?: boolean): void;
   /** "<what> failed: <why>" in the transcript */
   fail(what: string, e: unknown): void;
   render(): void;
@@ -56,7 +58,7 @@ export function submitPrompt(s: ScreenHandle): void {
   if (!text.trim() && s.attachments.length === 0) return;
   const c = s.controller;
   if (c.busy()) {
-    s.flash(`a turn is running · ${keyLabel(s.km, "turn.interrupt")} interrupts it; your text stays here`, "warn");
+    s.flash(`a turn is running · ${keyLabel(s.km, "turn.interrupt")} interrupts it; your text stays here`, "warn", true);
     return;
   }
   if (c.info().keyProblem) {
@@ -83,7 +85,11 @@ export function runCommand(s: ScreenHandle, name: CommandName, arg: string): voi
   };
   switch (name) {
     case "help":
-      s.transcript.lines(helpLines(s.km));
+      s.transcript.lines(helpLines(s.km, c.info().api, c.session().id));
+      s.transcript.bottom();
+      return;
+    case "api":
+      s.transcript.lines(apiLines(c.info().api, c.session().id));
       s.transcript.bottom();
       return;
     case "new":
@@ -129,7 +135,7 @@ export function runCommand(s: ScreenHandle, name: CommandName, arg: string): voi
       return;
     case "compact":
       if (c.busy()) {
-        s.flash("a turn is running; compact after it ends", "warn");
+        s.flash("a turn is running; compact after it ends", "warn", true);
         return;
       }
       info("compacting…");
@@ -159,8 +165,33 @@ export function runCommand(s: ScreenHandle, name: CommandName, arg: string): voi
   }
 }
 
-/** /help: the commands, then every action with its keys in the keymap in force */
-export function helpLines(km: Keymap): Line[] {
+/**
+ * /api: where the local API listens, its token file and its routes. With --api the address was
+ * printed to stderr just before the screen opened, where it was lost; the status line has it
+ * only on a very wide terminal.
+ */
+export function apiLines(api: AppInfo["api"], sessionId: string): Line[] {
+  if (!api) {
+    return [
+      [{ t: "Local API", s: "heading" }],
+      [{ t: "off: start albedo-tui with --api (and --api-port N for a fixed port) to serve it on 127.0.0.1" }],
+    ];
+  }
+  const label = (t: string): Seg => ({ t: t.padEnd(9), s: "dim" });
+  const pathW = Math.max(...API_ROUTES.map((r) => textWidth(r.path)));
+  const out: Line[] = [
+    [{ t: "Local API", s: "heading" }, { t: " (read-only: GET only, on 127.0.0.1)", s: "dim" }],
+    [label("address"), { t: inertLine(api.url), s: "key" }],
+    [label("token"), { t: inertLine(api.tokenFile) }, { t: " (mode 0600; send it as Authorization: Bearer TOKEN)", s: "dim" }],
+  ];
+  API_ROUTES.forEach((r, i) => out.push([label(i === 0 ? "routes" : ""), { t: r.path.padEnd(pathW + 2), s: "key" }, { t: r.what, s: "dim" }]));
+  out.push([label("session"), { t: `this one is ${sessionId}` }]);
+  out.push([label("example"), { t: `curl -s -H "Authorization: Bearer $(cat ${inertLine(api.tokenFile)})" ${inertLine(api.url)}/sessions/${sessionId}/context` }]);
+  return out;
+}
+
+/** /help: the commands, the local API when it is on, then every action with its keys in the keymap in force */
+export function helpLines(km: Keymap, api?: AppInfo["api"], sessionId?: string): Line[] {
   const out: Line[] = [[{ t: "Commands", s: "heading" }]];
   const cmdW = Math.max(...COMMANDS.map((c) => textWidth(`/${c.name} ${c.args}`)));
   for (const c of COMMANDS) {
@@ -169,6 +200,10 @@ export function helpLines(km: Keymap): Line[] {
   }
   out.push([{ t: "//text".padEnd(cmdW + 2), s: "key" }, { t: "send a message that starts with /" }]);
   out.push([]);
+  if (api) {
+    out.push(...apiLines(api, sessionId ?? "ID"));
+    out.push([]);
+  }
   out.push([{ t: `Keys (${km.name} keymap; override in the config's "keys")`, s: "heading" }]);
   const keys = (a: Action): string => km.bindings[a].map(prettyKey).join(", ");
   const keyW = Math.min(24, Math.max(...ACTIONS.map((a) => textWidth(keys(a)))));

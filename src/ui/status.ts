@@ -17,6 +17,9 @@ export interface Flash {
   text: string;
   style: StyleName;
   until: number;
+  /** it speaks of the running turn ("interrupting…", "a turn is running"): it goes when the
+   * turn ends, not when its time is up (it said "interrupting…" over an idle screen) */
+  turn?: boolean;
 }
 
 export interface Retry {
@@ -28,8 +31,10 @@ export interface Retry {
 
 const STATUS_FILL: Seg = { t: "", s: "status" };
 
-export function activeFlash(f: Flash | undefined, now: number): Flash | undefined {
-  return f && f.until > now ? f : undefined;
+/** the flash to show now; `turnRunning`: a turn (or a /compact) is still running */
+export function activeFlash(f: Flash | undefined, now: number, turnRunning = false): Flash | undefined {
+  if (!f || f.until <= now) return undefined;
+  return f.turn && !turnRunning ? undefined : f;
 }
 
 /**

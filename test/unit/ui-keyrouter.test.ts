@@ -130,8 +130,8 @@ describe("the key router", () => {
     expect(route("a", starting)).toEqual([{ type: "type", ch: "a" }]);
     expect(route(KEYS.up, starting)).toEqual([{ type: "history", dir: -1 }]);
     expect(route(KEYS.ctrl("l"), starting)).toEqual([{ type: "redraw" }]);
-    // no pane, no transcript yet: ^O and Shift-Tab do nothing
-    expect(route(KEYS.ctrl("o"), starting)).toEqual([]);
+    // ^O asks for the pane, which opens with the session (issue 14, item 9); no transcript yet: Shift-Tab does nothing
+    expect(route(KEYS.ctrl("o"), starting)).toEqual([{ type: "toggleContext" }]);
     expect(route(KEYS.shiftTab, starting)).toEqual([]);
   });
 

@@ -1,0 +1,150 @@
+// Hints that match the moment, the pane asked for while the session opens, and where the local
+// API is (issue 14, items 6 and 9). The real src/ui in-process, painting into a headless xterm,
+// driven by a scripted controller; what is read is the screen a person would see.
+import { afterEach, describe, expect, it } from "vitest";
+import { startTui, type Tui } from "../../src/ui/app.js";
+import { defaultKeymap } from "../../src/ui/bindings.js";
+import { apiLines, helpLines } from "../../src/ui/run-command.js";
+import { activeFlash } from "../../src/ui/status.js";
+import { lineText } from "../../src/ui/style.js";
+import { API_ROUTES } from "../../src/api/routes.js";
+import { KEYS } from "../helpers/pty.js";
+import { asController, HeadlessTerminal, ScriptedController } from "../helpers/screen.js";
+
+const open: Tui[] = [];
+afterEach(() => {
+  for (const t of open.splice(0)) t.close();
+});
+
+async function screen(cols = 100, rows = 30): Promise<{ term: HeadlessTerminal; c: ScriptedController }> {
+  const term = new HeadlessTerminal(cols, rows);
+  const tui = startTui({ noColor: false, terminal: term.terminal() });
+  open.push(tui);
+  const c = new ScriptedController();
+  void tui.attach(asController(c), { keymap: defaultKeymap(), keymapWarnings: [] });
+  await term.waitFor("Type a request");
+  return { term, c };
+}
+
+describe("hints end with the turn they speak of", () => {
+  it("'interrupting…' goes when the turn ends, not seconds later over an idle screen", async () => {
+    const { term, c } = await screen();
+    term.send("go");
+    await term.waitFor("› go");
+    term.send(KEYS.enter);
+    c.emit({ type: "state", state: "streaming" });
+    await term.waitFor(/ streaming ·/);
+    term.send(KEYS.escape);
+    await term.waitFor("interrupting… what arrived is kept");
+    expect(c.interrupts).toBe(1);
+    c.finish();
+    await term.waitFor(/^ idle · /m);
+    // before: the flash lasted its 3 s whatever happened, and said "interrupting…" while idle
+    expect(term.screenText()).not.toContain("interrupting");
+  });
+
+  it("'a turn is running' goes when the turn ends; the typed text stays", async () => {
+    const { term, c } = await screen();
+    term.send("first");
+    await term.waitFor("› first");
+    term.send(KEYS.enter);
+    c.emit({ type: "state", state: "streaming" });
+    await term.waitFor(/ streaming ·/);
+    term.send("second");
+    await term.waitFor("› second");
+    term.send(KEYS.enter);
+    await term.waitFor("a turn is running");
+    c.finish();
+    await term.waitFor(/^ idle · /m);
+    expect(term.screenText()).not.toContain("a turn is running");
+    expect(term.screenText()).toContain("› second");
+  });
+
+  it("a flash about the turn is shown only while a turn runs; others keep their time", () => {
+    const f = { text: "x", style: "warn" as const, until: 2000 };
+    expect(activeFlash({ ...f, turn: true }, 1000, true)).toBeDefined();
+    expect(activeFlash({ ...f, turn: true }, 1000, false)).toBeUndefined();
+    expect(activeFlash(f, 1000, false)).toBeDefined();
+    expect(activeFlash(f, 2000, false)).toBeUndefined();
+  });
+});
+
+describe("the context pane asked for while the session opens", () => {
+  it("Ctrl-O on the starting screen says it is pending, and the pane opens with the session", async () => {
+    const term = new HeadlessTerminal(120, 30);
+    const tui = startTui({ noColor: false, terminal: term.terminal() });
+    open.push(tui);
+    await term.waitFor("starting…");
+    term.send(KEYS.ctrl("o"));
+    // before: the key did nothing at all
+    await term.waitFor("the context pane opens once the session is open");
+    const c = new ScriptedController();
+    void tui.attach(asController(c), { keymap: defaultKeymap(), keymapWarnings: [] });
+    // the scripted session has sent nothing yet: the pane says so
+    await term.waitFor("pending: nothing sent yet");
+    // it is the real pane: Ctrl-O closes it
+    term.send(KEYS.ctrl("o"));
+    await term.waitForGone("pending: nothing sent yet");
+  });
+
+  it("Ctrl-O twice while opening changes the mind: the pane stays closed", async () => {
+    const term = new HeadlessTerminal(120, 30);
+    const tui = startTui({ noColor: false, terminal: term.terminal() });
+    open.push(tui);
+    await term.waitFor("starting…");
+    term.send(KEYS.ctrl("o"));
+    await term.waitFor("opens once the session is open");
+    term.send(KEYS.ctrl("o"));
+    await term.waitFor("the context pane stays closed");
+    const c = new ScriptedController();
+    void tui.attach(asController(c), { keymap: defaultKeymap(), keymapWarnings: [] });
+    await term.waitFor("Type a request");
+    expect(term.screenText()).not.toContain("pending: nothing sent yet");
+  });
+});
+
+describe("where the local API is", () => {
+  const api = { url: "http://127.0.0.1:43210", tokenFile: "/home/me/.local/state/albedo/api-token-43210" };
+  const text = (ls: ReturnType<typeof apiLines>): string => ls.map(lineText).join("\n");
+
+  it("/api gives the address, the token file, every route and an example for this session", () => {
+    const t = text(apiLines(api, "sess-1"));
+    expect(t).toContain("address  http://127.0.0.1:43210");
+    expect(t).toContain("token    /home/me/.local/state/albedo/api-token-43210");
+    for (const r of API_ROUTES) expect(t).toContain(r.path);
+    expect(t).toContain('curl -s -H "Authorization: Bearer $(cat /home/me/.local/state/albedo/api-token-43210)" http://127.0.0.1:43210/sessions/sess-1/context');
+  });
+
+  it("/api without --api says how to turn it on", () => {
+    expect(text(apiLines(undefined, "sess-1"))).toContain("off: start albedo-tui with --api");
+  });
+
+  it("/help lists /api, and the API itself when it is on", () => {
+    const km = defaultKeymap();
+    const on = helpLines(km, api, "sess-1").map(lineText).join("\n");
+    expect(on).toContain("/api");
+    expect(on).toContain("address  http://127.0.0.1:43210");
+    const off = helpLines(km).map(lineText).join("\n");
+    expect(off).toContain("/api");
+    expect(off).not.toContain("Local API");
+  });
+
+  it("the screen shows the address at start and on /api", async () => {
+    const { term, c } = await (async () => {
+      const t = new HeadlessTerminal(160, 40);
+      const tui = startTui({ noColor: false, terminal: t.terminal() });
+      open.push(tui);
+      const sc = new ScriptedController();
+      sc.infoOver = { api };
+      void tui.attach(asController(sc), { keymap: defaultKeymap(), keymapWarnings: [] });
+      await t.waitFor("Type a request");
+      return { term: t, c: sc };
+    })();
+    expect(term.screenText()).toContain(`Local API on ${api.url} (token in ${api.tokenFile}); /api shows its routes.`);
+    term.send("/api");
+    await term.waitFor("› /api");
+    term.send(KEYS.enter);
+    await term.waitFor(`/sessions/${c.session().id}/context`);
+    expect(term.screenText()).toContain("address  http://127.0.0.1:43210");
+  });
+});
