@@ -108,7 +108,9 @@ async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
       // one file per running instance, named by its port: two instances must not share a token file
       const server = await startApiServer({ store, port, tokenFile: (p) => path.join(stateDir(), `api-token-${p}`) });
       app.setApi({ url: server.url, tokenFile: server.tokenFile });
-      process.stderr.write(`albedo-tui: local API on ${server.url} (token in ${server.tokenFile})\n`);
+      // The screen shows it (/api, /help, its first lines): on the terminal the screen is about
+      // to cover, this line would be lost. Headless, or with stderr sent to a file, it is kept.
+      if (headless || !process.stderr.isTTY) process.stderr.write(`albedo-tui: local API on ${server.url} (token in ${server.tokenFile})\n`);
       api = server;
     } catch (e) {
       await app.close();
@@ -120,10 +122,16 @@ async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
 
 async function main(opts: MainOptions): Promise<number> {
   const headless = opts.print !== undefined;
-  // With a person at a terminal, the screen comes first and the session loads behind it.
-  // Not with --api: its address goes to stderr once the server listens, which would land
-  // inside the screen; that run keeps the old order (address printed, then the screen).
-  if (!headless && !opts.api && process.stdin.isTTY && process.stdout.isTTY) return screenFirst(opts);
+  if (!headless) {
+    // before anything is drawn or started (the API included): a terminal that cannot move the
+    // cursor would show the screen as garbage (terminal-check.ts says which, and why not an unset TERM)
+    const { screenRefusal } = await import("./ui/terminal-check.js");
+    const refusal = screenRefusal(process.env.TERM);
+    if (refusal) throw new UsageError(refusal);
+  }
+  // With a person at a terminal, the screen comes first and the session loads behind it
+  // (with --api too: the screen shows the API's address, see load()).
+  if (!headless && process.stdin.isTTY && process.stdout.isTTY) return screenFirst(opts);
   const { app, settings, api, images } = await load(opts, headless);
   try {
     if (headless) {
@@ -159,7 +167,7 @@ async function screenFirst(opts: MainOptions): Promise<number> {
     tui.close();
     throw e;
   }
-  const { app, settings } = loaded;
+  const { app, settings, api } = loaded;
   try {
     const { loadKeymap } = await import("./ui/keymap.js");
     const { keymap, warnings } = loadKeymap(settings.keymap, settings.keys);
@@ -169,6 +177,8 @@ async function screenFirst(opts: MainOptions): Promise<number> {
     tui.close();
     throw e;
   } finally {
+    // with --api the server closes first: it reads the store that the app closes
+    await api?.close();
     await app.close();
   }
 }

@@ -13,7 +13,7 @@ import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { CLI, makeHome, waitUntil, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
-import { anthropicArgs, dbChecksum, readRecord, removeHomes, secretHits, sleep, writeFigures } from "./lib.js";
+import { anthropicArgs, dbChecksum, removeHomes, secretHits, sleep, writeFigures } from "./lib.js";
 
 const KEY = "sk-ant-reliability-APIATTACK-9b71";
 const CONCURRENT_GETS = 500;
@@ -286,14 +286,19 @@ describe("the local API under load and attack", () => {
       tui = spawnPty(process.execPath, [CLI, "--api", ...anthropicArgs(fake)], { cols: 120, rows: 30, cwd: h.workspace, env: { ...h.env, TERM: "xterm-256color" } });
       const t = tui;
       await t.waitFor("Type a request", 20_000);
-      const m = /local API on http:\/\/127\.0\.0\.1:(\d+) \(token in ([^)]+)\)/.exec(t.rawOutput());
-      expect(m, "the API address on stderr").not.toBeNull();
-      const port = Number(m![1]);
-      const tokenFile = m![2]!;
-      expect(tokenFile).toBe(path.join(h.env.XDG_STATE_HOME as string, "albedo", `api-token-${port}`));
+      // the screen says where the API is (issue 14, item 6: a line on stderr was covered by the screen)
+      await t.waitFor(/Local API on http:\/\/127\.0\.0\.1:\d+ \(token in/, 20_000);
+      const port = Number(/Local API on http:\/\/127\.0\.0\.1:(\d+)/.exec(t.screenText())![1]);
+      const tokenFile = path.join(h.env.XDG_STATE_HOME as string, "albedo", `api-token-${port}`);
+      expect(t.screenText()).toContain(`api-token-${port}`);
       expect((await fs.stat(tokenFile)).mode & 0o777).toBe(0o600);
       const token = (await fs.readFile(tokenFile, "utf8")).trim();
-      const id = (await readRecord(h.db)).session.id;
+      // the session's id as /api gives it (the record lists no session before its first message)
+      t.send("/api");
+      await t.waitFor("› /api");
+      t.send(KEYS.enter);
+      await t.waitFor(/this one is [A-Za-z0-9_-]+/, 20_000);
+      const id = /this one is ([A-Za-z0-9_-]+)/.exec(t.screenText())![1]!;
 
       // ---- a turn streams; 500 GETs at once
       t.send("stream a long answer");

@@ -1,0 +1,170 @@
+// The built CLI on a real pseudo-terminal (issue 14, items 5, 6 and 9): terminals that cannot
+// draw the screen are refused before anything is drawn; with --api the screen says where the
+// API is (nothing is written under it), and what it says answers over real HTTP; Ctrl-O
+// pressed while the session opens opens the pane with it. Against the strict fake provider on
+// 127.0.0.1, with a real SQLite file.
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import http from "node:http";
+import path from "node:path";
+import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
+import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
+import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
+import { holdWriteLock } from "../helpers/lock.js";
+import { API_ROUTES } from "../../src/api/routes.js";
+
+const KEY = "sk-test-screen-misc-1414";
+const MODEL = "claude-sonnet-4-5";
+/** generous: the machine is shared and busy */
+const WAIT = 30_000;
+let fake: FakeProvider;
+let home: Home;
+const running: PtySession[] = [];
+
+beforeAll(() => {
+  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
+});
+beforeEach(async () => {
+  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
+  fake = await startFakeProvider({ key: KEY });
+});
+afterEach(async () => {
+  for (const s of running.splice(0)) s.kill("SIGKILL");
+  await fake.close();
+});
+
+const ARGS = (): string[] => ["--provider", "anthropic", "--model", MODEL, "--base-url", fake.anthropicBase];
+
+/** the CLI on a pty; `term` undefined runs it with TERM removed from its environment */
+function tui(args: string[], opts: { term?: string | undefined; cols?: number; rows?: number } = { term: "xterm-256color" }): PtySession {
+  const env = { ...home.env };
+  // node-pty always sets TERM (from its `name`): `env -u TERM` takes it away again
+  const [file, argv] = opts.term === undefined ? ["/usr/bin/env", ["-u", "TERM", process.execPath, CLI, ...args]] : [process.execPath, [CLI, ...args]];
+  const s = spawnPty(file as string, argv as string[], { cols: opts.cols ?? 100, rows: opts.rows ?? 30, cwd: home.workspace, env: { ...env, TERM: opts.term ?? "xterm-256color" } });
+  running.push(s);
+  return s;
+}
+
+async function quit(s: PtySession): Promise<number> {
+  s.send(KEYS.ctrl("c"));
+  await s.waitFor("again to quit", WAIT);
+  s.send(KEYS.ctrl("c"));
+  return (await s.exited()).exitCode;
+}
+
+function get(url: string, token: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { authorization: `Bearer ${token}` } }, (res) => {
+        let body = "";
+        res.setEncoding("utf8").on("data", (d: string) => (body += d));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on("error", reject);
+  });
+}
+
+describe("terminals that cannot draw the screen", () => {
+  it.each(["dumb", "glasstty"])("TERM=%s: refused with a sentence pointing to -p, exit 2, nothing drawn, nothing opened", async (term) => {
+    const s = tui(ARGS(), { term });
+    const { exitCode } = await s.exited();
+    expect(exitCode).toBe(2);
+    // the bytes written, exactly (the screen wraps the sentence at its edge)
+    const said = s.rawOutput();
+    expect(said).toMatch(new RegExp(`^albedo-tui: this terminal \\(TERM=${term}\\) .*cannot move the cursor`));
+    expect(said).toContain('albedo-tui -p "your request"');
+    await s.waitFor(`TERM=${term}`);
+    // before: the full screen's escape sequences, shown by such a terminal as garbage
+    expect(s.rawOutput()).not.toContain("\x1b");
+    expect(s.buffer()).toBe("normal");
+    // refused before the store or a session was opened
+    expect(fs.existsSync(home.db)).toBe(false);
+  });
+
+  it("-p still works on TERM=dumb", async () => {
+    fake.script({ text: "Headless answer." });
+    const r = await runCli(["-p", "hello", ...ARGS()], home, { TERM: "dumb" });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Headless answer.");
+  });
+
+  it("an unset TERM draws the screen as xterm-256color (chosen: such terminals are nearly always xterm-likes)", async () => {
+    const s = tui(ARGS(), { term: undefined });
+    await s.waitFor("Type a request", WAIT);
+    expect(s.buffer()).toBe("alternate");
+    expect(await quit(s)).toBe(0);
+  });
+});
+
+describe("with --api the screen says where the API is", () => {
+  it("shows the address and token file at start, in /api and in /help; nothing is written under the screen; each route answers", async () => {
+    fake.script({ text: "One answer to capture." });
+    const s = tui([...ARGS(), "--api"], { term: "xterm-256color", cols: 160, rows: 120 });
+    await s.waitFor("Type a request", WAIT);
+    // before: the address went to stderr just before the screen, and the screen covered it
+    expect(s.rawOutput()).not.toContain("albedo-tui: local API on");
+    const start = /Local API on (http:\/\/127\.0\.0\.1:(\d+)) \(token in (\S+)\); \/api shows its routes\./.exec(s.screenText());
+    expect(start, "the start notice").not.toBeNull();
+    const [, url, port, tokenFile] = start!;
+    expect(tokenFile).toBe(path.join(home.env.XDG_STATE_HOME as string, "albedo", `api-token-${port}`));
+    const token = (await fsp.readFile(tokenFile!, "utf8")).trim();
+
+    // one turn, so the context routes have a capture to serve
+    s.send("capture this");
+    await s.waitFor("› capture this");
+    s.send(KEYS.enter);
+    await s.waitFor("One answer to capture.", WAIT);
+    await s.waitFor(/ idle /, WAIT);
+
+    s.send("/api");
+    await s.waitFor("› /api");
+    s.send(KEYS.enter);
+    await s.waitFor("address  http://127.0.0.1:", WAIT);
+    const screen = s.screenText();
+    expect(screen).toContain(`address  ${url}`);
+    expect(screen).toContain(`token    ${tokenFile}`);
+    const session = /curl -s -H .*\/sessions\/([A-Za-z0-9_-]+)\/context/.exec(screen)?.[1];
+    expect(session, "the example names this session").toBeDefined();
+    // every route the screen lists answers, filled in as it says
+    for (const r of API_ROUTES) {
+      expect(screen).toContain(r.path);
+      const filled = r.path.replace("ID", session!).replace("SECTION", "0").replace("PAGE", "0");
+      const res = await get(`${url}${filled}`, token);
+      expect(res.status, `${filled}: ${res.body}`).toBe(200);
+    }
+
+    s.send("/help");
+    await s.waitFor("› /help");
+    s.send(KEYS.enter);
+    await s.waitFor("Commands", WAIT);
+    await s.waitFor(`address  ${url}`, WAIT);
+    // it ends: the API server is closed with the session (before, screen-first never closed it)
+    expect(await quit(s)).toBe(0);
+    expect(fs.existsSync(tokenFile!)).toBe(false);
+  });
+});
+
+describe("Ctrl-O while the session opens", () => {
+  it("says the pane opens with the session, and it does", async () => {
+    // a database that exists, locked by another process: opening the session waits for it
+    expect((await runCli(["sessions", "--db", home.db], home)).code).toBe(0);
+    const lock = await holdWriteLock(home.db);
+    let released = false;
+    try {
+      const s = tui([...ARGS(), "--db", home.db], { term: "xterm-256color", cols: 140, rows: 30 });
+      await s.waitFor("Starting…", WAIT);
+      s.send(KEYS.ctrl("o"));
+      // before: the key was dropped while "opening the session"
+      await s.waitFor("the context pane opens once the session is open", WAIT);
+      await lock.release();
+      released = true;
+      await s.waitFor("Type a request", WAIT);
+      // the pane is open: nothing was sent in this session yet, so it is pending
+      await s.waitFor(/pending/, WAIT);
+      expect(await quit(s)).toBe(0);
+    } finally {
+      if (!released) await lock.release();
+    }
+  });
+});
