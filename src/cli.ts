@@ -141,7 +141,7 @@ async function main(opts: MainOptions): Promise<number> {
     const { runTui } = await import("./ui/app.js");
     const { loadKeymap } = await import("./ui/keymap.js");
     const { keymap, warnings } = loadKeymap(settings.keymap, settings.keys);
-    return await runTui(app, { keymap, keymapWarnings: warnings, noColor: Boolean(process.env.NO_COLOR) });
+    return await runTui(app, { keymap, keymapWarnings: warnings, theme: settings.theme, noColor: Boolean(process.env.NO_COLOR) });
   } finally {
     await api?.close();
     await app.close();
@@ -172,7 +172,7 @@ async function screenFirst(opts: MainOptions): Promise<number> {
     const { loadKeymap } = await import("./ui/keymap.js");
     const { keymap, warnings } = loadKeymap(settings.keymap, settings.keys);
     // after a quit during start-up this resolves at once with that quit's code
-    return await tui.attach(app, { keymap, keymapWarnings: warnings });
+    return await tui.attach(app, { keymap, keymapWarnings: warnings, theme: settings.theme });
   } catch (e) {
     tui.close();
     throw e;

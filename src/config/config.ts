@@ -8,6 +8,10 @@ import { defaultConfigPath, tightenFile } from "./paths.js";
 
 const keyBinding = z.union([z.string(), z.array(z.string())]);
 
+/** the screen's colours: for a dark or a light background, or "auto": ask the terminal */
+export const THEME_CHOICES = ["dark", "light", "auto"] as const;
+export type ThemeChoice = (typeof THEME_CHOICES)[number];
+
 export const configSchema = z
   .object({
     provider: z.enum(["anthropic", "openai"]).optional(),
@@ -28,6 +32,7 @@ export const configSchema = z
     vision: z.boolean().optional(),
     keymap: z.string().min(1).optional(),
     keys: z.record(z.string(), keyBinding).optional(),
+    theme: z.enum(THEME_CHOICES).optional(),
     /** seconds without a byte from the provider before a stream is given up */
     idleTimeoutSeconds: z.number().positive().optional(),
   })

@@ -1,6 +1,6 @@
 // Settles every setting from flags, then the environment, then the config file, then defaults.
 import path from "node:path";
-import type { Config } from "./config.js";
+import type { Config, ThemeChoice } from "./config.js";
 import { startEnv } from "./env-keys.js";
 import type { ProviderName, ReasoningLevel } from "../provider/types.js";
 import type { PermissionPolicy } from "../tools/types.js";
@@ -48,6 +48,8 @@ export interface Settings {
   keymap: string;
   /** the screen's key bindings from the config file */
   keys: Record<string, string | string[]>;
+  /** the screen's colours: "auto" follows the terminal's background */
+  theme: ThemeChoice;
   idleTimeoutMs?: number;
   credentials: Credentials;
 }
@@ -111,6 +113,7 @@ export function resolveSettings(flags: Flags, config: Config, env: NodeJS.Proces
     reasoning: oneOf("reasoning", flags.reasoning, ["off", "low", "medium", "high"] as const) ?? config.reasoning ?? "off",
     keymap: flags.keymap ?? config.keymap ?? "default",
     keys: config.keys ?? {},
+    theme: config.theme ?? "auto",
     credentials: { keys, baseUrls },
   };
   if (model) s.model = model;

@@ -36,8 +36,8 @@ export const DEFAULT_BASE_URL: Record<ProviderName, string> = {
   openai: "https://api.openai.com/v1",
 };
 
-/** The settings the controller runs with: all of them but the screen's key bindings. */
-export type AppSettings = Omit<Settings, "keymap" | "keys">;
+/** The settings the controller runs with: all of them but the screen's key bindings and colours. */
+export type AppSettings = Omit<Settings, "keymap" | "keys" | "theme">;
 
 export interface AppOptions extends AppSettings {
   store: HistoryStore;

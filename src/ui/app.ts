@@ -29,6 +29,7 @@ import { inertLine } from "./inert.js";
 import { InputEditor, PromptHistory } from "./input.js";
 import { KeyParser, type InputEvent } from "./keys.js";
 import { BoxGuard, FocusState } from "./focus.js";
+import { watchBackground, type ThemeChoice } from "./background.js";
 import { KeyRouter, type EditOp, type Intent, type PaneOp, type TranscriptOp } from "./keyrouter.js";
 import { centred, layout, modalLimit, promptScroll, promptWidth, sideBySide, type Rect } from "./layout.js";
 import type { Box } from "./modal.js";
@@ -51,6 +52,8 @@ export interface StartOptions {
 export interface AttachOptions {
   keymap: Keymap;
   keymapWarnings: string[];
+  /** the config's "theme"; "auto" (the default) follows the terminal's background */
+  theme?: ThemeChoice;
 }
 
 export interface TuiOptions extends StartOptions, AttachOptions {}
@@ -165,6 +168,7 @@ class TuiApp {
   start(): void {
     try {
       this.surface = createSurface({ theme: this.theme, output: this.term.output, term: this.term.name });
+      this.theme.setColors(this.surface.colors);
       this.surface.onPaint(() => this.paint());
       this.surface.onResize(() => {
         this.focus.resized(this.s?.pane.open ?? false, !sideBySide(this.surface.cols));
@@ -173,6 +177,14 @@ class TuiApp {
       // bracketed paste: a paste arrives as one event, not as keystrokes (Enter must not send it)
       this.surface.write("\x1b[?2004h");
       this.listenInput();
+      // the background: COLORFGBG at once, the terminal's answer to OSC 11 when it comes; the
+      // first frame does not wait for it (background.ts)
+      const bg = watchBackground(this.term, (q) => this.surface.write(q), (answer) => {
+        this.theme.setDetected(answer);
+        this.frames.request();
+      });
+      this.theme.setDetected(bg.initial);
+      this.offs.push(bg.stop);
       this.listenProcess();
       this.frames.drawNow();
     } catch (e) {
@@ -204,6 +216,7 @@ class TuiApp {
     if (this.closed) return this.done;
     this.km = opts.keymap;
     this.router.setKeymap(opts.keymap);
+    this.theme.setChoice(opts.theme ?? "auto");
     // the wheel only where the keymap asks for it: reporting it costs plain drag-selection
     if (opts.keymap.mouse) this.surface.setMouse(true);
     const transcript = new Transcript();
