@@ -229,17 +229,7 @@ class SectionReader {
     readonly source: string,
     private readonly provider: ProviderName,
     private readonly tm: TokenMethod,
-    /** counts of short texts (joins, "Done.") for this capture: the token-count cache keeps
-     * only longer ones, and a tokenizer call costs more than a lookup */
-    private readonly short: Map<string, number>,
   ) {}
-
-  private count(text: string): number {
-    if (text.length >= 24 || this.tm === "chars/4") return countTokens(text, this.tm);
-    let n = this.short.get(text);
-    if (n === undefined) this.short.set(text, (n = countTokens(text, this.tm)));
-    return n;
-  }
 
   /** Opens a wire item of this section. */
   start(item: WireItemStart): void {
@@ -266,7 +256,7 @@ class SectionReader {
     switch (p.type) {
       case "text":
         this.bytes += utf8(p.text);
-        this.tokens += this.count(p.text);
+        this.tokens += countTokens(p.text, this.tm);
         return p.text;
       case "label":
         return p.text;
@@ -340,8 +330,7 @@ export function captureRequest(req: Request, opts: CaptureOptions): Capture {
 /** The capture of a request from its encoding (`encodeRequest(req)`). */
 export function captureEncoded(req: Request, enc: EncodedRequest, opts: CaptureOptions): Capture {
   const method = methodFor(req.provider, req.model);
-  const short = new Map<string, number>();
-  const reader = (kind: SectionKind, source: string): SectionReader => new SectionReader(kind, source, req.provider, method, short);
+  const reader = (kind: SectionKind, source: string): SectionReader => new SectionReader(kind, source, req.provider, method);
   // two context items from one source would share a key; number the later ones
   const seen = new Map<string, number>();
   const readers = {

@@ -55,9 +55,14 @@ export function methodFor(provider: ProviderName, model: string): TokenMethod {
 }
 
 // Every request re-sends the whole history, so the same texts are counted again and again;
-// a real tokenizer runs at ~30 MB/s, so remember counts of longer texts. Bounded by the
-// characters it holds; emptied whole when full (simple, and refilled by the next request).
-const CACHE_MIN_CHARS = 24;
+// a real tokenizer runs at ~30 MB/s, so remember every count, short texts too: the
+// tokenizer's split regex is large, and V8 drops a regex's compiled code after two full
+// collections in which it was not used, so the first tokenizer call after an idle spell
+// recompiles it (~7 ms for o200k), even for "\n\n". Counting a join or "Done." from the
+// cache keeps a request made only of known texts off the tokenizer entirely. Bounded by the
+// characters it holds (each entry charged at least ENTRY_CHARS, so many tiny texts are
+// bounded too); emptied whole when full (simple, and refilled by the next request).
+const ENTRY_CHARS = 32;
 const CACHE_MAX_CHARS = 32 * 1024 * 1024;
 const cache = new Map<TokenMethod, Map<string, number>>();
 let cachedChars = 0;
@@ -66,19 +71,19 @@ export function countTokens(text: string, method: TokenMethod): number {
   if (text.length === 0) return 0;
   if (method === "chars/4") return Math.ceil(text.length / 4);
   try {
-    if (text.length < CACHE_MIN_CHARS) return counter(method)(text);
     let m = cache.get(method);
     if (!m) cache.set(method, (m = new Map()));
     const have = m.get(text);
     if (have !== undefined) return have;
     const n = counter(method)(text);
-    if (cachedChars + text.length > CACHE_MAX_CHARS) {
+    const charge = Math.max(ENTRY_CHARS, text.length);
+    if (cachedChars + charge > CACHE_MAX_CHARS) {
       cache.clear();
       cachedChars = 0;
       cache.set(method, (m = new Map()));
     }
     m.set(text, n);
-    cachedChars += text.length;
+    cachedChars += charge;
     return n;
   } catch {
     // a tokenizer failure must not break a turn; fall back to the rough count
