@@ -343,9 +343,12 @@ export function buildProgram(): Command {
 
 /**
  * A reader that stops reading (`albedo-tui sessions | head -1`) is a normal end: exit 0 at
- * once, no stack trace. Only EPIPE: any other write failure is a real error.
+ * once, no stack trace. Only EPIPE: any other write failure is a real error. Not on a
+ * terminal: there the screen owns its output's failures (a hung-up terminal must first let
+ * the store write what had arrived).
  */
 function endQuietlyOnClosedStdout(): void {
+  if (process.stdout.isTTY) return;
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code === "EPIPE") process.exit(0);
     throw e;
