@@ -312,6 +312,12 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
   const toolInputWaitMs = idleMs * TOOL_INPUT_IDLE_PERIODS;
   const expire = (): void => {
     const now = Date.now();
+    // content came since the timer was set: wait out the rest of the idle period from it
+    const quiet = now - lastContentAt;
+    if (quiet < idleMs) {
+      timer = setTimeout(expire, idleMs - quiet);
+      return;
+    }
     // inside an open tool input, pings that keep coming stretch the wait (still bounded)
     if (handler.toolInputOpen?.() && now - lastLineAt < idleMs && now - lastContentAt < toolInputWaitMs) {
       timer = setTimeout(expire, Math.min(idleMs, lastContentAt + toolInputWaitMs - now));
@@ -330,8 +336,10 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
     since.lines = 0;
     since.trickled = 0;
     lastContentAt = Date.now();
-    clearTimeout(timer);
-    timer = setTimeout(expire, idleMs);
+    // Only the time is noted: content comes once per delta (20,000 in a long answer), and a
+    // clearTimeout + setTimeout for each was a measurable part of the stream's CPU. The one
+    // pending timer looks at lastContentAt when it fires (expire).
+    if (timer === undefined) timer = setTimeout(expire, idleMs);
   };
   const budget = new AnswerBudget(bounds.contentBytes, arm);
   const handler = args.newHandler({ emit: warningCap((e) => args.stream.onEvent?.(e)), budget });
