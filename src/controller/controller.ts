@@ -7,7 +7,7 @@ import type { ContextItem, Provider, ProviderName, Request, Usage } from "../pro
 import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage } from "../provider/create.js";
 import { familyOf, type ModelInfo } from "../provider/catalog.js";
 import type { BadMessage, HistoryStore } from "../store/types.js";
-import { StoreError } from "../store/store.js";
+import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
 import type { AppInfo, ContextFigure, ContextStatus, Controller } from "./types.js";
 import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
@@ -138,6 +138,9 @@ export class App implements Controller {
   /** the latest figure refresh: an older one that ends later must not overwrite it */
   private figureRun = 0;
   private apiInfo: AppInfo["api"];
+  /** false while the current session is a draft: it gets its row when its first message is
+   * stored, so a screen opened and closed without a prompt leaves nothing behind */
+  private stored = true;
   private bad: string[] = [];
   private readonly tools = builtinTools();
 
@@ -169,9 +172,9 @@ export class App implements Controller {
     } else if ("continue" in o) {
       const s = await opts.store.latestSession(opts.workspace);
       if (s) await app.load(s);
-      else await app.load(await opts.store.createSession({ workspace: opts.workspace }));
+      else await app.loadDraft();
     } else {
-      await app.load(await opts.store.createSession({ workspace: opts.workspace }));
+      await app.loadDraft();
     }
     return app;
   }
@@ -210,8 +213,36 @@ export class App implements Controller {
     });
   }
 
-  private async load(s: Session): Promise<void> {
+  /** A new session, not yet in the store: its row is written with its first message. */
+  private async loadDraft(): Promise<void> {
+    const now = new Date().toISOString();
+    await this.load({ id: newSessionId(), title: "", workspace: this.opts.workspace, createdAt: now, updatedAt: now }, false);
+  }
+
+  /** Gives a draft its row, under the id it was shown with, before its first message. */
+  private async ensureStored(): Promise<void> {
+    if (this.stored) return;
+    const draft = this.current;
+    const row = await this.opts.store.createSession({ workspace: draft.workspace, id: draft.id });
+    // the same object stays current (a turn and the figure hold it); only the stored facts change
+    Object.assign(draft, row);
+    this.stored = true;
+  }
+
+  private async load(s: Session, stored = true): Promise<void> {
     this.current = s;
+    this.stored = stored;
+    if (!stored) {
+      this.messages = [];
+      this.bad = [];
+      this.lastUsage = undefined;
+      this.lastPrepare = undefined;
+      this.figure = undefined;
+      this.memory = new PermissionMemory();
+      this.wholeHistory = Promise.resolve();
+      await this.refreshFigure();
+      return;
+    }
     // On a screen, the newest messages come first so the first frame does not wait for a
     // long record; the rest follows at once, and everything that needs the whole record
     // (a turn, /compact, /export) waits for it.
@@ -337,7 +368,7 @@ export class App implements Controller {
     const superseded = (): boolean => run !== this.figureRun || session !== this.current;
     let figure: ContextFigure | undefined;
     try {
-      const view = await this.opts.store.inspectorView(session.id);
+      const view = await this.inspectorView();
       if (view.state === "current") {
         figure = { basis: "last request", ...requestEstimate(view.sections) };
       } else {
@@ -490,6 +521,8 @@ export class App implements Controller {
     const env = this.env();
     const turn = async (): Promise<TurnOutcome> => {
       await this.wholeHistory;
+      await this.ensureStored();
+      env.sessionId = this.current.id; // the same id, unless the draft's clashed and the store chose another
       if (!this.current.title && text) {
         const title = this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60);
         await this.opts.store.setTitle(this.current.id, title);
@@ -524,7 +557,8 @@ export class App implements Controller {
 
   private async markPending(reason: string): Promise<void> {
     if (this.busy()) this.pendingAfterRun = reason;
-    await this.opts.store.setPending(this.current.id, reason);
+    // a draft has sent nothing yet: its view is pending by nature
+    if (this.stored) await this.opts.store.setPending(this.current.id, reason);
     this.hub.emit({ type: "capture" });
   }
 
@@ -540,7 +574,7 @@ export class App implements Controller {
 
   async newSession(): Promise<void> {
     if (this.busy()) throw new Error("a turn is running; press Esc first");
-    await this.load(await this.opts.store.createSession({ workspace: this.opts.workspace }));
+    await this.loadDraft();
     this.hub.emit({ type: "session" });
     this.hub.emit({ type: "info" });
   }
@@ -730,10 +764,12 @@ export class App implements Controller {
   }
 
   inspectorView(): Promise<InspectorView> {
+    if (!this.stored) return Promise.resolve({ state: "pending", reason: NO_REQUEST_YET, since: this.current.createdAt });
     return this.opts.store.inspectorView(this.current.id);
   }
 
   inspectorPage(section: number, page: number): Promise<Page | undefined> {
+    if (!this.stored) return Promise.resolve(undefined);
     return this.opts.store.capturePage(this.current.id, section, page);
   }
 

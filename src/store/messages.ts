@@ -58,7 +58,7 @@ function toSummary(r: SummaryRow): StoredSummary {
 const SESSION_COLS = "id, title, workspace, created_at, updated_at";
 const MESSAGE_COLS = "id, session_id, seq, role, status, model, blocks_json, created_at";
 
-function newSessionId(): string {
+export function newSessionId(): string {
   return crypto.randomBytes(6).toString("hex");
 }
 
@@ -127,12 +127,12 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
 
   // --- sessions --------------------------------------------------------------------------
 
-  createSession(opts: { workspace: string; title?: string }): Promise<Session> {
+  createSession(opts: { workspace: string; title?: string; id?: string }): Promise<Session> {
     return this.conn.tx(async () => {
       const stamp = await this.nextStamp();
       // 48 random bits: a clash is practically impossible, but costs nothing to retry.
       for (let attempt = 0; ; attempt++) {
-        const id = newSessionId();
+        const id = attempt === 0 && opts.id !== undefined ? opts.id : newSessionId();
         try {
           await this.conn.run(
             "INSERT INTO sessions (id, title, workspace, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",

@@ -27,10 +27,10 @@ import {
   sqliteCode,
   tightenFiles,
 } from "./sqlite.js";
-import { MessageStore } from "./messages.js";
+import { MessageStore, newSessionId } from "./messages.js";
 import { CaptureStore, NO_REQUEST_YET } from "./captures.js";
 
-export { StoreError, describeStoreFailure, NO_REQUEST_YET };
+export { StoreError, describeStoreFailure, NO_REQUEST_YET, newSessionId };
 export type { StoreErrorKind } from "./sqlite.js";
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
@@ -167,7 +167,7 @@ export class SqliteStore implements HistoryStore {
     return new SqliteStore(conn, messages, captures, journalMode, readOnly);
   }
 
-  createSession(opts: { workspace: string; title?: string }): Promise<Session> {
+  createSession(opts: { workspace: string; title?: string; id?: string }): Promise<Session> {
     return this.messages.createSession(opts);
   }
   getSession(id: string): Promise<Session | undefined> {

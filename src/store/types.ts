@@ -22,7 +22,8 @@ export interface LoadedHistory {
 
 export interface HistoryStore {
   readonly path: string;
-  createSession(opts: { workspace: string; title?: string }): Promise<Session>;
+  /** `id`: the id a session not yet stored was already shown under (a clash takes a new one) */
+  createSession(opts: { workspace: string; title?: string; id?: string }): Promise<Session>;
   getSession(id: string): Promise<Session | undefined>;
   /** newest (by updatedAt) first */
   /** newest first; sessions with no message yet are left out unless includeEmpty */

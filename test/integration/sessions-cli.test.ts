@@ -122,3 +122,32 @@ describe("relative time", () => {
     expect(lines[1]).toBe("bbbbbbbbbbbb  just now      1 msg  -       (untitled)  /w");
   });
 });
+
+describe("a session is stored with its first message", () => {
+  it("a screen opened and closed without a prompt leaves no session; the first prompt stores it under the id it was shown with", async () => {
+    const { makeApp } = await import("../helpers/app.js");
+    const { app, dbPath } = await makeApp(suite.fake(), { headless: false });
+    const shown = app.session().id;
+    expect((await app.inspectorView()).state).toBe("pending");
+    await app.close();
+    const count = async (): Promise<string[]> => {
+      const s = await openStore(dbPath);
+      try {
+        return (await s.listSessions({ includeEmpty: true })).map((x) => x.id);
+      } finally {
+        await s.close();
+      }
+    };
+    expect(await count()).toEqual([]);
+
+    const again = await makeApp(suite.fake(), { headless: false, dir: dbPath.replace(/\/history\.sqlite$/, "") });
+    const id = again.app.session().id;
+    suite.fake().script({ text: "Stored now." });
+    await again.app.submit("the first prompt");
+    expect(again.app.session().id).toBe(id);
+    expect((await again.app.inspectorView()).state).toBe("current");
+    await again.app.close();
+    expect(await count()).toEqual([id]);
+    expect(shown).not.toBe(id);
+  });
+});
