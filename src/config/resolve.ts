@@ -25,6 +25,9 @@ export interface Credentials {
   keys: Partial<Record<ProviderName, string>>;
   /** base URLs by provider from the environment or config */
   baseUrls: Partial<Record<ProviderName, string>>;
+  /** every key this run knows, the ones not in use included (a config key shadowed by the
+   * environment's is still a live secret): all are cut out of what is stored and sent */
+  secrets?: string[];
 }
 
 /** Everything a run is configured with; the controller takes it as it is (less the screen's keys). */
@@ -86,6 +89,7 @@ export function resolveSettings(flags: Flags, config: Config, env: NodeJS.Proces
   const openaiKey = env.OPENAI_API_KEY || config.openaiApiKey;
   if (anthropicKey) keys.anthropic = anthropicKey;
   if (openaiKey) keys.openai = openaiKey;
+  const secrets = [env.ANTHROPIC_API_KEY, config.anthropicApiKey, env.OPENAI_API_KEY, config.openaiApiKey].filter((k): k is string => !!k);
   const baseUrls: Credentials["baseUrls"] = {};
   const ab = env.ANTHROPIC_BASE_URL
     ? httpUrl("ANTHROPIC_BASE_URL", env.ANTHROPIC_BASE_URL)
@@ -114,7 +118,7 @@ export function resolveSettings(flags: Flags, config: Config, env: NodeJS.Proces
     keymap: flags.keymap ?? config.keymap ?? "default",
     keys: config.keys ?? {},
     theme: config.theme ?? "auto",
-    credentials: { keys, baseUrls },
+    credentials: { keys, baseUrls, secrets },
   };
   if (model) s.model = model;
   if (baseUrl) s.baseUrl = baseUrl;

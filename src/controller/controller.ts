@@ -230,9 +230,9 @@ export class App implements Controller {
   }
 
   private async load(s: Session, stored = true): Promise<void> {
-    this.current = s;
-    this.stored = stored;
     if (!stored) {
+      this.current = s;
+      this.stored = false;
       this.messages = [];
       this.bad = [];
       this.lastUsage = undefined;
@@ -247,7 +247,11 @@ export class App implements Controller {
     // long record; the rest follows at once, and everything that needs the whole record
     // (a turn, /compact, /export) waits for it.
     const first = this.opts.headless ? undefined : FIRST_FRAME_MESSAGES;
+    // read first: a session that cannot be read leaves the current one as it was (its
+    // messages and permission memory must never be sent as another session's)
     const loaded = await this.opts.store.loadHistory(s.id, first === undefined ? undefined : { last: first });
+    this.current = s;
+    this.stored = true;
     this.messages = loaded.messages;
     const partial = first !== undefined && loaded.messages.length + loaded.bad.length >= first;
     this.bad = partial ? [] : badLines(loaded.bad);
@@ -455,7 +459,7 @@ export class App implements Controller {
 
   /** The configured keys out of anything on its way into the record or a request (read at
    * each call: /reload may bring new keys). */
-  private redactKeys = redactorFor(() => Object.values(this.opts.credentials.keys));
+  private redactKeys = redactorFor(() => [...Object.values(this.opts.credentials.keys), ...(this.opts.credentials.secrets ?? [])]);
 
   private env(): TurnEnv {
     const m = this.lookupModel(this.providerName, this.model);

@@ -80,6 +80,11 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
             continue;
           }
         } catch (se) {
+          // Esc during the summary is an interrupt, not a second failure
+          if (signal.aborted) {
+            env.events.emit({ type: "notice", level: "info", text: "Interrupted; what arrived is kept." });
+            return end({ ok: false, interrupted: true, finalText });
+          }
           env.events.emit({ type: "notice", level: "error", text: `${messageOf(e)} (a summary to make room failed too: ${messageOf(se)})` });
           return end({ ok: false, error: messageOf(e), finalText });
         }

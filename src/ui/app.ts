@@ -466,6 +466,10 @@ class TuiApp {
         break;
       case "session":
         t.load(a.controller.history());
+        // ↑ recalls this session's prompts (all of them, once the whole record is read), and
+        // the provider's usage shown belongs to the session left behind
+        a.history.replace(promptsOf(a.controller));
+        this.usage = undefined;
         this.focus.sessionChanged();
         if (a.pane.open) void a.pane.refresh(false);
         this.refreshStatus(true);

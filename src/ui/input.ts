@@ -328,6 +328,13 @@ export class PromptHistory {
     this.pos = this.entries.length;
   }
 
+  /** the prompts of another session (or of the whole record, once it has loaded) */
+  replace(entries: string[]): void {
+    this.entries = entries.slice(-this.max);
+    this.pos = this.entries.length;
+    this.draft = "";
+  }
+
   add(text: string): void {
     if (!text.trim()) return;
     if (this.entries[this.entries.length - 1] !== text) this.entries.push(text);

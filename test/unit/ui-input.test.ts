@@ -111,3 +111,14 @@ describe("PromptHistory", () => {
     expect(h.prev("")).toBe("b");
   });
 });
+
+describe("PromptHistory.replace", () => {
+  it("recalls another session's prompts, newest first, and forgets the old ones", () => {
+    const h = new PromptHistory(["old one", "old two"]);
+    h.replace(["new one", "new two"]);
+    expect(h.prev("")).toBe("new two");
+    expect(h.prev("")).toBe("new one");
+    expect(h.prev("")).toBeUndefined();
+    expect(h.size()).toBe(2);
+  });
+});
