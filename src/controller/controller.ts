@@ -481,6 +481,7 @@ export class App implements Controller {
         workspace: this.opts.workspace,
         policy: this.opts.permission,
         askPermission: this.askPermission,
+        redact: this.redactKeys,
         ...(this.opts.headless
           ? { unattended: "albedo-tui runs headless (-p) with --permission ask and no one can be asked; rerun with --permission auto to allow this" }
           : {}),

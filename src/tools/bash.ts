@@ -97,7 +97,9 @@ export const bashTool: ToolDef<typeof input> = {
     if (ctx.signal.aborted) return Promise.resolve({ output: "interrupted", isError: true });
 
     return new Promise<ToolOutput>((resolve) => {
-      const out = new HeadTailBuffer(BASH_OUTPUT_MAX / 2, BASH_OUTPUT_MAX / 2);
+      // 1 KB beyond each side of the cut: longer than any provider key, so a key straddling
+      // the cut is redacted whole before the output is cut to size
+      const out = new HeadTailBuffer(BASH_OUTPUT_MAX / 2, BASH_OUTPUT_MAX / 2, 1024);
       // the turn's signal owns the run: the turn's end stops what the command left running
       const run = beginRun(ctx.signal);
       let child: ChildProcess;
@@ -162,7 +164,7 @@ export const bashTool: ToolDef<typeof input> = {
 
       const report = (pipesLeftOpen: boolean) => {
         if (settled) return;
-        const text = out.text();
+        const text = out.text(ctx.redact);
         const body = text === "" ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text;
         if (aborted) {
           finish({ output: text === "" ? "interrupted" : `interrupted; output so far:\n${body}`, isError: true });

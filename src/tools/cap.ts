@@ -54,14 +54,17 @@ export class HeadTailBuffer {
   private tailLen = 0;
   private dropped = 0;
 
+  /** `margin` more bytes are kept on each side of the cut, so that text(redact) can see a
+   * key whole where it straddles the cut, redact it, and only then cut to size */
   constructor(
     private readonly headMax: number,
     private readonly tailMax: number,
+    private readonly margin = 0,
   ) {}
 
   push(chunk: Buffer): void {
-    if (this.headLen < this.headMax) {
-      const take = Math.min(chunk.length, this.headMax - this.headLen);
+    if (this.headLen < this.headMax + this.margin) {
+      const take = Math.min(chunk.length, this.headMax + this.margin - this.headLen);
       this.head.push(chunk.subarray(0, take));
       this.headLen += take;
       chunk = chunk.subarray(take);
@@ -69,9 +72,9 @@ export class HeadTailBuffer {
     }
     this.tail.push(chunk);
     this.tailLen += chunk.length;
-    while (this.tailLen > this.tailMax) {
+    while (this.tailLen > this.tailMax + this.margin) {
       const first = this.tail[0]!;
-      const excess = this.tailLen - this.tailMax;
+      const excess = this.tailLen - this.tailMax - this.margin;
       if (first.length <= excess) {
         this.tail.shift();
         this.tailLen -= first.length;
@@ -84,11 +87,17 @@ export class HeadTailBuffer {
     }
   }
 
-  /** Decoded text, with the cut note in the middle when anything was dropped. */
-  text(): string {
+  /** Decoded text, with the cut note in the middle when anything was dropped. `redact` runs
+   * over the kept text (with its margins) before it is cut to size, so a key that straddles
+   * the cut lies whole in a margin and is cut out, never kept in part. */
+  text(redact: (s: string) => string = (s) => s): string {
     const head = Buffer.concat(this.head);
     let tail = Buffer.concat(this.tail);
-    if (this.dropped === 0) return decode(Buffer.concat([head, tail]));
+    if (this.dropped === 0) {
+      const whole = redact(decode(Buffer.concat([head, tail])));
+      // over the size only by the margins: cut as if they had been dropped
+      return head.length + tail.length <= this.headMax + this.tailMax ? whole : capText(whole, this.headMax + this.tailMax);
+    }
     // Start the tail on a character boundary so it does not open with U+FFFD.
     let skip = 0;
     while (skip < tail.length && skip < 4 && (tail[skip]! & 0xc0) === 0x80) skip++;
@@ -104,14 +113,37 @@ export class HeadTailBuffer {
     } else if (keep > 0 && head[keep - 1]! >= 0xc0) {
       keep -= 1;
     }
-    const dropped = this.dropped + skip + (head.length - keep);
-    const h = decode(head.subarray(0, keep));
-    return `${h}${h.endsWith("\n") || h === "" ? "" : "\n"}${cutNote(dropped)}\n${decode(tail)}`;
+    const hWide = redact(decode(head.subarray(0, keep)));
+    const tWide = redact(decode(tail));
+    const h = prefixWithin(hWide, this.headMax);
+    const t = suffixWithin(tWide, this.tailMax);
+    const dropped =
+      this.dropped + skip + (head.length - keep) + (Buffer.byteLength(hWide) - Buffer.byteLength(h)) + (Buffer.byteLength(tWide) - Buffer.byteLength(t));
+    return `${h}${h.endsWith("\n") || h === "" ? "" : "\n"}${cutNote(dropped)}\n${t}`;
   }
+
 
   get totalBytes(): number {
     return this.headLen + this.dropped + this.tailLen;
   }
+}
+
+/** The longest start of `s` within `max` UTF-8 bytes, never splitting a character. */
+function prefixWithin(s: string, max: number): string {
+  const b = Buffer.from(s, "utf8");
+  if (b.length <= max) return s;
+  let end = max;
+  while (end > 0 && (b[end]! & 0xc0) === 0x80) end--;
+  return b.subarray(0, end).toString("utf8");
+}
+
+/** The longest end of `s` within `max` UTF-8 bytes, never splitting a character. */
+function suffixWithin(s: string, max: number): string {
+  const b = Buffer.from(s, "utf8");
+  if (b.length <= max) return s;
+  let start = b.length - max;
+  while (start < b.length && (b[start]! & 0xc0) === 0x80) start++;
+  return b.subarray(start).toString("utf8");
 }
 
 function decode(b: Buffer): string {

@@ -226,14 +226,15 @@ export async function runTool(
     const outsideAllowed = ctx.policy === "auto" ? "any" : resolved.filter((r) => r.outsideWorkspace).map((r) => r.real);
     const scoped: ToolContext = { ...ctx, outsideAllowed };
     const denied = await checkPermission(tool, input, scoped, memory, resolved);
-    if (denied) return { ...denied, output: capText(denied.output) };
+    const redact = ctx.redact ?? ((t: string): string => t);
+    if (denied) return { ...denied, output: capText(redact(denied.output)) };
     if (ctx.signal.aborted) return INTERRUPTED;
     ctx.onRun?.();
     const out = await tool.run(input, scoped);
     // A read cut short says nothing reliable; a write that finished did change the file,
     // and the record must say so even if the turn was interrupted meanwhile.
     if (ctx.signal.aborted && tool.kind === "read") return INTERRUPTED;
-    return { ...out, output: capText(out.output) };
+    return { ...out, output: capText(redact(out.output)) };
   } catch (e) {
     if (e instanceof InterruptedError || ctx.signal.aborted) return INTERRUPTED;
     return fail(`${name} failed: ${messageOf(e)}`);

@@ -36,6 +36,9 @@ export interface ToolContext {
    * re-checks what it opens against this, so a link swapped after the check is not
    * followed out. Absent: nothing outside. */
   outsideAllowed?: readonly string[] | "any";
+  /** cuts the configured keys out of output; applied BEFORE output is cut to size, so a key
+   * that straddles a cut is never kept in part */
+  redact?: (text: string) => string;
 }
 
 export interface ToolOutput {
