@@ -545,10 +545,16 @@ export class App implements Controller {
     const outcome = await run;
     if (outcome.usage) this.lastUsage = outcome.usage;
     if (outcome.prepared) this.lastPrepare = outcome.prepared;
-    // what the turn's commands left running in the background ends with the turn
-    await stopToolProcesses({ owner: abort.signal });
-    this.running = undefined;
-    this.abort = undefined;
+    try {
+      // what the turn's commands left running in the background ends with the turn
+      await stopToolProcesses({ owner: abort.signal });
+    } catch (e) {
+      this.hub.emit({ type: "notice", level: "warning", text: `Could not stop what the turn's commands left running: ${messageOf(e)}` });
+    } finally {
+      // whatever happened above, the next prompt must not be refused as "a turn is running"
+      this.running = undefined;
+      this.abort = undefined;
+    }
     await this.pendingAgain();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
