@@ -5,13 +5,8 @@
 // their labels); reading keymap files and the config's overrides is keymap.ts, loaded with
 // the session.
 
-export const ACTIONS = [
-  "input.submit",
-  "input.newline",
-  "input.historyPrev",
-  "input.historyNext",
-  "input.complete",
-  "input.cancel",
+/** the prompt's cursor and deletion keys */
+export const EDIT_ACTIONS = [
   "input.left",
   "input.right",
   "input.wordLeft",
@@ -23,6 +18,16 @@ export const ACTIONS = [
   "input.deleteForward",
   "input.killToEnd",
   "input.killToStart",
+] as const;
+
+export const ACTIONS = [
+  "input.submit",
+  "input.newline",
+  "input.historyPrev",
+  "input.historyNext",
+  "input.complete",
+  "input.cancel",
+  ...EDIT_ACTIONS,
   "input.focus",
   "turn.interrupt",
   "app.quit",
@@ -225,20 +230,6 @@ export interface PlaceSpec {
 export const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "app.redraw"];
 export const BOX_GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend"];
 
-/** the prompt's cursor and deletion keys */
-export const EDIT_ACTIONS = [
-  "input.left",
-  "input.right",
-  "input.wordLeft",
-  "input.wordRight",
-  "input.home",
-  "input.end",
-  "input.backspace",
-  "input.deleteWordBack",
-  "input.deleteForward",
-  "input.killToEnd",
-  "input.killToStart",
-] as const satisfies readonly Action[];
 
 // The actions read in each place, in the order the key router tries them.
 export const PROMPT_ACTIONS = [
