@@ -2,45 +2,29 @@
 // pseudo-terminal, its output parsed by a headless xterm, against the strict fake provider
 // over loopback HTTP with a real SQLite file. Ctrl-Z runs the CLI under a real interactive
 // bash, so the stop and the shell's fg are the kernel's and the shell's own.
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import fs from "node:fs";
+import { describe, expect, it } from "vitest";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, type Home } from "../helpers/cli.js";
+import { ptyFrame } from "../helpers/pty-frame.js";
+import { CLI } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
 
 const KEY = "sk-test-focus-e2e-1414";
 const MODEL = "claude-sonnet-4-5";
 /** generous: the machine is shared and busy */
 const WAIT = 30_000;
-let fake: FakeProvider;
-let home: Home;
-const running: PtySession[] = [];
+const e2e = ptyFrame(KEY);
 
-beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
-});
-// a fake of its own per test: steps a failed test left unused never answer the next one
-beforeEach(async () => {
-  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
-  fake = await startFakeProvider({ key: KEY });
-});
-afterEach(async () => {
-  for (const s of running.splice(0)) s.kill("SIGKILL");
-  await fake.close();
-});
-
-const ARGS = (): string[] => ["--provider", "anthropic", "--model", MODEL, "--base-url", fake.anthropicBase];
+const ARGS = (): string[] => ["--provider", "anthropic", "--model", MODEL, "--base-url", e2e.fake.anthropicBase];
 
 function tui(args: string[] = [], opts: { cols?: number; rows?: number } = {}): PtySession {
   const s = spawnPty(process.execPath, [CLI, ...ARGS(), ...args], {
     cols: opts.cols ?? 100,
     rows: opts.rows ?? 30,
-    cwd: home.workspace,
-    env: { ...home.env, TERM: "xterm-256color" },
+    cwd: e2e.home.workspace,
+    env: { ...e2e.home.env, TERM: "xterm-256color" },
   });
-  running.push(s);
+  e2e.running.push(s);
   return s;
 }
 
@@ -98,7 +82,7 @@ describe("type-ahead never answers a permission box", () => {
   it(
     "keys typed on through a question's arrival go to the prompt: nothing runs, nothing typed is lost, and the answer takes a deliberate key",
     async () => {
-      fake.script(
+      e2e.fake.script(
         // the question arrives a moment into the answer, while the person is typing the next request
         { text: "Let me look at the build first.", toolCalls: [{ name: "bash", input: { command: "echo typed-ahead-ran-789" } }], delayMs: 150 },
         { text: "Understood, not running it. FIRST-TURN-END" },
@@ -125,7 +109,7 @@ describe("type-ahead never answers a permission box", () => {
       // typing has paused: the box shows its choices, still unanswered, and nothing ran
       await s.waitFor("y allow once", WAIT);
       expect(s.screenText()).toContain("$ echo typed-ahead-ran-789");
-      expect(fake.requests).toHaveLength(1);
+      expect(e2e.fake.requests).toHaveLength(1);
       // (the screen shows no trailing space)
       await until(s, () => promptText(s) === typed.trimEnd(), "the typed text in the prompt");
       // now the deliberate answer
@@ -133,13 +117,13 @@ describe("type-ahead never answers a permission box", () => {
       await s.waitFor("FIRST-TURN-END", WAIT);
       const toolLine = s.screenText().split("\n").find((l) => l.includes("▸ bash"));
       expect(toolLine).toMatch(/✗/);
-      expect(JSON.stringify(fake.requests[1]!.body)).toMatch(/denied/i);
+      expect(JSON.stringify(e2e.fake.requests[1]!.body)).toMatch(/denied/i);
       await s.waitFor(/ idle · /, WAIT);
       expect(promptText(s)).toBe(typed.trimEnd());
       // and what was typed goes out whole when the person sends it
       s.send(KEYS.enter);
       await s.waitFor("SECOND-TURN-END", WAIT);
-      expect(JSON.stringify(fake.requests[2]!.body)).toContain(typed.trimEnd());
+      expect(JSON.stringify(e2e.fake.requests[2]!.body)).toContain(typed.trimEnd());
       await quit(s);
       expect((await s.exited()).exitCode).toBe(0);
     },
@@ -151,8 +135,8 @@ describe("focus", () => {
   it(
     "the pane's keys work after a turn sent with the pane open, after a permission answer, across a resize and a /command",
     async () => {
-      await fsp.writeFile(path.join(home.workspace, "AGENTS.md"), "Be brief.\n");
-      fake.script(
+      await fsp.writeFile(path.join(e2e.home.workspace, "AGENTS.md"), "Be brief.\n");
+      e2e.fake.script(
         { text: "First answer ONE." },
         { toolCalls: [{ name: "bash", input: { command: "echo focus-check" } }] },
         { text: "Second answer TWO." },
@@ -220,10 +204,10 @@ describe("Ctrl-Z", () => {
       const sh = spawnPty("/bin/bash", ["--norc", "--noprofile", "-i"], {
         cols: 100,
         rows: 30,
-        cwd: home.workspace,
-        env: { ...home.env, TERM: "xterm-256color", PS1: "SHELL-READY$ " },
+        cwd: e2e.home.workspace,
+        env: { ...e2e.home.env, TERM: "xterm-256color", PS1: "SHELL-READY$ " },
       });
-      running.push(sh);
+      e2e.running.push(sh);
       await sh.waitFor("SHELL-READY$", WAIT);
       sh.send([process.execPath, CLI, ...ARGS()].map(shq).join(" ") + "\r");
       await ready(sh);
@@ -278,7 +262,7 @@ describe("Ctrl-Z", () => {
 
 describe("keymaps at start", () => {
   it("a key bound to two actions in one place is named with its file", async () => {
-    const file = path.join(home.root, "k.json");
+    const file = path.join(e2e.home.root, "k.json");
     await fsp.writeFile(file, JSON.stringify({ "transcript.top": ["k", "home"] }));
     const s = tui(["--keymap", file]);
     await ready(s);
@@ -297,10 +281,10 @@ describe("keymaps at start", () => {
     await plain.exited();
     expect(plain.rawOutput()).not.toContain("\x1b[?1000h");
 
-    const config = path.join(home.env.XDG_CONFIG_HOME as string, "albedo", "config.json");
+    const config = path.join(e2e.home.env.XDG_CONFIG_HOME as string, "albedo", "config.json");
     await fsp.mkdir(path.dirname(config), { recursive: true });
     await fsp.writeFile(config, JSON.stringify({ keys: { mouse: "wheel" } }));
-    fake.script({ text: Array.from({ length: 60 }, (_, i) => `Line ${i} of a long answer.`).join("\n\n") + "\n\nLAST-LINE" });
+    e2e.fake.script({ text: Array.from({ length: 60 }, (_, i) => `Line ${i} of a long answer.`).join("\n\n") + "\n\nLAST-LINE" });
     const s = tui([], { cols: 100, rows: 24 });
     await ready(s);
     expect(s.rawOutput()).toContain("\x1b[?1000h\x1b[?1006h");

@@ -3,13 +3,13 @@
 // API is (nothing is written under it), and what it says answers over real HTTP; Ctrl-O
 // pressed while the session opens opens the pane with it. Against the strict fake provider on
 // 127.0.0.1, with a real SQLite file.
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import http from "node:http";
 import path from "node:path";
-import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
+import { ptyFrame } from "../helpers/pty-frame.js";
+import { CLI, runCli } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
 import { holdWriteLock } from "../helpers/lock.js";
 import { API_ROUTES } from "../../src/api/routes.js";
@@ -18,31 +18,17 @@ const KEY = "sk-test-screen-misc-1414";
 const MODEL = "claude-sonnet-4-5";
 /** generous: the machine is shared and busy */
 const WAIT = 30_000;
-let fake: FakeProvider;
-let home: Home;
-const running: PtySession[] = [];
+const e2e = ptyFrame(KEY);
 
-beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
-});
-beforeEach(async () => {
-  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
-  fake = await startFakeProvider({ key: KEY });
-});
-afterEach(async () => {
-  for (const s of running.splice(0)) s.kill("SIGKILL");
-  await fake.close();
-});
-
-const ARGS = (): string[] => ["--provider", "anthropic", "--model", MODEL, "--base-url", fake.anthropicBase];
+const ARGS = (): string[] => ["--provider", "anthropic", "--model", MODEL, "--base-url", e2e.fake.anthropicBase];
 
 /** the CLI on a pty; `term` undefined runs it with TERM removed from its environment */
 function tui(args: string[], opts: { term?: string | undefined; cols?: number; rows?: number } = { term: "xterm-256color" }): PtySession {
-  const env = { ...home.env };
+  const env = { ...e2e.home.env };
   // node-pty always sets TERM (from its `name`): `env -u TERM` takes it away again
   const [file, argv] = opts.term === undefined ? ["/usr/bin/env", ["-u", "TERM", process.execPath, CLI, ...args]] : [process.execPath, [CLI, ...args]];
-  const s = spawnPty(file as string, argv as string[], { cols: opts.cols ?? 100, rows: opts.rows ?? 30, cwd: home.workspace, env: { ...env, TERM: opts.term ?? "xterm-256color" } });
-  running.push(s);
+  const s = spawnPty(file as string, argv as string[], { cols: opts.cols ?? 100, rows: opts.rows ?? 30, cwd: e2e.home.workspace, env: { ...env, TERM: opts.term ?? "xterm-256color" } });
+  e2e.running.push(s);
   return s;
 }
 
@@ -79,12 +65,12 @@ describe("terminals that cannot draw the screen", () => {
     expect(s.rawOutput()).not.toContain("\x1b");
     expect(s.buffer()).toBe("normal");
     // refused before the store or a session was opened
-    expect(fs.existsSync(home.db)).toBe(false);
+    expect(fs.existsSync(e2e.home.db)).toBe(false);
   });
 
   it("-p still works on TERM=dumb", async () => {
-    fake.script({ text: "Headless answer." });
-    const r = await runCli(["-p", "hello", ...ARGS()], home, { TERM: "dumb" });
+    e2e.fake.script({ text: "Headless answer." });
+    const r = await runCli(["-p", "hello", ...ARGS()], e2e.home, { TERM: "dumb" });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Headless answer.");
   });
@@ -99,7 +85,7 @@ describe("terminals that cannot draw the screen", () => {
 
 describe("with --api the screen says where the API is", () => {
   it("shows the address and token file at start, in /api and in /help; nothing is written under the screen; each route answers", async () => {
-    fake.script({ text: "One answer to capture." });
+    e2e.fake.script({ text: "One answer to capture." });
     const s = tui([...ARGS(), "--api"], { term: "xterm-256color", cols: 160, rows: 120 });
     await s.waitFor("Type a request", WAIT);
     // before: the address went to stderr just before the screen, and the screen covered it
@@ -107,7 +93,7 @@ describe("with --api the screen says where the API is", () => {
     const start = /Local API on (http:\/\/127\.0\.0\.1:(\d+)) \(token in (\S+)\); \/api shows its routes\./.exec(s.screenText());
     expect(start, "the start notice").not.toBeNull();
     const [, url, port, tokenFile] = start!;
-    expect(tokenFile).toBe(path.join(home.env.XDG_STATE_HOME as string, "albedo", `api-token-${port}`));
+    expect(tokenFile).toBe(path.join(e2e.home.env.XDG_STATE_HOME as string, "albedo", `api-token-${port}`));
     const token = (await fsp.readFile(tokenFile!, "utf8")).trim();
 
     // one turn, so the context routes have a capture to serve
@@ -148,11 +134,11 @@ describe("with --api the screen says where the API is", () => {
 describe("Ctrl-O while the session opens", () => {
   it("says the pane opens with the session, and it does", async () => {
     // a database that exists, locked by another process: opening the session waits for it
-    expect((await runCli(["sessions", "--db", home.db], home)).code).toBe(0);
-    const lock = await holdWriteLock(home.db);
+    expect((await runCli(["sessions", "--db", e2e.home.db], e2e.home)).code).toBe(0);
+    const lock = await holdWriteLock(e2e.home.db);
     let released = false;
     try {
-      const s = tui([...ARGS(), "--db", home.db], { term: "xterm-256color", cols: 140, rows: 30 });
+      const s = tui([...ARGS(), "--db", e2e.home.db], { term: "xterm-256color", cols: 140, rows: 30 });
       await s.waitFor("Starting…", WAIT);
       s.send(KEYS.ctrl("o"));
       // before: the key was dropped while "opening the session"
