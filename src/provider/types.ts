@@ -60,8 +60,21 @@ export interface ToolSchema {
   inputSchema: Record<string, unknown>;
 }
 
+/** OpenAI's two wire shapes: Chat Completions (compatible servers) and the Responses API
+ * (OpenAI's own endpoint). Anthropic has one. */
+export type OpenAIApi = "chat" | "responses";
+
+/** Prompt-caching hints for the adapter: `key` names the conversation (OpenAI's
+ * prompt_cache_key: the session id), `ttl` the cache lifetime Anthropic is asked for. */
+export interface RequestCache {
+  key: string;
+  ttl: "5m" | "1h";
+}
+
 export interface Request {
   provider: ProviderName;
+  /** which OpenAI API the request is encoded for; absent means Chat Completions */
+  api?: OpenAIApi;
   model: string;
   system: string;
   context: ContextItem[];
@@ -73,6 +86,8 @@ export interface Request {
   tools: ToolSchema[];
   maxOutputTokens: number;
   reasoning: ReasoningLevel;
+  /** prompt caching hints; absent: the adapter sends none */
+  cache?: RequestCache;
 }
 
 /** The request's messages in the order they are sent: the replayed history, then the live round. */

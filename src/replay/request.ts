@@ -3,7 +3,16 @@
 // inside the turn and never across it. The steps themselves are in replay.ts. Pure: no I/O;
 // redaction is the caller's door (src/turn/turn.ts), so what is captured is what is sent.
 import type { Block, StoredMessage } from "../record/types.js";
-import type { ContextItem, ProviderName, ReasoningLevel, Request, ToolSchema, WireMessage } from "../provider/types.js";
+import type {
+  ContextItem,
+  OpenAIApi,
+  ProviderName,
+  ReasoningLevel,
+  Request,
+  RequestCache,
+  ToolSchema,
+  WireMessage,
+} from "../provider/types.js";
 import { leadWithUser, liveMessage, replayMessages } from "./replay.js";
 
 /** Everything of a request that is not its messages. */
@@ -17,6 +26,10 @@ export interface RequestSettings {
   reasoning: ReasoningLevel;
   /** whether the model can see images */
   vision: boolean;
+  /** OpenAI's wire shape (absent: Chat Completions) */
+  api?: OpenAIApi;
+  /** prompt caching hints (absent: none) */
+  cache?: RequestCache;
 }
 
 type Replayable = { role: StoredMessage["role"]; blocks: Block[] };
@@ -43,6 +56,8 @@ export function turnRequest(
     tools: settings.tools,
     maxOutputTokens: settings.maxOutputTokens,
     reasoning: settings.reasoning,
+    ...(settings.api ? { api: settings.api } : {}),
+    ...(settings.cache ? { cache: settings.cache } : {}),
   };
 }
 
