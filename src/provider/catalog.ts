@@ -119,3 +119,18 @@ export function wantsMaxCompletionTokens(model: string): boolean {
 export function usesAdaptiveThinking(model: string): boolean {
   return /(opus|sonnet)-4-[6-8]/.test(normalize(model));
 }
+
+/**
+ * Whether the model takes a reasoning setting (OpenAI's `reasoning_effort` / `reasoning`,
+ * Anthropic's thinking): true for the models the catalog knows to reason, false for the
+ * ones it knows do not (gpt-4o, gpt-4.1, Claude 3.5), undefined for a model it does not
+ * know (a local or gateway model: the user's setting is sent as asked).
+ */
+export function supportsReasoning(model: string): boolean | undefined {
+  const id = normalize(model);
+  if (/^o\d/.test(id)) return !id.startsWith("o1-mini") && !id.startsWith("o1-preview");
+  if (id.startsWith("gpt-5")) return !/^gpt-5(\.\d+)?-chat/.test(id);
+  if (/^gpt-4|^gpt-3/.test(id)) return false;
+  if (id.startsWith("claude-")) return !/^claude-3-(5|opus|haiku|sonnet)/.test(id);
+  return undefined;
+}
