@@ -134,3 +134,26 @@ export function supportsReasoning(model: string): boolean | undefined {
   if (id.startsWith("claude-")) return !/^claude-3-(5|opus|haiku|sonnet)/.test(id);
   return undefined;
 }
+
+/** What one provider's API takes as an image (docs/providers.md, Images; the reference's
+ * figures). A limit left out is one the provider does not state. */
+export interface ImageLimits {
+  provider: ProviderName;
+  /** the largest base64 payload of one image (Anthropic counts the encoded size) */
+  maxBase64Bytes?: number;
+  /** the largest image file, decoded */
+  maxBytes?: number;
+  /** the largest width or height in pixels */
+  maxSide?: number;
+  mediaTypes: readonly string[];
+}
+
+const IMAGE_LIMITS: Record<ProviderName, ImageLimits> = {
+  // "image exceeds 5 MB maximum: N bytes > 5242880 bytes"; 8000 px a side
+  anthropic: { provider: "anthropic", maxBase64Bytes: 5_242_880, maxSide: 8000, mediaTypes: ["image/jpeg", "image/png", "image/gif", "image/webp"] },
+  openai: { provider: "openai", maxBytes: 20 * 1024 * 1024, mediaTypes: ["image/png", "image/jpeg", "image/webp", "image/gif"] },
+};
+
+export function imageLimits(provider: ProviderName): ImageLimits {
+  return IMAGE_LIMITS[provider];
+}
