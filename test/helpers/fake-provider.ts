@@ -132,6 +132,9 @@ export interface FakeOptions {
   port?: number;
   /** replay the whole script again whenever it runs out (benchmarks) */
   repeat?: boolean;
+  /** told the moment a request's headers arrive, before its body is read (bench/fake-server.ts
+   * timestamps Enter → request at the provider with it) */
+  onRequest?: (req: http.IncomingMessage) => void;
 }
 
 interface Rejection {
@@ -168,6 +171,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    opts.onRequest?.(req);
     const url = new URL(req.url ?? "/", "http://fake");
     const shape: Shape | undefined =
       req.method === "POST" && url.pathname === "/v1/messages"
