@@ -12,6 +12,27 @@ const keyBinding = z.union([z.string(), z.array(z.string())]);
 export const THEME_CHOICES = ["dark", "light", "auto"] as const;
 export type ThemeChoice = (typeof THEME_CHOICES)[number];
 
+/** One MCP server (issue 18), in the shape Claude Code, Codex and others use: `command`,
+ * `args`, `env`, `cwd` for stdio; `url`, `headers` for Streamable HTTP. Values of `env` and
+ * `headers` may name variables ("${GITHUB_TOKEN}") and are secrets: never stored or shown. */
+export const mcpServerSchema = z
+  .object({
+    type: z.enum(["stdio", "http", "streamable-http", "sse"]).optional(),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+    url: z.string().min(1).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    disabled: z.boolean().optional(),
+    /** seconds the server may take to start and answer initialize */
+    startupTimeoutSeconds: z.number().positive().optional(),
+    /** seconds one tool call may take */
+    toolTimeoutSeconds: z.number().positive().optional(),
+  })
+  .strict();
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+
 export const configSchema = z
   .object({
     provider: z.enum(["anthropic", "openai"]).optional(),
@@ -35,6 +56,10 @@ export const configSchema = z
     theme: z.enum(THEME_CHOICES).optional(),
     /** seconds without a byte from the provider before a stream is given up */
     idleTimeoutSeconds: z.number().positive().optional(),
+    /** MCP servers by name (src/extensions/) */
+    mcpServers: z.record(z.string(), mcpServerSchema).optional(),
+    /** MCP tools (mcp__server__tool, or mcp__server__* for all of a server's) that may run in read-only mode */
+    allowInReadOnly: z.array(z.string().min(1)).optional(),
   })
   .strict();
 
