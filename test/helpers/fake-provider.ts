@@ -8,12 +8,13 @@
 // client's bug, not the script's.
 //
 // Standalone: node --import tsx test/helpers/fake-provider.ts --port N --script steps.json
-//             [--key K] [--repeat]   (prints its URL on stdout)
+//             [--key K] [--repeat] [--cache]   (prints its URL on stdout)
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import type { AddressInfo, Socket } from "node:net";
 import { pathToFileURL } from "node:url";
+import { FakeCache, type AnthropicCacheUsage, type OpenAICacheUsage } from "./fake-cache.js";
 
 export type Shape = "anthropic" | "openai";
 
@@ -122,6 +123,8 @@ export interface FakeProvider {
   /** one entry per fault step rendered, filled in as it is sent */
   faults: FaultRecord[];
   rejections(): string[];
+  /** the prompt-cache simulation, when started with `cache` (test/helpers/fake-cache.ts) */
+  cache: FakeCache | undefined;
   script(...steps: Step[]): void;
   close(): Promise<void>;
 }
@@ -135,6 +138,8 @@ export interface FakeOptions {
   /** told the moment a request's headers arrive, before its body is read (bench/fake-server.ts
    * timestamps Enter → request at the provider with it) */
   onRequest?: (req: http.IncomingMessage) => void;
+  /** simulate prompt caching: usage then reports cache reads and writes (test/helpers/fake-cache.ts) */
+  cache?: FakeCache;
 }
 
 interface Rejection {
@@ -203,6 +208,19 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     if (queue.length === 0 && opts.repeat && lastScript.length > 0) queue.push(...lastScript);
     const step = queue.shift() ?? { text: "ok" };
     const ctx: RenderCtx = { shape, body: body as Record<string, unknown>, rawBody, req, res, timers, nextId, faults };
+    // a refused request (an error step) is not processed, so it caches nothing
+    if (opts.cache && !isError(step)) {
+      if (shape === "anthropic") {
+        const r = opts.cache.anthropic(ctx.body);
+        if ("error" in r) {
+          queue.unshift(step);
+          rec.rejected = r.error;
+          sendJson(res, 400, errorBody(shape, invalid(r.error)));
+          return;
+        }
+        ctx.anthropicCache = r.usage;
+      } else ctx.openaiCache = opts.cache.openai(ctx.body);
+    }
     await render(ctx, step);
   }
 
@@ -222,6 +240,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     requests,
     faults,
     rejections: () => requests.filter((r) => r.rejected !== undefined).map((r) => r.rejected as string),
+    cache: opts.cache,
     script: (...steps: Step[]) => {
       queue.push(...steps);
       lastScript = [...steps];
@@ -700,6 +719,9 @@ interface RenderCtx {
   timers: Set<NodeJS.Timeout>;
   nextId(): number;
   faults: FaultRecord[];
+  /** the cache simulation's figures for this request, when it runs */
+  anthropicCache?: AnthropicCacheUsage;
+  openaiCache?: OpenAICacheUsage;
 }
 
 function isError(s: Step): s is ErrorStep {
@@ -1060,7 +1082,9 @@ function anthropicFrames(ctx: RenderCtx, step: TextStep | ToolStep): string[] {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+        usage: ctx.anthropicCache
+          ? { ...ctx.anthropicCache, output_tokens: 1 }
+          : { input_tokens: usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
       },
     }),
   );
@@ -1159,7 +1183,14 @@ function openaiFrames(ctx: RenderCtx, step: TextStep | ToolStep): string[] {
         created,
         model,
         choices: [],
-        usage: { prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output },
+        usage: ctx.openaiCache
+          ? {
+              prompt_tokens: ctx.openaiCache.prompt_tokens,
+              completion_tokens: u.output,
+              total_tokens: ctx.openaiCache.prompt_tokens + u.output,
+              prompt_tokens_details: { cached_tokens: ctx.openaiCache.cached_tokens },
+            }
+          : { prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output },
       }),
     );
   }
@@ -1202,6 +1233,7 @@ export async function fakeProviderMain(argv: string[] = process.argv.slice(2)): 
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const opts: FakeOptions = { repeat: argv.includes("--repeat") };
+  if (argv.includes("--cache")) opts.cache = new FakeCache();
   const port = arg("--port");
   if (port !== undefined) opts.port = Number(port);
   const key = arg("--key");
