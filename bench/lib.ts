@@ -180,6 +180,64 @@ export function cpuSeconds(pid: number): number {
   return (utime + stime) / CLK_TCK;
 }
 
+/** The process and all its descendants (from each /proc/<pid>/stat's parent field). */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    const list = children.get(ppid) ?? [];
+    list.push(Number(name));
+    children.set(ppid, list);
+  }
+  const out: number[] = [];
+  const todo = [root];
+  while (todo.length) {
+    const pid = todo.pop()!;
+    out.push(pid);
+    todo.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/**
+ * CPU seconds of a process tree, as an outside observer sums it from /proc: every live
+ * member's user + system time, plus what its children that have ended and been waited for
+ * used (cutime + cstime).
+ */
+export function treeCpuSeconds(root: number): number {
+  let ticks = 0;
+  for (const pid of processTree(root)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(rest[11]) + Number(rest[12]) + Number(rest[13]) + Number(rest[14]); // fields 14–17
+    } catch {
+      // ended meanwhile: its parent's cutime has it once waited for
+    }
+  }
+  return ticks / CLK_TCK;
+}
+
+/** Peak resident memory summed over a live process tree, in bytes. */
+export function treePeakRss(root: number): number {
+  let sum = 0;
+  for (const pid of processTree(root)) {
+    try {
+      sum += memory(pid).peak;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return sum;
+}
+
 /** Resident and peak resident memory of a live process, in bytes. */
 export function memory(pid: number): { rss: number; peak: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
