@@ -1,6 +1,14 @@
 // Microcompact: tool output older than the most recent rounds is blurred to a marker in the
 // prepared copy. What the model did (tool inputs), what it said and thought, and what people
 // wrote all stay; only bulky old output goes, and the marker says what went and how big it was.
+//
+// It blurs in steps, for the provider's prompt cache: the un-blurred tail grows from K rounds
+// to K + step − 1, and the next round blurs `step` rounds at once, back down to K. Between
+// steps the prepared history is byte-identical from request to request, so a cached prefix
+// holds; a step rewrites the cache from its first newly blurred output on. The boundary is a
+// pure function of the record (its number of tool rounds, counted from the session's first
+// message, summarised ones included), so nothing is stored and a resumed session prepares the
+// same bytes as before the restart.
 import type { Block, ToolResultBlock } from "../record/types.js";
 import type { PreparedMessage, Removed } from "./types.js";
 import { formatInt } from "../record/numbers.js";
@@ -32,13 +40,67 @@ export function recentRoundsStart(msgs: ReadonlyArray<{ role: string; blocks: re
   return 0;
 }
 
-/** Blurs tool_result outputs before the K most recent tool rounds. The input is not touched:
- * changed messages get new block arrays and new blocks, unchanged blocks are shared. */
+/** Whether a message starts a tool round. */
+export function isRoundStart(m: { role: string; blocks: readonly Block[] }): boolean {
+  return m.role === "assistant" && m.blocks.some((b) => b.type === "tool_use");
+}
+
+/** Tool rounds in a list of messages. */
+export function countRounds(msgs: ReadonlyArray<{ role: string; blocks: readonly Block[] }>): number {
+  let n = 0;
+  for (const m of msgs) if (isRoundStart(m)) n++;
+  return n;
+}
+
+/** Default step: the tail grows to K + 7 rounds, then 8 are blurred at once. Chosen by cost
+ * (docs/architecture.md, compaction rule): at cache prices (read 0.1×, write 1.25×) the held
+ * outputs cost ~0.05·step per round and the rewrites ~1.25·(K + step)/step, least near 5·√K. */
+export const DEFAULT_MICROCOMPACT_STEP = 8;
+
+/**
+ * How many of the oldest tool rounds are blurred, out of `rounds` in the record: none while
+ * there are at most K, then a multiple of `step` that leaves between K and K + step − 1 whole.
+ * step 1 moves the boundary with every round (the behaviour before steps).
+ */
+export function blurredRounds(rounds: number, keepRounds: number, step: number): number {
+  if (!Number.isFinite(keepRounds)) return 0;
+  const k = Math.max(0, Math.floor(keepRounds));
+  const s = Number.isFinite(step) ? Math.max(1, Math.floor(step)) : 1;
+  if (rounds <= k) return 0;
+  return Math.floor((rounds - k) / s) * s;
+}
+
+/** Index of the first message of round `n` (0-based) of msgs, or msgs.length when there is none. */
+function roundStartIndex(msgs: ReadonlyArray<{ role: string; blocks: readonly Block[] }>, n: number): number {
+  if (n <= 0) return 0;
+  let seen = 0;
+  for (let i = 0; i < msgs.length; i++) {
+    if (!isRoundStart(msgs[i]!)) continue;
+    if (seen === n) return i;
+    seen++;
+  }
+  return msgs.length;
+}
+
+export interface MicrocompactOptions {
+  keepRounds: number;
+  /** rounds blurred at once (default 1: the boundary moves every round) */
+  step?: number;
+  /** tool rounds of the record before `msgs` begins (those a summary stands in for): the
+   * step boundary counts from the session's first round, so a summary does not move it */
+  roundsBefore?: number;
+}
+
+/** Blurs tool_result outputs of the oldest rounds, in steps (blurredRounds). The input is not
+ * touched: changed messages get new block arrays and new blocks, unchanged blocks are shared. */
 export function microcompact(
   msgs: ReadonlyArray<PreparedMessage>,
-  opts: { keepRounds: number },
+  opts: MicrocompactOptions,
 ): MicrocompactResult {
-  const start = recentRoundsStart(msgs, opts.keepRounds);
+  const before = Math.max(0, opts.roundsBefore ?? 0);
+  const blurred = blurredRounds(before + countRounds(msgs), opts.keepRounds, opts.step ?? 1);
+  // with K = 0 and no round left after the boundary, everything is old: blur to the end
+  const start = roundStartIndex(msgs, blurred - before);
   const removed: Removed = { outputs: 0, bytes: 0 };
   const messages: PreparedMessage[] = new Array<PreparedMessage>(msgs.length);
   for (let i = 0; i < msgs.length; i++) {

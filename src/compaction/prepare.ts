@@ -5,7 +5,7 @@ import type { StoredMessage } from "../record/types.js";
 import type { CompactionStrategy } from "./types.js";
 import type { StoredSummary } from "./types.js";
 import { estimateMessages, type HistoryEstimate } from "./estimate.js";
-import { describeRemoved, microcompact } from "./microcompact.js";
+import { countRounds, DEFAULT_MICROCOMPACT_STEP, describeRemoved, microcompact } from "./microcompact.js";
 import { applySummaryCounted, planSummaryInput } from "./summary.js";
 import type { TokenMethod } from "../tokens/count.js";
 import type { PreparedMessage } from "./types.js";
@@ -35,6 +35,8 @@ export interface PrepareOptions {
   summaries: readonly StoredSummary[];
   /** tool rounds kept whole by microcompact (default 3) */
   keepRounds?: number;
+  /** rounds microcompact blurs at once when the tail reaches keepRounds + step (default 8) */
+  step?: number;
   /** share of the context window past which a summary is asked for (default 0.8) */
   threshold?: number;
   /** undefined when the catalog does not know the model: automatic compaction is then off */
@@ -71,6 +73,7 @@ export interface PrepareResult {
 export function prepareHistory(history: readonly StoredMessage[], opts: PrepareOptions): PrepareResult {
   const threshold = opts.threshold ?? DEFAULT_THRESHOLD;
   const keepRounds = opts.keepRounds ?? DEFAULT_KEEP_ROUNDS;
+  const step = opts.step ?? DEFAULT_MICROCOMPACT_STEP;
   const reserve = opts.reserveTokens ?? 0;
   const estOpts = opts.vision === undefined ? {} : { vision: opts.vision };
 
@@ -112,7 +115,8 @@ export function prepareHistory(history: readonly StoredMessage[], opts: PrepareO
   let outputs = 0;
   let bytes = 0;
   if (useMicro) {
-    const r = microcompact(messages, { keepRounds });
+    // the rounds a summary stands in for still count toward the step boundary
+    const r = microcompact(messages, { keepRounds, step, roundsBefore: countRounds(history.slice(0, summarized)) });
     messages = r.messages;
     outputs = r.removed.outputs;
     bytes = r.removed.bytes;

@@ -12,7 +12,7 @@ import {
   summaryRequestParts,
 } from "../../src/compaction/summary.js";
 import { AUTO_COMPACTION_OFF, autoCompactionOff, prepareHistory } from "../../src/compaction/prepare.js";
-import { replayMessages } from "../../src/replay/replay.js";
+import { imageTarget, replayMessages } from "../../src/replay/replay.js";
 import { prng as rng } from "../helpers/prng.js";
 
 // ---- building histories as plain data -------------------------------------------------------
@@ -195,7 +195,7 @@ describe("microcompact", () => {
 
   it("blurred history still replays as prose with the marker", () => {
     const { messages } = microcompact(fiveRounds().msgs, { keepRounds: 3 });
-    const wire = replayMessages(messages, { vision: true });
+    const wire = replayMessages(messages, { vision: imageTarget("anthropic", true) });
     const part = wire[2]!.content[0] as { type: "text"; text: string };
     expect(part.text).toMatch(/^Error \(bash\): \[error output of bash cleared: [\d,]+ bytes\]$/);
   });
@@ -356,7 +356,8 @@ describe("prepareHistory", () => {
 
   it("microcompact blurs beyond K rounds and says so in its note", () => {
     const h = fiveRounds();
-    const r = prepareHistory(h.msgs, { strategy: "microcompact", summaries: [], keepRounds: 3, method: "chars/4", contextWindow: 200_000 });
+    // step 1: the boundary moves with every round (steps are tested in compaction-steps.test.ts)
+    const r = prepareHistory(h.msgs, { strategy: "microcompact", summaries: [], keepRounds: 3, step: 1, method: "chars/4", contextWindow: 200_000 });
     expect(r.removed.outputs).toBe(3);
     expect(r.note).toMatch(/^microcompact: 3 outputs, [\d.]+ (kB|bytes|MB)$/);
     expect(r.estimate.tokens).toBeLessThan(estimateMessages(h.msgs, "chars/4").tokens);
@@ -394,13 +395,13 @@ describe("prepareHistory", () => {
     const total = estimateMessages(h.msgs, "chars/4").tokens;
     const window = Math.floor(total / 0.8) - 100;
     const summaryOnly = prepareHistory(h.msgs, { strategy: "summary", summaries: [], method: "chars/4", contextWindow: window });
-    const both = prepareHistory(h.msgs, { strategy: "microcompact+summary", summaries: [], keepRounds: 3, method: "chars/4", contextWindow: window });
+    const both = prepareHistory(h.msgs, { strategy: "microcompact+summary", summaries: [], keepRounds: 3, step: 1, method: "chars/4", contextWindow: window });
     expect(summaryOnly.needsSummary).toBe(true);
     expect(both.removed.outputs).toBe(5);
     expect(both.overThreshold).toBe(false);
     expect(both.needsSummary).toBe(false);
     // with a window so small that blurring cannot save it, it still asks
-    const tiny = prepareHistory(h.msgs, { strategy: "microcompact+summary", summaries: [], keepRounds: 3, method: "chars/4", contextWindow: 2000 });
+    const tiny = prepareHistory(h.msgs, { strategy: "microcompact+summary", summaries: [], keepRounds: 3, step: 1, method: "chars/4", contextWindow: 2000 });
     expect(tiny.needsSummary).toBe(true);
     expect(tiny.note).toMatch(/^microcompact: 5 outputs/);
   });
