@@ -46,6 +46,8 @@ export const configSchema = z
     compaction: z.enum(["none", "microcompact", "summary", "microcompact+summary"]).optional(),
     compactionThreshold: z.number().gt(0).lte(1).optional(),
     keepToolRounds: z.number().int().min(0).optional(),
+    /** rounds microcompact blurs at once (1: every round, breaking the prompt cache each time) */
+    microcompactStep: z.number().int().min(1).optional(),
     reasoning: z.enum(["off", "low", "medium", "high"]).optional(),
     maxOutputTokens: z.number().int().positive().optional(),
     /** the window and image support of the model, over the catalog (local servers) */

@@ -41,6 +41,8 @@ export interface Settings {
   compaction: CompactionStrategy;
   compactionThreshold: number;
   keepToolRounds: number;
+  /** rounds microcompact blurs at once (absent: the default, DEFAULT_MICROCOMPACT_STEP) */
+  microcompactStep?: number;
   reasoning: ReasoningLevel;
   maxOutputTokens?: number;
   /** the context window in tokens, over the catalog (local servers, or to compact earlier) */
@@ -123,6 +125,7 @@ export function resolveSettings(flags: Flags, config: Config, env: NodeJS.Proces
   if (model) s.model = model;
   if (baseUrl) s.baseUrl = baseUrl;
   if (config.maxOutputTokens) s.maxOutputTokens = config.maxOutputTokens;
+  if (config.microcompactStep !== undefined) s.microcompactStep = config.microcompactStep;
   if (config.contextWindow) s.contextWindow = config.contextWindow;
   if (config.vision !== undefined) s.vision = config.vision;
   if (config.idleTimeoutSeconds) s.idleTimeoutMs = config.idleTimeoutSeconds * 1000;

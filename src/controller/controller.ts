@@ -488,7 +488,12 @@ export class App implements Controller {
       },
       memory: this.memory,
       redact: this.redactKeys,
-      compaction: { strategy: this.opts.compaction, threshold: this.opts.compactionThreshold, keepRounds: this.opts.keepToolRounds },
+      compaction: {
+        strategy: this.opts.compaction,
+        threshold: this.opts.compactionThreshold,
+        keepRounds: this.opts.keepToolRounds,
+        ...(this.opts.microcompactStep !== undefined ? { step: this.opts.microcompactStep } : {}),
+      },
       tokenMethod: methodFor(this.providerName, this.model),
       events: this.hub,
       ...(this.lastUsage ? { previousUsage: this.lastUsage } : {}),

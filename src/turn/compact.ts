@@ -29,6 +29,7 @@ export async function prepare(env: TurnEnv, turnStart: number): Promise<PrepareR
     strategy: strategyInForce(configured, summaries.length > 0),
     summaries,
     keepRounds: env.compaction.keepRounds,
+    ...(env.compaction.step !== undefined ? { step: env.compaction.step } : {}),
     threshold: env.compaction.threshold,
     method: env.tokenMethod,
     vision: env.vision,

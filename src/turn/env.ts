@@ -34,7 +34,7 @@ export interface TurnEnv {
    * what is stored is sent with every later request */
   redact?: Redactor;
   memory: PermissionMemory;
-  compaction: { strategy: CompactionStrategy; threshold: number; keepRounds: number };
+  compaction: { strategy: CompactionStrategy; threshold: number; keepRounds: number; step?: number };
   tokenMethod: TokenMethod;
   events: EventHub;
   /** usage the provider reported for the response before this turn (the first capture shows it) */
