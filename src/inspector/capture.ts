@@ -50,8 +50,14 @@ export const MARKER_MAX = 200;
  * they enter a marker, so a marker never holds brackets, newlines or surrogates.
  */
 export const MARKER_RE = /\[[a-z0-9][a-z0-9 .-]{0,39} omitted: [^[\]\n]{1,120}\]/g;
-// the same pattern anchored at a position, for the page-boundary check
-const MARKER_AT = new RegExp(MARKER_RE.source, "y");
+/** A cache breakpoint's marker, on its own line after the block it marks: a mark in the body,
+ * not content, so it counts no bytes and no tokens (docs/architecture.md, The inspector). */
+export function breakpointMarker(ttl: string): string {
+  return `\n[cache breakpoint: ${ttl}]`;
+}
+export const BREAKPOINT_RE = /\[cache breakpoint: (5m|1h)\]/g;
+// either marker anchored at a position, for the page-boundary check: no page cuts one
+const MARKER_AT = new RegExp(`${MARKER_RE.source}|${BREAKPOINT_RE.source}`, "y");
 
 const PREVIEW_CHARS = 200;
 /** Flat image estimate when the size is unknown: about what a large image costs either provider. */
@@ -276,6 +282,8 @@ class SectionReader {
         // estimated on the compact JSON that is sent, not on the indented copy shown
         this.tokens += countTokens(p.json, this.tm);
         return JSON.stringify(p.value, null, 2);
+      case "cache_breakpoint":
+        return breakpointMarker(p.ttl);
       default:
         return assertNever(p, "wire content");
     }

@@ -1,7 +1,7 @@
 // Anthropic Messages API: the request body (pure) and the streaming parser (docs/providers.md, "Anthropic Messages").
 import { z } from "zod";
 import { assertNever, type Block } from "../record/types.js";
-import { usesAdaptiveThinking } from "./catalog.js";
+import { minCacheableTokens, usesAdaptiveThinking } from "./catalog.js";
 import { encodeAnthropicTool } from "./encode-tools.js";
 import { parseToolInput } from "./tool-input.js";
 import {
@@ -20,6 +20,7 @@ import type {
   ProviderErrorKind,
   ReasoningLevel,
   Request,
+  RequestCache,
   StopReason,
   StreamEvent,
   StreamOptions,
@@ -66,6 +67,8 @@ function build(req: Request): EncodedRequest {
   const w = new WireWriter();
   const maxTokens = Math.max(1, Math.floor(req.maxOutputTokens));
   const body: Json = { model: req.model, max_tokens: maxTokens };
+  const tools = req.tools.map(encodeAnthropicTool);
+  const plan = planBreakpoints(req, tools);
 
   // The system prompt first, then each context item as its own block, so the inspector's
   // sections and the provider's view line up one to one. Empty blocks are rejected by the API.
@@ -75,13 +78,107 @@ function build(req: Request): EncodedRequest {
   };
   systemBlock(SYSTEM_ITEM, req.system);
   req.context.forEach((c, index) => systemBlock(contextItem(index), c.text));
-  if (system.length > 0) body["system"] = system;
+  if (system.length > 0) {
+    if (plan?.system) markBreakpoint(system[system.length - 1] as Json, plan.ttl, w);
+    body["system"] = system;
+  }
 
-  body["messages"] = requestMessages(req).map((m) => encodeMessage(m, w.item(HISTORY_ITEM[m.role])));
-  if (req.tools.length > 0) body["tools"] = req.tools.map((t) => w.item(TOOL_ITEM).block().schema(encodeAnthropicTool(t)));
+  body["messages"] = requestMessages(req).map((m, i) => {
+    const msg = encodeMessage(m, w.item(HISTORY_ITEM[m.role]));
+    if (plan?.messages.includes(i)) {
+      const last = (msg["content"] as Json[])[(msg["content"] as Json[]).length - 1] as Json;
+      // the API takes no cache_control on a thinking block; such a message goes unmarked
+      if (last["type"] !== "thinking" && last["type"] !== "redacted_thinking") markBreakpoint(last, plan.ttl, w);
+    }
+    return msg;
+  });
+  if (tools.length > 0) {
+    const sent = tools.map((t) => w.item(TOOL_ITEM).block().schema(t));
+    // the schema's recorded JSON stays the definition as sent; the mark is on a copy
+    if (plan?.tools) sent[sent.length - 1] = markBreakpoint({ ...(sent[sent.length - 1] as Json) }, plan.ttl, w);
+    body["tools"] = sent;
+  }
   Object.assign(body, thinkingFields(req.model, req.reasoning, maxTokens));
   body["stream"] = true;
   return { provider: "anthropic", body, wire: w.wire };
+}
+
+// ---------------------------------------------------------------- prompt caching
+// Anthropic caches a prompt's prefix up to each block marked with cache_control, in the
+// order tools → system → messages, at most 4 marks per request (docs/providers.md, Prompt
+// caching). We mark, where the prefix is long enough for the model to cache: the last tool,
+// the last system block (system prompt and context items), the previous turn's last message
+// (the end of the replayed history), and the newest message. The history mark reads what
+// the previous turn wrote; the newest mark writes this request's prefix, which the next
+// request of the turn reads (the API looks back up to 20 blocks from each mark).
+
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+/** Characters per token of the placement estimate. It only decides whether a prefix is long
+ * enough to mark (and errs long on code, short on prose); what is cached is the API's count. */
+const CHARS_PER_TOKEN = 4;
+/** What an image counts in the estimate: about a large image's tokens, as characters. */
+const IMAGE_CHARS = 1600 * CHARS_PER_TOKEN;
+
+interface BreakpointPlan {
+  ttl: RequestCache["ttl"];
+  tools: boolean;
+  system: boolean;
+  /** indexes into requestMessages(req) whose last block is marked */
+  messages: number[];
+}
+
+/** The chars/4 estimate of a prefix's tokens (placement only). */
+export function estimatePrefixTokens(chars: number): number {
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+function planBreakpoints(req: Request, tools: Json[]): BreakpointPlan | undefined {
+  if (!req.cache) return undefined;
+  const min = minCacheableTokens(req.model);
+  const long = (chars: number): boolean => estimatePrefixTokens(chars) >= min;
+  let chars = 0;
+  for (const t of tools) chars += JSON.stringify(t).length;
+  const toolsMark = tools.length > 0 && long(chars);
+  const hasSystem = !isBlankText(req.system) || req.context.some((c) => !isBlankText(c.text));
+  chars += req.system.length;
+  for (const c of req.context) chars += c.text.length;
+  const systemMark = hasSystem && long(chars);
+  const messages: number[] = [];
+  const all = requestMessages(req);
+  const historyEnd = req.history.length - 1;
+  all.forEach((m, i) => {
+    for (const part of m.content) chars += partChars(part);
+    if ((i === historyEnd || i === all.length - 1) && long(chars)) messages.push(i);
+  });
+  if (!toolsMark && !systemMark && messages.length === 0) return undefined;
+  return { ttl: req.cache.ttl, tools: toolsMark, system: systemMark, messages };
+}
+
+function partChars(part: WirePart): number {
+  switch (part.type) {
+    case "text":
+      return part.text.length;
+    case "image":
+      return IMAGE_CHARS;
+    case "tool_call":
+      return part.name.length + JSON.stringify(part.input ?? {}).length;
+    case "tool_result":
+      return part.output.length;
+    case "reasoning":
+      return part.text.length;
+    default:
+      return assertNever(part, "wire part");
+  }
+}
+
+/** Marks a block of the body as a cache breakpoint, and records the mark on the wire right
+ * after the block's content (the capture shows it as a marker; it is not content). */
+function markBreakpoint(block: Json, ttl: RequestCache["ttl"], w: WireWriter): Json {
+  // 5 minutes is the API's default: the field is sent only for the hour
+  block["cache_control"] = ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
+  w.wire.push({ type: "cache_breakpoint", ttl });
+  return block;
 }
 
 function thinkingFields(model: string, level: ReasoningLevel, maxTokens: number): Json {

@@ -135,6 +135,19 @@ export function supportsReasoning(model: string): boolean | undefined {
   return undefined;
 }
 
+/**
+ * The shortest prefix, in tokens, that a Claude model caches (Anthropic's prompt-caching docs,
+ * "minimum cacheable prompt length"): a cache breakpoint before it is ignored by the API, so
+ * the adapter does not spend one there. Models the catalog does not know get the lowest
+ * minimum: an ignored breakpoint costs nothing, a missing one costs every cache read.
+ */
+export function minCacheableTokens(model: string): number {
+  const id = normalize(model);
+  if (/^claude-(opus-4-[5-9]|haiku-4-5)/.test(id)) return 4096;
+  if (/^claude-(sonnet-4-6|3-5-haiku|3-haiku)/.test(id)) return 2048;
+  return 1024;
+}
+
 /** What one provider's API takes as an image (docs/providers.md, Images; the reference's
  * figures). A limit left out is one the provider does not state. */
 export interface ImageLimits {

@@ -131,7 +131,10 @@ export type WireContent =
   /** an opaque provider body as sent (a thinking signature, redacted thinking) */
   | { type: "opaque"; kind: string; body: string }
   /** a tool definition: `json` is its JSON as it appears in the body, `value` the object */
-  | { type: "schema"; json: string; value: unknown };
+  | { type: "schema"; json: string; value: unknown }
+  /** a prompt-cache breakpoint on the block just written (Anthropic's cache_control): it is in
+   * the body but is not content, so it adds no content bytes; the pages show it as a marker */
+  | { type: "cache_breakpoint"; ttl: RequestCache["ttl"] };
 
 export type WireEvent = WireItemStart | WireBlockStart | WireContent;
 

@@ -58,11 +58,30 @@ function message(s: Section, role: string, blocks: string[]): void {
 function toolsSection(tools: unknown[] | undefined): ReadSection {
   const s = new Section("tools");
   for (const t of tools ?? []) {
+    // a cache breakpoint on a definition is a mark in the body, not the definition's content
+    const { cache_control: _mark, ...def } = t as Obj;
     s.items++;
-    s.bytes += utf8(JSON.stringify(t));
-    s.shown.push(JSON.stringify(t, null, 2));
+    s.bytes += utf8(JSON.stringify(def));
+    s.shown.push(JSON.stringify(def, null, 2) + breakpoint(t as Obj));
   }
   return s.done("\n\n");
+}
+
+/** The page's marker for a block's cache_control (Anthropic): on its own line after the
+ * block, no content bytes; a mark without a ttl is the API's default, 5 minutes. */
+function breakpoint(block: Obj): string {
+  const c = block["cache_control"];
+  if (c === undefined) return "";
+  if (c["type"] !== "ephemeral") throw new Error(`the reader does not know a cache_control of type ${String(c["type"])}`);
+  return `\n[cache breakpoint: ${c["ttl"] ?? "5m"}]`;
+}
+
+/** How many blocks of an Anthropic body carry cache_control (tools, system, messages). */
+export function countBreakpoints(body: Obj): number {
+  const marked = (xs: unknown): number => (Array.isArray(xs) ? xs.filter((b: Obj) => b["cache_control"] !== undefined).length : 0);
+  let n = marked(body["tools"]) + marked(body["system"]);
+  for (const m of body["messages"] as Obj[]) n += marked(m["content"]);
+  return n;
 }
 
 /** Sections of a body: system, one per context source (all non-blank), history, tools. */
@@ -73,37 +92,39 @@ export function readAnthropicBody(body: Obj, contextSources: string[]): ReadSect
     const block = system[i];
     if (block) {
       s.items = 1;
-      s.shown.push(s.sent(block["text"]));
+      s.shown.push(s.sent(block["text"]) + breakpoint(block));
     }
     return s.done("\n");
   });
   const h = new Section("history");
   for (const m of body["messages"] as Obj[]) {
     const content: Obj[] = typeof m["content"] === "string" ? [{ type: "text", text: m["content"] }] : m["content"];
-    const blocks = content.map((b): string => {
-      switch (b["type"]) {
-        case "text":
-          return h.sent(b["text"]);
-        case "image":
-          return h.image(b["source"]["media_type"], b["source"]["data"]);
-        case "tool_use":
-          return `tool_use id=${b["id"]} name=${b["name"]} input=${h.sent(JSON.stringify(b["input"]))}`;
-        case "tool_result": {
-          const c = b["content"];
-          const text = c === undefined ? undefined : typeof c === "string" ? c : (c as Obj[]).map((x) => x["text"]).join("");
-          return `tool_result for id=${b["tool_use_id"]}${b["is_error"] ? " is_error" : ""}${text !== undefined ? `: ${h.sent(text)}` : ""}`;
-        }
-        case "thinking":
-          return `thinking: ${h.sent(b["thinking"])} ${h.opaque("thinking signature", b["signature"])}`;
-        case "redacted_thinking":
-          return h.opaque("redacted thinking", b["data"]);
-        default:
-          throw new Error(`the reader does not know an Anthropic block of type ${String(b["type"])}`);
-      }
-    });
+    const blocks = content.map((b): string => shown(b) + breakpoint(b));
     message(h, m["role"], blocks);
   }
   return [...fixed, h.done("\n\n"), toolsSection(body["tools"])];
+
+  function shown(b: Obj): string {
+    switch (b["type"]) {
+      case "text":
+        return h.sent(b["text"]);
+      case "image":
+        return h.image(b["source"]["media_type"], b["source"]["data"]);
+      case "tool_use":
+        return `tool_use id=${b["id"]} name=${b["name"]} input=${h.sent(JSON.stringify(b["input"]))}`;
+      case "tool_result": {
+        const c = b["content"];
+        const text = c === undefined ? undefined : typeof c === "string" ? c : (c as Obj[]).map((x) => x["text"]).join("");
+        return `tool_result for id=${b["tool_use_id"]}${b["is_error"] ? " is_error" : ""}${text !== undefined ? `: ${h.sent(text)}` : ""}`;
+      }
+      case "thinking":
+        return `thinking: ${h.sent(b["thinking"])} ${h.opaque("thinking signature", b["signature"])}`;
+      case "redacted_thinking":
+        return h.opaque("redacted thinking", b["data"]);
+      default:
+        throw new Error(`the reader does not know an Anthropic block of type ${String(b["type"])}`);
+    }
+  }
 }
 
 export function readOpenAIBody(body: Obj, contextSources: string[]): ReadSection[] {
