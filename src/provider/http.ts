@@ -23,6 +23,16 @@ function undici(): Promise<typeof undiciRequest> {
   return undiciLoad;
 }
 
+/** Loads undici ahead of the first request: the screen calls it once the session is up, so
+ * Enter does not wait 100–250 ms for it (issue 19). Loading twice is a no-op; a failure is
+ * left for the request to report. */
+export function preloadHttpClient(): Promise<void> {
+  return undici().then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
 export interface RetryOptions {
   /** retries after the first attempt (default 3) */
   maxRetries?: number;
