@@ -120,8 +120,26 @@ async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
   return { app, settings, api, images };
 }
 
+/**
+ * Loading undici takes 100–250 ms of the main thread on these machines (issue 19): paid at the
+ * first request it stood between Enter and the request leaving. The screen loads it a moment
+ * after the frame that shows the session (attach draws that frame within a few ms once its
+ * parts are in, and they load while the session does), so it neither delays that frame nor
+ * waits for Enter; a request sent before then shares the same load.
+ */
+const PRELOAD_AFTER_ATTACH_MS = 100;
+
+function preloadHttpSoon(ms: number): void {
+  const t = setTimeout(() => void import("./provider/http.js").then((m) => m.preloadHttpClient()), ms);
+  // never the reason the process stays up
+  t.unref();
+}
+
 async function main(opts: MainOptions): Promise<number> {
   const headless = opts.print !== undefined;
+  // headless sends its request as soon as the session is open: the client loads meanwhile,
+  // in the gaps while the config and the store are read
+  if (headless) preloadHttpSoon(0);
   if (!headless) {
     // before anything is drawn or started (the API included): a terminal that cannot move the
     // cursor would show the screen as garbage (terminal-check.ts says which, and why not an unset TERM)
@@ -172,7 +190,9 @@ async function screenFirst(opts: MainOptions): Promise<number> {
     const { loadKeymap } = await import("./ui/keymap.js");
     const { keymap, warnings } = loadKeymap(settings.keymap, settings.keys);
     // after a quit during start-up this resolves at once with that quit's code
-    return await tui.attach(app, { keymap, keymapWarnings: warnings, theme: settings.theme });
+    const done = tui.attach(app, { keymap, keymapWarnings: warnings, theme: settings.theme });
+    preloadHttpSoon(PRELOAD_AFTER_ATTACH_MS);
+    return await done;
   } catch (e) {
     tui.close();
     throw e;
