@@ -4,7 +4,8 @@ import { createAnthropicProvider } from "./anthropic.js";
 import { lookupModel } from "./catalog.js";
 import type { RetryOptions, TransportOptions } from "./http.js";
 import { createOpenAIProvider, isOpenAIHosted } from "./openai.js";
-import { ProviderError, type Provider, type ProviderName, type Request, type StreamOptions } from "./types.js";
+import { createResponsesProvider } from "./responses.js";
+import { ProviderError, type OpenAIApi, type Provider, type ProviderName, type Request, type StreamOptions } from "./types.js";
 import { assertNever } from "../record/types.js";
 
 export interface ProviderConfig {
@@ -38,6 +39,14 @@ export function keyRequired(provider: ProviderName, baseUrl?: string): boolean {
   }
 }
 
+/** Which OpenAI API a run speaks: the config's `"api"` when set, else the Responses API on
+ * OpenAI's own endpoint and Chat Completions on any other base URL (compatible servers). The
+ * controller puts it into each Request (RequestSettings.api), and the request's `api` picks
+ * both the encoding and the endpoint, so the capture and the wire cannot disagree. */
+export function openaiApi(baseUrl: string | undefined, configured?: OpenAIApi): OpenAIApi {
+  return configured ?? (isOpenAIHosted(baseUrl) ? "responses" : "chat");
+}
+
 export function createProvider(cfg: ProviderConfig): Provider {
   const key = cfg.apiKey && cfg.apiKey.length > 0 ? cfg.apiKey : undefined;
   if (keyRequired(cfg.provider, cfg.baseUrl) && key === undefined) return missingKeyProvider(cfg.provider);
@@ -56,7 +65,17 @@ export function createProvider(cfg: ProviderConfig): Provider {
     }
     case "openai": {
       const base = { ...(cfg.baseUrl ? { baseUrl: cfg.baseUrl } : {}), ...(key ? { apiKey: key } : {}) };
-      return perRequest("openai", (req) => createOpenAIProvider({ ...base, transport: transport(req) }));
+      return perRequest("openai", (req) => {
+        const api = req.api ?? "chat";
+        switch (api) {
+          case "chat":
+            return createOpenAIProvider({ ...base, transport: transport(req) });
+          case "responses":
+            return createResponsesProvider({ ...base, transport: transport(req) });
+          default:
+            return assertNever(api, "OpenAI API");
+        }
+      });
     }
     default:
       return assertNever(cfg.provider, "provider");
@@ -84,3 +103,4 @@ export type { ModelInfo } from "./catalog.js";
 export type { RetryOptions, TransportOptions } from "./http.js";
 export { encodeAnthropicBody } from "./anthropic.js";
 export { encodeOpenAIBody } from "./openai.js";
+export { encodeResponsesBody } from "./responses.js";

@@ -3,6 +3,7 @@
 import { assertNever } from "../record/types.js";
 import { encodeAnthropic } from "./anthropic.js";
 import { encodeOpenAI } from "./openai.js";
+import { encodeResponses } from "./responses.js";
 import type { EncodedRequest, Request } from "./types.js";
 
 /** The request as its provider's adapter encodes it; capturing a request and then sending it
@@ -11,8 +12,18 @@ export function encodeRequest(req: Request): EncodedRequest {
   switch (req.provider) {
     case "anthropic":
       return encodeAnthropic(req);
-    case "openai":
-      return encodeOpenAI(req);
+    case "openai": {
+      // the API the request names; absent is Chat Completions (compatible servers)
+      const api = req.api ?? "chat";
+      switch (api) {
+        case "chat":
+          return encodeOpenAI(req);
+        case "responses":
+          return encodeResponses(req);
+        default:
+          return assertNever(api, "OpenAI API");
+      }
+    }
     default:
       return assertNever(req.provider, "provider");
   }

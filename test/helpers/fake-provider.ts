@@ -14,7 +14,9 @@ import fs from "node:fs";
 import path from "node:path";
 import type { AddressInfo, Socket } from "node:net";
 import { pathToFileURL } from "node:url";
+import { anthropicImageRefusal, serveModels, type ServedModels } from "./fake-images-models.js";
 import { FakeCache, type AnthropicCacheUsage, type OpenAICacheUsage } from "./fake-cache.js";
+import { serveResponses } from "./fake-responses.js";
 
 export type Shape = "anthropic" | "openai";
 
@@ -106,7 +108,8 @@ export interface FaultRecord {
 export type Step = TextStep | ToolStep | ErrorStep | FaultStep;
 
 export interface RecordedRequest {
-  shape: Shape;
+  /** "responses": OpenAI's Responses endpoint (test/helpers/fake-responses.ts) */
+  shape: Shape | "responses";
   headers: Record<string, string | string[] | undefined>;
   body: any;
   rawBody: string;
@@ -133,6 +136,8 @@ export interface FakeOptions {
   /** the key requests must carry; undefined: Anthropic takes any x-api-key, OpenAI no auth */
   key?: string;
   port?: number;
+  /** what GET /v1/models answers (test/helpers/fake-images-models.ts); absent: 404 */
+  models?: ServedModels;
   /** replay the whole script again whenever it runs out (benchmarks) */
   repeat?: boolean;
   /** told the moment a request's headers arrive, before its body is read (bench/fake-server.ts
@@ -178,6 +183,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     opts.onRequest?.(req);
     const url = new URL(req.url ?? "/", "http://fake");
+    if (req.method === "GET" && url.pathname === "/v1/models") return serveModels(req, res, opts.models, key);
     const shape: Shape | undefined =
       req.method === "POST" && url.pathname === "/v1/messages"
         ? "anthropic"
@@ -185,6 +191,22 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
           ? "openai"
           : undefined;
     const rawBody = await readBody(req);
+    if (req.method === "POST" && url.pathname === "/v1/responses") {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(rawBody);
+      } catch {
+        parsed = undefined;
+      }
+      const rec: RecordedRequest = { shape: "responses", headers: { ...req.headers }, body: parsed, rawBody };
+      requests.push(rec);
+      const next = (): Step => {
+        if (queue.length === 0 && opts.repeat && lastScript.length > 0) queue.push(...lastScript);
+        return queue.shift() ?? { text: "ok" };
+      };
+      await serveResponses({ rec, req, res, key, next, timers, nextId });
+      return;
+    }
     if (!shape) {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `no route for ${req.method} ${url.pathname}`, type: "not_found" } }));
@@ -486,6 +508,9 @@ function validateAnthropic(h: http.IncomingHttpHeaders, body: unknown, key: stri
       }
     }
   }
+  // the images' limits, in the real API's words (test/helpers/fake-images-models.ts)
+  const images = anthropicImageRefusal(body);
+  if (images) return invalid(images);
   return undefined;
 }
 
