@@ -48,6 +48,8 @@ export const configSchema = z
     keepToolRounds: z.number().int().min(0).optional(),
     /** rounds microcompact blurs at once (1: every round, breaking the prompt cache each time) */
     microcompactStep: z.number().int().min(1).optional(),
+    /** how long Anthropic keeps the cached prompt prefix: "5m" (renewed by each read) or "1h" */
+    cacheTtl: z.enum(["5m", "1h"]).optional(),
     reasoning: z.enum(["off", "low", "medium", "high"]).optional(),
     maxOutputTokens: z.number().int().positive().optional(),
     /** the window and image support of the model, over the catalog (local servers) */

@@ -43,6 +43,8 @@ export interface Settings {
   keepToolRounds: number;
   /** rounds microcompact blurs at once (absent: the default, DEFAULT_MICROCOMPACT_STEP) */
   microcompactStep?: number;
+  /** how long Anthropic keeps the cached prompt prefix (absent: "5m") */
+  cacheTtl?: "5m" | "1h";
   reasoning: ReasoningLevel;
   maxOutputTokens?: number;
   /** the context window in tokens, over the catalog (local servers, or to compact earlier) */
@@ -126,6 +128,7 @@ export function resolveSettings(flags: Flags, config: Config, env: NodeJS.Proces
   if (baseUrl) s.baseUrl = baseUrl;
   if (config.maxOutputTokens) s.maxOutputTokens = config.maxOutputTokens;
   if (config.microcompactStep !== undefined) s.microcompactStep = config.microcompactStep;
+  if (config.cacheTtl !== undefined) s.cacheTtl = config.cacheTtl;
   if (config.contextWindow) s.contextWindow = config.contextWindow;
   if (config.vision !== undefined) s.vision = config.vision;
   if (config.idleTimeoutSeconds) s.idleTimeoutMs = config.idleTimeoutSeconds * 1000;

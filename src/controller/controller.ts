@@ -3,7 +3,7 @@
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.js";
-import type { ContextItem, Provider, ProviderName, Request, Usage } from "../provider/types.js";
+import type { ContextItem, Provider, ProviderName, Request, RequestCache, Usage } from "../provider/types.js";
 import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage } from "../provider/create.js";
 import { familyOf, type ModelInfo } from "../provider/catalog.js";
 import type { BadMessage, HistoryStore } from "../store/types.js";
@@ -351,6 +351,7 @@ export class App implements Controller {
       maxOutputTokens: this.opts.maxOutputTokens ?? m.maxOutput ?? 8192,
       reasoning: this.opts.reasoning,
       vision: m.vision,
+      cache: this.cacheHints(),
     });
     return redactRequest(req, this.redactKeys);
   }
@@ -461,6 +462,12 @@ export class App implements Controller {
    * each call: /reload may bring new keys). */
   private redactKeys = redactorFor(() => [...Object.values(this.opts.credentials.keys), ...(this.opts.credentials.secrets ?? [])]);
 
+  /** Prompt caching for this session's requests: keyed by the session (OpenAI's
+   * prompt_cache_key), with the configured TTL (Anthropic's breakpoints). */
+  private cacheHints(): RequestCache {
+    return { key: this.current.id, ttl: this.opts.cacheTtl ?? "5m" };
+  }
+
   private env(): TurnEnv {
     const m = this.lookupModel(this.providerName, this.model);
     const env: TurnEnv = {
@@ -474,6 +481,7 @@ export class App implements Controller {
       ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}),
       maxOutputTokens: this.opts.maxOutputTokens ?? m.maxOutput ?? 8192,
       reasoning: this.opts.reasoning,
+      cache: this.cacheHints(),
       system: SYSTEM_PROMPT,
       context: this.context,
       tools: this.tools,

@@ -3,7 +3,7 @@
 // record (through record.ts) and its events; what it learns (usage, what compaction did)
 // it returns in its outcome.
 import type { StoredMessage } from "../record/types.js";
-import type { ContextItem, Provider, ProviderName, ReasoningLevel, Usage } from "../provider/types.js";
+import type { ContextItem, Provider, ProviderName, ReasoningLevel, RequestCache, Usage } from "../provider/types.js";
 import type { HistoryStore } from "../store/types.js";
 import type { EventHub } from "./events.js";
 import type { ToolContext, ToolDef } from "../tools/types.js";
@@ -25,6 +25,8 @@ export interface TurnEnv {
   contextWindow?: number;
   maxOutputTokens: number;
   reasoning: ReasoningLevel;
+  /** prompt caching: the session's key and the TTL asked for (absent: none) */
+  cache?: RequestCache;
   system: string;
   context: ContextItem[];
   tools: ToolDef[];

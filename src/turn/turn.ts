@@ -32,6 +32,7 @@ function buildRequest(env: TurnEnv, prepared: PrepareResult, turnStart: number):
     maxOutputTokens: env.maxOutputTokens,
     reasoning: env.reasoning,
     vision: env.vision,
+    ...(env.cache ? { cache: env.cache } : {}),
   });
   return redactRequest(req, env.redact ?? noRedaction);
 }
