@@ -8,7 +8,8 @@ const LAYERS = [
   ["compaction"],
   ["inspector"],
   ["config"],
-  ["store"],
+  // MCP servers: I/O like tools/, and they read the config; the controller wires them
+  ["store", "extensions"],
   ["turn"],
   ["controller", "api"],
   ["ui"],
@@ -31,6 +32,7 @@ module.exports = {
     ),
     // layers that share a level still must not lean on each other
     { name: "no-tools-replay", severity: "error", from: { path: "^src/(tools|replay)/" }, to: { path: "^src/(tools|replay)/", pathNot: "$1" } },
+    { name: "no-store-extensions", severity: "error", from: { path: "^src/(store|extensions)/" }, to: { path: "^src/(store|extensions)/", pathNot: "$1" } },
     { name: "no-controller-api", severity: "error", from: { path: "^src/controller/" }, to: { path: "^src/api/" } },
     { name: "no-api-controller", severity: "error", from: { path: "^src/api/" }, to: { path: "^src/controller/" } },
     {

@@ -1,14 +1,27 @@
 // The tools of one answer, in order: each through the permission policy, its output and
 // diff redacted before anything sees them. After an interrupt the rest are not run but still
 // answered, so every call of the live round has its result.
-import type { ToolResultBlock, ToolUseBlock } from "../record/types.js";
+import type { ImageBlock, ToolResultBlock, ToolUseBlock } from "../record/types.js";
+import { outputImages } from "../extensions/results.js";
 import { noRedaction } from "../config/secrets.js";
 import { runTool } from "../tools/run.js";
 import type { TurnEnv } from "./env.js";
 
 export async function runTools(env: TurnEnv, calls: readonly ToolUseBlock[], signal: AbortSignal): Promise<ToolResultBlock[]> {
+  return (await runToolCalls(env, calls, signal)).results;
+}
+
+/** The blocks of the results message: the results, then the images an extension tool brought
+ * (an MCP server's image content), after the results so the vision rule replays them. */
+export async function resultsMessage(env: TurnEnv, calls: readonly ToolUseBlock[], signal: AbortSignal): Promise<Array<ToolResultBlock | ImageBlock>> {
+  const { results, images } = await runToolCalls(env, calls, signal);
+  return [...results, ...images];
+}
+
+async function runToolCalls(env: TurnEnv, calls: readonly ToolUseBlock[], signal: AbortSignal): Promise<{ results: ToolResultBlock[]; images: ImageBlock[] }> {
   const redact = env.redact ?? noRedaction;
   const results: ToolResultBlock[] = [];
+  const images: ImageBlock[] = [];
   for (const call of calls) {
     if (signal.aborted) {
       results.push({ type: "tool_result", toolUseId: call.id, name: call.name, output: "interrupted before it ran", isError: true });
@@ -27,6 +40,7 @@ export async function runTools(env: TurnEnv, calls: readonly ToolUseBlock[], sig
     const diff = out.diff !== undefined ? redact(out.diff) : undefined;
     env.events.emit({ type: "tool_end", id: call.id, name: call.name, output, isError: out.isError, ms, ...(diff ? { diff } : {}) });
     results.push({ type: "tool_result", toolUseId: call.id, name: call.name, output, isError: out.isError });
+    images.push(...outputImages(out));
   }
-  return results;
+  return { results, images };
 }

@@ -16,7 +16,7 @@ import type { TurnEnv, TurnOutcome } from "./env.js";
 import { append, recordCapture } from "./record.js";
 import { compactIfDue, summarize } from "./compact.js";
 import { streamAnswer, textOf } from "./stream-answer.js";
-import { runTools } from "./run-tools.js";
+import { resultsMessage } from "./run-tools.js";
 
 export type { TurnEnv, TurnOutcome } from "./env.js";
 
@@ -106,7 +106,7 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       return end({ ok: true, finalText });
     }
     // all the results of one answer are stored as ONE user message
-    await append(env, "user", await runTools(env, calls, signal), "complete");
+    await append(env, "user", await resultsMessage(env, calls, signal), "complete");
     if (signal.aborted) {
       env.events.emit({ type: "notice", level: "info", text: "Interrupted; tool results so far are kept." });
       return end({ ok: false, interrupted: true, finalText });

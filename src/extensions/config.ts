@@ -1,0 +1,197 @@
+// Which MCP servers a run has: "mcpServers" in the config file and in the workspace's
+// .mcp.json (same shape), normalized into ServerSpecs. `${VAR}` (and `${VAR:-default}`) in
+// any string is read from the environment; the values of `env` and `headers` are secrets:
+// they are kept only in memory and handed to the redactor, never shown (the listing names
+// variables, not values).
+import crypto from "node:crypto";
+import path from "node:path";
+import { z } from "zod";
+import { loadConfig, mcpServerSchema, type McpServerConfig } from "../config/config.js";
+import { readStartFileSync, StartFileError, decodeUtf8 } from "../config/files.js";
+import { messageOf } from "../record/errors.js";
+
+/** The project file, beside the code: it can run commands, so it waits for approval. */
+export const PROJECT_FILE = ".mcp.json";
+
+const DEFAULT_STARTUP_MS = 30_000;
+const DEFAULT_TOOL_MS = 120_000;
+
+export type Transport =
+  | { kind: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd: string }
+  | { kind: "http"; url: string; headers: Record<string, string> };
+
+export interface ServerSpec {
+  name: string;
+  /** "config": the user's own file; "project": the workspace's .mcp.json (needs approval) */
+  origin: "config" | "project";
+  /** the file that declares it */
+  file: string;
+  disabled: boolean;
+  /** set when the entry cannot be used: it is listed with this sentence and never started */
+  problem?: string;
+  transport?: Transport;
+  startupTimeoutMs: number;
+  toolTimeoutMs: number;
+  /** names of the env variables and headers it is given (for the listing; values never) */
+  envNames: string[];
+  headerNames: string[];
+  /** a hash of everything that starts it (secrets included, kept in memory only): /reload
+   * restarts a server whose fingerprint changed */
+  fingerprint: string;
+}
+
+export interface ExtensionConfig {
+  servers: ServerSpec[];
+  /** every env and header value, expanded: cut out of everything stored, sent or shown */
+  secrets: string[];
+  /** tool names that may run in read-only mode (exact, or "mcp__server__*") */
+  allowInReadOnly: string[];
+  /** the project file when it exists: its path and the sha256 of its bytes */
+  project?: { file: string; sha256: string };
+  /** problems with a whole file (unreadable, not JSON), to be said once */
+  problems: string[];
+}
+
+const projectFileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) }).loose();
+
+/** `${VAR}` and `${VAR:-default}`; a variable that is not set is a problem named by where it was. */
+export function expandVars(value: string, env: NodeJS.ProcessEnv, where: string): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, dflt: string | undefined) => {
+    const v = env[name];
+    if (v !== undefined && v !== "") return v;
+    if (dflt !== undefined) return dflt;
+    throw new Error(`${where} names \${${name}}, which is not set in the environment`);
+  });
+}
+
+function describeIssues(issues: z.core.$ZodIssue[]): string {
+  return issues
+    .map((iss) => {
+      if (iss.code === "unrecognized_keys") return `unknown field${iss.keys.length > 1 ? "s" : ""} ${iss.keys.map((k) => `"${k}"`).join(", ")}`;
+      const field = iss.path.length > 0 ? `field "${iss.path.join(".")}": ` : "";
+      return `${field}${iss.message}`;
+    })
+    .join("; ");
+}
+
+function hash(v: unknown): string {
+  return crypto.createHash("sha256").update(JSON.stringify(v)).digest("hex");
+}
+
+/** One entry of mcpServers as a spec; never throws: a bad entry carries its problem. */
+export function normalizeServer(
+  name: string,
+  raw: unknown,
+  where: { origin: ServerSpec["origin"]; file: string; workspace: string },
+  env: NodeJS.ProcessEnv,
+  secrets: string[],
+): ServerSpec {
+  const base: ServerSpec = {
+    name,
+    origin: where.origin,
+    file: where.file,
+    disabled: false,
+    startupTimeoutMs: DEFAULT_STARTUP_MS,
+    toolTimeoutMs: DEFAULT_TOOL_MS,
+    envNames: [],
+    headerNames: [],
+    fingerprint: "",
+  };
+  const bad = (problem: string): ServerSpec => ({ ...base, problem: `${where.file}: mcpServers.${name}: ${problem}`, fingerprint: hash(["bad", problem]) });
+  if (!/^[A-Za-z0-9_.-]{1,40}$/.test(name)) return bad("a server's name must be 1 to 40 of A-Z a-z 0-9 _ . - (it becomes part of its tools' names)");
+  const parsed = mcpServerSchema.safeParse(raw);
+  if (!parsed.success) return bad(describeIssues(parsed.error.issues));
+  const c: McpServerConfig = parsed.data;
+  base.disabled = c.disabled === true;
+  if (c.startupTimeoutSeconds !== undefined) base.startupTimeoutMs = c.startupTimeoutSeconds * 1000;
+  if (c.toolTimeoutSeconds !== undefined) base.toolTimeoutMs = c.toolTimeoutSeconds * 1000;
+  base.envNames = Object.keys(c.env ?? {});
+  base.headerNames = Object.keys(c.headers ?? {});
+  if (c.type === "sse") return bad('"type": "sse" (the old HTTP+SSE transport) is not supported; use the server\'s Streamable HTTP endpoint ("url")');
+  if (c.command !== undefined && c.url !== undefined) return bad('give "command" (a stdio server) or "url" (Streamable HTTP), not both');
+  if (c.command === undefined && c.url === undefined) return bad('needs "command" (a stdio server) or "url" (Streamable HTTP)');
+  if (c.type === "stdio" && c.command === undefined) return bad('"type": "stdio" needs "command"');
+  if ((c.type === "http" || c.type === "streamable-http") && c.url === undefined) return bad(`"type": "${c.type}" needs "url"`);
+  try {
+    const x = (v: string, field: string): string => expandVars(v, env, `field "${field}"`);
+    if (c.command !== undefined) {
+      if (c.headers !== undefined) return bad('"headers" go with "url"; a stdio server takes "env"');
+      const envOut: Record<string, string> = {};
+      for (const [k, v] of Object.entries(c.env ?? {})) {
+        envOut[k] = x(v, `env.${k}`);
+        secrets.push(envOut[k]);
+      }
+      const cwd = c.cwd !== undefined ? path.resolve(where.workspace, x(c.cwd, "cwd")) : where.workspace;
+      const transport: Transport = { kind: "stdio", command: x(c.command, "command"), args: (c.args ?? []).map((a, i) => x(a, `args.${i}`)), env: envOut, cwd };
+      return { ...base, transport, fingerprint: hash([transport, base.startupTimeoutMs, base.toolTimeoutMs, base.disabled]) };
+    }
+    if (c.env !== undefined || c.args !== undefined || c.cwd !== undefined) return bad('"env", "args" and "cwd" go with "command"; a Streamable HTTP server takes "headers"');
+    const url = x(c.url!, "url");
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return bad(`"url" is not a URL (got "${c.url}")`);
+    }
+    if (u.protocol !== "http:" && u.protocol !== "https:") return bad(`"url" must be http(s) (got "${c.url}")`);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(c.headers ?? {})) {
+      headers[k] = x(v, `headers.${k}`);
+      secrets.push(headers[k]);
+      // "Bearer TOKEN": the token alone is a secret too (it may be echoed without its scheme)
+      const token = /^\S+\s+(\S{12,})$/.exec(headers[k])?.[1];
+      if (token) secrets.push(token);
+    }
+    const transport: Transport = { kind: "http", url, headers };
+    return { ...base, transport, fingerprint: hash([transport, base.startupTimeoutMs, base.toolTimeoutMs, base.disabled]) };
+  } catch (e) {
+    return bad(messageOf(e));
+  }
+}
+
+/** Reads the user's config (mcpServers, allowInReadOnly) and the workspace's .mcp.json. A
+ * bad config file throws (as at start); a bad project file becomes a problem, and the agent
+ * works on without its servers. */
+export function loadExtensionConfig(opts: { configFile?: string; workspace: string; env?: NodeJS.ProcessEnv }): ExtensionConfig {
+  const env = opts.env ?? process.env;
+  const secrets: string[] = [];
+  const problems: string[] = [];
+  const servers: ServerSpec[] = [];
+  let allowInReadOnly: string[] = [];
+  if (opts.configFile) {
+    const { config, file } = loadConfig(opts.configFile);
+    allowInReadOnly = config.allowInReadOnly ?? [];
+    for (const [name, raw] of Object.entries(config.mcpServers ?? {})) {
+      servers.push(normalizeServer(name, raw, { origin: "config", file, workspace: opts.workspace }, env, secrets));
+    }
+  }
+  const file = path.join(opts.workspace, PROJECT_FILE);
+  let project: ExtensionConfig["project"];
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readStartFileSync(file, { what: "the project's MCP file", maxBytes: 1024 * 1024 });
+  } catch (e) {
+    if (!(e instanceof StartFileError && e.code === "ENOENT")) problems.push(`${file} could not be read: ${messageOf(e)}`);
+  }
+  if (bytes) {
+    project = { file, sha256: crypto.createHash("sha256").update(bytes).digest("hex") };
+    try {
+      const parsed = projectFileSchema.safeParse(JSON.parse(decodeUtf8(bytes, file)));
+      if (!parsed.success) problems.push(`${file}: ${describeIssues(parsed.error.issues)} (it holds {"mcpServers": {NAME: {...}}})`);
+      else {
+        const taken = new Set(servers.map((s) => s.name));
+        for (const [name, raw] of Object.entries(parsed.data.mcpServers)) {
+          if (taken.has(name)) {
+            problems.push(`${file}: server "${name}" is also in ${opts.configFile}; the config file's is used`);
+            continue;
+          }
+          servers.push(normalizeServer(name, raw, { origin: "project", file, workspace: opts.workspace }, env, secrets));
+        }
+      }
+    } catch (e) {
+      problems.push(`${file} is not valid JSON: ${messageOf(e)}`);
+    }
+  }
+  return { servers, secrets: secrets.filter((s) => s.length > 0), allowInReadOnly, ...(project ? { project } : {}), problems };
+}
+

@@ -1,0 +1,397 @@
+// The MCP servers of a run (docs/architecture.md, Extensions): read from the config and the
+// workspace's .mcp.json, started in parallel when the front end asks (after the first
+// frame), each with a state the /mcp listing shows. Their tools join the request as
+// mcp__<server>__<tool> through the same permission policy as built-in tools; their
+// `instructions` become context items named by the server. A server that fails to start,
+// crashes, hangs or answers nonsense leaves the agent working: its calls end as error
+// results and its state says why. The SDK is imported only when a server is started.
+import { z } from "zod";
+import type { ContextItem } from "../provider/types.js";
+import type { ToolDef, ToolOutput } from "../tools/types.js";
+import { messageOf } from "../record/errors.js";
+import { assertNever } from "../record/types.js";
+import { sanitizeForTerminal } from "../tools/sanitize.js";
+import { loadExtensionConfig, PROJECT_FILE, type ExtensionConfig, type ServerSpec } from "./config.js";
+import { approve, readApprovals } from "./approvals.js";
+import { assignNames } from "./names.js";
+import { mapResult } from "./results.js";
+import type { Connection, McpTool } from "./client.js";
+
+export type ServerState = "disabled" | "invalid" | "not approved" | "idle" | "starting" | "ready" | "failed" | "stopped";
+export type Approval = "not needed" | "approved" | "not approved";
+
+export interface ServerStatus {
+  name: string;
+  origin: ServerSpec["origin"];
+  file: string;
+  transport: "stdio" | "http" | "none";
+  state: ServerState;
+  tools: number;
+  approval: Approval;
+  lastError?: string;
+  /** names only: the values are secrets */
+  envNames: string[];
+  headerNames: string[];
+  pid?: number;
+}
+
+interface Server {
+  spec: ServerSpec;
+  state: ServerState;
+  conn?: Connection;
+  tools: McpTool[];
+  instructions?: string;
+  lastError?: string;
+  /** the start in progress */
+  starting?: Promise<void>;
+}
+
+export interface ManagerOptions {
+  workspace: string;
+  configFile?: string;
+  /** no screen to approve in: unapproved project servers are refused with a sentence */
+  headless: boolean;
+  /** what the next request holds changed (tools or instructions): the inspector goes pending */
+  onChange(reason: string): void;
+  /** something a person should read (a server failed, was refused) */
+  onNotice(level: "info" | "warning" | "error", text: string): void;
+  /** cuts the configured keys and the servers' secrets out of what a server says */
+  redact(text: string): string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The instructions a server may add to every request (longer ones are cut, and say so). */
+export const MAX_INSTRUCTIONS = 20_000;
+
+const HOW_TO_APPROVE = "open albedo-tui in this workspace and approve it with /mcp approve (remembered for this workspace and this version of the file)";
+
+/** A tool call's input as the SDK sends it: an object. */
+const argsSchema = z.record(z.string(), z.unknown());
+
+export class ExtensionManager {
+  private servers: Server[] = [];
+  private config: ExtensionConfig = { servers: [], secrets: [], allowInReadOnly: [], problems: [] };
+  private started = false;
+  private toolDefs: ToolDef[] = [];
+  private refused: { server: string; message: string }[] = [];
+  private approvalsProblem: string | undefined;
+
+  constructor(private readonly opts: ManagerOptions) {}
+
+  /** Reads the configuration (no server starts). A bad config file throws, as at start. */
+  configure(): void {
+    this.config = loadExtensionConfig({ workspace: this.opts.workspace, env: this.opts.env, ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}) });
+    this.servers = this.config.servers.map((spec) => ({ spec, state: this.initialState(spec), tools: [] }));
+    this.rebuildTools();
+  }
+
+  /** whether any server is configured at all (nothing else happens when none is) */
+  hasServers(): boolean {
+    return this.servers.length > 0 || this.config.problems.length > 0;
+  }
+
+  private projectApproved(): boolean {
+    const p = this.config.project;
+    if (!p) return false;
+    const r = readApprovals();
+    this.approvalsProblem = r.problem;
+    return r.approvals.some((a) => a.workspace === this.opts.workspace && a.sha256 === p.sha256);
+  }
+
+  private approvalOf(spec: ServerSpec): Approval {
+    if (spec.origin === "config") return "not needed";
+    return this.projectApproved() ? "approved" : "not approved";
+  }
+
+  private initialState(spec: ServerSpec): ServerState {
+    if (spec.problem) return "invalid";
+    if (spec.disabled) return "disabled";
+    if (this.approvalOf(spec) === "not approved") return "not approved";
+    return "idle";
+  }
+
+  /**
+   * Starts every server that may start, in parallel; resolves when each has started or
+   * failed (each within its startup timeout). Called once after the first frame (the
+   * screen) or before the first turn (headless); later calls wait for the same starts.
+   */
+  start(): Promise<void> {
+    if (!this.started) {
+      this.started = true;
+      for (const p of this.config.problems) this.opts.onNotice("warning", `MCP: ${p}`);
+      if (this.approvalsProblem) this.opts.onNotice("warning", `MCP: ${this.approvalsProblem}`);
+      const waiting = this.servers.filter((s) => s.state === "not approved");
+      if (waiting.length > 0) {
+        const names = waiting.map((s) => s.spec.name).join(", ");
+        const file = waiting[0]!.spec.file;
+        this.opts.onNotice(
+          "warning",
+          this.opts.headless
+            ? `MCP: not starting ${names} from ${file}: a project's servers run only once approved; ${HOW_TO_APPROVE}.`
+            : `MCP: ${file} declares ${names}; they run commands, so they start only once you approve: /mcp lists them, /mcp approve starts them.`,
+        );
+      }
+      for (const s of this.servers) if (s.state === "invalid" && s.spec.problem) this.opts.onNotice("warning", `MCP: ${s.spec.problem}`);
+    }
+    return Promise.all(this.servers.filter((s) => s.state === "idle").map((s) => this.startOne(s))).then(() => this.allStarts());
+  }
+
+  /** waits for every start in progress */
+  private async allStarts(): Promise<void> {
+    await Promise.all(this.servers.map((s) => s.starting));
+  }
+
+  private startOne(s: Server): Promise<void> {
+    if (s.starting) return s.starting;
+    s.state = "starting";
+    delete s.lastError;
+    const run = (async () => {
+      try {
+        const { connect } = await import("./client.js");
+        const conn = await connect(s.spec, this, {
+          onTools: (tools) => {
+            if (this.servers.includes(s) && s.conn === conn) this.setTools(s, tools, `${s.spec.name} changed its tools`);
+          },
+          onLost: (reason) => {
+            if (!this.servers.includes(s) || s.conn !== conn) return;
+            s.state = "failed";
+            s.lastError = this.clean(reason);
+            delete s.conn;
+            this.opts.onNotice("error", `MCP server ${s.spec.name} stopped: ${s.lastError}. Its tools are gone until /reload.`);
+            this.setTools(s, [], `${s.spec.name} stopped`, undefined);
+          },
+        });
+        if (!this.servers.includes(s)) {
+          // reloaded away while it started
+          await conn.close();
+          return;
+        }
+        s.conn = conn;
+        s.state = "ready";
+        this.setTools(s, conn.tools, `${s.spec.name} started`, conn.instructions);
+      } catch (e) {
+        s.state = "failed";
+        s.lastError = this.clean(messageOf(e));
+        this.opts.onNotice("error", `MCP server ${s.spec.name} could not start: ${s.lastError}`);
+      } finally {
+        delete s.starting;
+      }
+    })();
+    s.starting = run;
+    return run;
+  }
+
+  /** what a server says, fit for the screen and the record */
+  private clean(text: string): string {
+    return this.opts.redact(sanitizeForTerminal(text)).replace(/\s+/g, " ").trim().slice(0, 600);
+  }
+
+  private setTools(s: Server, tools: McpTool[], reason: string, instructions: string | undefined = s.instructions): void {
+    const before = this.signature();
+    s.tools = tools;
+    if (instructions !== undefined) s.instructions = instructions;
+    else delete s.instructions;
+    this.rebuildTools();
+    if (this.signature() !== before) this.opts.onChange(`extensions changed: ${reason}`);
+  }
+
+  /** what the next request holds of the extensions: tools (names, descriptions, schemas) and instructions */
+  private signature(): string {
+    return JSON.stringify([this.toolDefs.map((t) => [t.name, t.description, z.toJSONSchema(t.input)]), this.context()]);
+  }
+
+  private rebuildTools(): void {
+    const entries = this.servers.flatMap((s) => (s.state === "ready" ? s.tools.map((t) => ({ server: s.spec.name, tool: t.name, value: { s, t } })) : []));
+    const { named, refused } = assignNames(entries);
+    for (const r of refused) if (!this.refused.some((x) => x.message === r.message)) this.opts.onNotice("warning", `MCP: ${r.message}`);
+    this.refused = refused;
+    this.toolDefs = named.map((n) => this.toolDef(n.wire, n.value.s, n.value.t));
+  }
+
+  private allowedInReadOnly(wire: string, server: string): boolean {
+    return this.config.allowInReadOnly.some((p) => p === wire || (p.endsWith("__*") && wire.startsWith(p.slice(0, -1)) && p === `mcp__${server.replace(/[^A-Za-z0-9_-]/g, "_")}__*`));
+  }
+
+  private toolDef(wire: string, s: Server, t: McpTool): ToolDef {
+    // The server's schema is sent as it declared it (zod's metadata is merged into the JSON
+    // Schema the request carries); the input is checked to be an object, and the server
+    // checks the rest. An "id" key would register in zod's global id map: it is not a
+    // JSON Schema keyword tool schemas use, so it is left out.
+    const { id: _id, ...declared } = t.inputSchema;
+    const input = z
+      .unknown()
+      .refine((v) => argsSchema.safeParse(v).success, "the input must be a JSON object")
+      .meta(declared);
+    const server = s.spec.name;
+    return {
+      name: wire,
+      description: t.description,
+      // a server's annotations (readOnlyHint…) are hints from the server, never trusted: only
+      // the user's allowInReadOnly makes a tool count as a read
+      kind: this.allowedInReadOnly(wire, server) ? "read" : "exec",
+      input,
+      summarize: (v) => `${wire} ${JSON.stringify(v).slice(0, 300)} (MCP server ${server})`,
+      run: (v, ctx) => this.call(s, t.name, argsSchema.parse(v), ctx.signal, ctx.redact),
+    };
+  }
+
+  private async call(s: Server, tool: string, args: Record<string, unknown>, signal: AbortSignal, redact?: (t: string) => string): Promise<ToolOutput> {
+    const conn = s.conn;
+    if (!conn || s.state !== "ready") return { output: `MCP server ${s.spec.name} is ${s.state}${s.lastError ? `: ${s.lastError}` : ""}`, isError: true };
+    const cut = (t: string): string => this.opts.redact(redact ? redact(t) : t);
+    try {
+      const raw = await conn.call(tool, args, signal);
+      return mapResult(raw, cut);
+    } catch (e) {
+      if (signal.aborted) return { output: "interrupted (the server was asked to cancel the call)", isError: true };
+      const { describeFailure } = await import("./client.js");
+      const why = describeFailure(e, `${tool} on MCP server ${s.spec.name}`, s.spec.toolTimeoutMs);
+      return { output: cut(sanitizeForTerminal(why)).slice(0, 2000), isError: true };
+    }
+  }
+
+  /** the tools of the servers that are ready, as tool definitions */
+  tools(): ToolDef[] {
+    return this.toolDefs;
+  }
+
+  /** each ready server's instructions, as a context item named by the server */
+  context(): ContextItem[] {
+    const out: ContextItem[] = [];
+    for (const s of this.servers) {
+      if (s.state !== "ready" || !s.instructions?.trim()) continue;
+      let text = this.opts.redact(s.instructions);
+      if (text.length > MAX_INSTRUCTIONS) text = `${text.slice(0, MAX_INSTRUCTIONS)}\n[… the server's instructions were cut at ${MAX_INSTRUCTIONS} characters]`;
+      out.push({ source: `MCP server ${s.spec.name} (instructions)`, text });
+    }
+    return out;
+  }
+
+  /** the values of env and headers: the redactor cuts them out of everything */
+  secrets(): string[] {
+    return this.config.secrets;
+  }
+
+  status(): ServerStatus[] {
+    return this.servers.map((s) => ({
+      name: s.spec.name,
+      origin: s.spec.origin,
+      file: s.spec.file,
+      transport: s.spec.transport?.kind ?? "none",
+      state: s.state,
+      tools: s.state === "ready" ? this.toolDefs.filter((t) => t.name.startsWith(`mcp__${s.spec.name.replace(/[^A-Za-z0-9_-]/g, "_")}__`)).length : 0,
+      approval: this.approvalOf(s.spec),
+      ...(s.lastError ? { lastError: s.lastError } : s.spec.problem ? { lastError: s.spec.problem } : {}),
+      envNames: s.spec.envNames,
+      headerNames: s.spec.headerNames,
+      ...(s.conn?.pid !== undefined ? { pid: s.conn.pid } : {}),
+    }));
+  }
+
+  /** /mcp: one line per server, then what to do */
+  describe(): string {
+    if (this.servers.length === 0 && this.config.problems.length === 0) {
+      return `No MCP servers: add "mcpServers" to the config file${this.opts.configFile ? ` (${this.opts.configFile})` : ""} or a ${PROJECT_FILE} to the workspace.`;
+    }
+    const lines = ["MCP servers:"];
+    for (const st of this.status()) {
+      const tools = st.state === "ready" ? `, ${st.tools} tool${st.tools === 1 ? "" : "s"}` : "";
+      const from = st.origin === "project" ? ` · ${PROJECT_FILE} (${st.approval})` : " · config";
+      const err = st.lastError ? ` · last error: ${st.lastError}` : "";
+      lines.push(`  ${st.name} (${st.transport}): ${st.state}${tools}${from}${err}`);
+    }
+    for (const r of this.refused) lines.push(`  refused: ${r.message}`);
+    for (const p of this.config.problems) lines.push(`  problem: ${p}`);
+    if (this.servers.some((s) => s.state === "not approved")) lines.push(`/mcp approve starts the servers of ${this.config.project?.file ?? PROJECT_FILE} (and remembers it for this version of the file).`);
+    return lines.join("\n");
+  }
+
+  /** /mcp approve: remembers the project file's content as approved and starts its servers */
+  async approveProject(): Promise<string> {
+    const p = this.config.project;
+    if (!p) return `There is no ${PROJECT_FILE} in ${this.opts.workspace} to approve.`;
+    const waiting = this.servers.filter((s) => s.state === "not approved");
+    if (waiting.length === 0) return `${p.file} is approved already (or declares no server that can start).`;
+    if (this.opts.headless) return `MCP servers cannot be approved without a screen; ${HOW_TO_APPROVE}.`;
+    approve(this.opts.workspace, p.sha256);
+    for (const s of waiting) s.state = "idle";
+    await Promise.all(waiting.map((s) => this.startOne(s)));
+    return `Approved ${p.file} (sha256 ${p.sha256.slice(0, 12)}…) for ${this.opts.workspace}. ${waiting.map((s) => `${s.spec.name}: ${s.state}${s.lastError ? ` (${s.lastError})` : ""}`).join("; ")}.`;
+  }
+
+  /**
+   * /reload: reads the configuration again; servers whose entry changed (or that failed) are
+   * restarted, removed ones stopped, new ones started. Returns what happened, in words.
+   */
+  async reload(): Promise<string> {
+    const before = this.signature();
+    const old = new Map(this.servers.map((s) => [`${s.spec.origin}:${s.spec.name}`, s]));
+    this.config = loadExtensionConfig({ workspace: this.opts.workspace, env: this.opts.env, ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}) });
+    const next: Server[] = [];
+    const said: string[] = [];
+    const stops: Promise<void>[] = [];
+    for (const spec of this.config.servers) {
+      const key = `${spec.origin}:${spec.name}`;
+      const was = old.get(key);
+      old.delete(key);
+      const state = this.initialState(spec);
+      if (was && was.spec.fingerprint === spec.fingerprint && (was.state === "ready" || was.state === "starting") && state === "idle") {
+        next.push(was);
+        continue;
+      }
+      if (was?.conn) stops.push(was.conn.close());
+      if (was) said.push(`${spec.name} ${state === "idle" ? "restarted" : state}`);
+      else said.push(`${spec.name} added`);
+      next.push({ spec, state, tools: [] });
+    }
+    for (const [, s] of old) {
+      if (s.conn) stops.push(s.conn.close());
+      said.push(`${s.spec.name} removed`);
+    }
+    this.servers = next;
+    this.rebuildTools();
+    await Promise.all(stops);
+    if (this.started) await Promise.all(this.servers.filter((s) => s.state === "idle").map((s) => this.startOne(s)));
+    if (this.signature() !== before) this.opts.onChange(`extensions changed (/reload): ${said.join(", ") || "their tools or instructions"}`);
+    const states = this.servers.map((s) => `${s.spec.name} ${s.state}`).join(", ");
+    return `MCP: ${said.length > 0 ? said.join(", ") : "no server changed"}${states ? ` (now: ${states})` : ""}.`;
+  }
+
+  /** Stops every server (each process group); called on exit. */
+  async close(): Promise<void> {
+    const all = this.servers;
+    await Promise.all(
+      all.map(async (s) => {
+        await s.starting?.catch(() => undefined);
+        const c = s.conn;
+        delete s.conn;
+        if (s.state === "ready") s.state = "stopped";
+        await c?.close();
+      }),
+    );
+  }
+}
+
+/** State words for a status line: "2 MCP servers ready, 1 failed". */
+export function summarizeStates(list: readonly ServerStatus[]): string {
+  const counts = new Map<ServerState, number>();
+  for (const s of list) counts.set(s.state, (counts.get(s.state) ?? 0) + 1);
+  const parts: string[] = [];
+  for (const [state, n] of counts) {
+    switch (state) {
+      case "ready":
+      case "starting":
+      case "failed":
+      case "not approved":
+      case "disabled":
+      case "invalid":
+      case "idle":
+      case "stopped":
+        parts.push(`${n} ${state}`);
+        break;
+      default:
+        assertNever(state, "server state");
+    }
+  }
+  return parts.join(", ");
+}

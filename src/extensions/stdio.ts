@@ -1,0 +1,129 @@
+// The stdio transport for an MCP server, ours rather than the SDK's so the server is started
+// the way tool processes are: its own process group with the run marker in its environment
+// (tools/processes.ts), so stopping it, or albedo-tui's exit, ends everything it started.
+// Its stderr is kept as a bounded tail (for the last error) instead of reaching the screen,
+// and one message may not pass MAX_MESSAGE_BYTES. Loaded only when a server is configured.
+import { spawn, type ChildProcess } from "node:child_process";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { beginRun, endRun, stopToolProcesses, type ToolRun } from "../tools/processes.js";
+
+/** the most one JSON-RPC line may hold; a server past it is disconnected */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const STDERR_TAIL = 4096;
+
+/** Variables a server inherits from albedo-tui's environment (the SDK's list): keys and
+ * tokens of the user's shell stay behind unless the entry's `env` names them. */
+const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR", "XDG_RUNTIME_DIR"];
+
+export class GroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private child: ChildProcess | undefined;
+  private run: ToolRun | undefined;
+  private readonly buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+  private stderrTail = "";
+  private closed = false;
+  /** how the process ended, once it has */
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+
+  constructor(
+    private readonly params: { command: string; args: string[]; env: Record<string, string>; cwd: string },
+    private readonly owner: object,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** the last few KB the server wrote on stderr */
+  stderr(): string {
+    return this.stderrTail;
+  }
+
+  start(): Promise<void> {
+    const run = beginRun(this.owner);
+    this.run = run;
+    const env: Record<string, string> = {};
+    for (const k of INHERITED) {
+      const v = process.env[k];
+      if (v !== undefined) env[k] = v;
+    }
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.params.command, this.params.args, {
+        cwd: this.params.cwd,
+        env: { ...env, ...this.params.env, ...run.env() },
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: true,
+      });
+      this.child = child;
+      child.once("error", (e) => {
+        endRun(run);
+        reject(new Error(`cannot start ${this.params.command}: ${e.message}`));
+        this.onerror?.(e);
+      });
+      child.once("spawn", () => {
+        run.pgid = child.pid;
+        resolve();
+      });
+      child.once("close", (code, signal) => {
+        this.exit = { code, signal };
+        if (!this.closed) {
+          this.closed = true;
+          // its children may live on in the group: they go with it
+          void stopToolProcesses({ runs: [run], graceMs: 500 });
+          this.onclose?.();
+        }
+      });
+      child.stdin!.on("error", (e) => this.onerror?.(e));
+      child.stdout!.on("data", (chunk: Buffer) => {
+        try {
+          this.buffer.append(chunk);
+        } catch (e) {
+          this.onerror?.(new Error(`the server sent a message over ${MAX_MESSAGE_BYTES / 1048576} MB; it was disconnected`));
+          void this.close();
+          return;
+        }
+        for (;;) {
+          let msg: JSONRPCMessage | null;
+          try {
+            msg = this.buffer.readMessage();
+          } catch (e) {
+            this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${e instanceof Error ? e.message.slice(0, 200) : String(e)}`));
+            continue;
+          }
+          if (msg === null) break;
+          this.onmessage?.(msg);
+        }
+      });
+      child.stderr!.setEncoding("utf8").on("data", (d: string) => {
+        this.stderrTail = (this.stderrTail + d).slice(-STDERR_TAIL);
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin;
+      if (!stdin || this.closed) {
+        reject(new Error("the server is not running"));
+        return;
+      }
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  /** Ends the server: stdin closed, then its whole group (SIGTERM, SIGKILL after a grace). */
+  async close(): Promise<void> {
+    const run = this.run;
+    const wasClosed = this.closed;
+    this.closed = true;
+    this.child?.stdin?.end();
+    if (run) await stopToolProcesses({ runs: [run], graceMs: 1000 });
+    this.buffer.clear();
+    if (!wasClosed) this.onclose?.();
+  }
+}
