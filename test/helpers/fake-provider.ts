@@ -16,6 +16,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { pathToFileURL } from "node:url";
 import { anthropicImageRefusal, serveModels, type ServedModels } from "./fake-images-models.js";
 import { FakeCache, type AnthropicCacheUsage, type OpenAICacheUsage } from "./fake-cache.js";
+import { localFrames, localRefusal, type LocalOptions, type LocalServer } from "./fake-local-servers.js";
 import { serveResponses } from "./fake-responses.js";
 
 export type Shape = "anthropic" | "openai";
@@ -145,6 +146,8 @@ export interface FakeOptions {
   onRequest?: (req: http.IncomingMessage) => void;
   /** simulate prompt caching: usage then reports cache reads and writes (test/helpers/fake-cache.ts) */
   cache?: FakeCache;
+  /** the Chat endpoint behaves like a local server: its refusals and stream quirks (test/helpers/fake-local-servers.ts) */
+  local?: LocalServer | LocalOptions;
 }
 
 interface Rejection {
@@ -227,9 +230,16 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
       sendJson(res, rejection.status, errorBody(shape, rejection));
       return;
     }
+    const localRefused = shape === "openai" && opts.local ? localRefusal(opts.local, body as Record<string, unknown>) : undefined;
+    if (localRefused) {
+      rec.rejected = localRefused.message;
+      sendJson(res, localRefused.status, localRefused.body);
+      return;
+    }
     if (queue.length === 0 && opts.repeat && lastScript.length > 0) queue.push(...lastScript);
     const step = queue.shift() ?? { text: "ok" };
     const ctx: RenderCtx = { shape, body: body as Record<string, unknown>, rawBody, req, res, timers, nextId, faults };
+    if (shape === "openai" && opts.local) ctx.local = opts.local;
     // a refused request (an error step) is not processed, so it caches nothing
     if (opts.cache && !isError(step)) {
       if (shape === "anthropic") {
@@ -747,6 +757,8 @@ interface RenderCtx {
   /** the cache simulation's figures for this request, when it runs */
   anthropicCache?: AnthropicCacheUsage;
   openaiCache?: OpenAICacheUsage;
+  /** the local server the Chat endpoint behaves like */
+  local?: LocalServer | LocalOptions;
 }
 
 function isError(s: Step): s is ErrorStep {
@@ -774,7 +786,7 @@ async function render(ctx: RenderCtx, step: Step): Promise<void> {
     return;
   }
   if (isFault(step)) return renderFault(ctx, step);
-  const frames = ctx.shape === "anthropic" ? anthropicFrames(ctx, step) : openaiFrames(ctx, step);
+  const frames = ctx.shape === "anthropic" ? anthropicFrames(ctx, step) : ctx.local ? localFrames(ctx.local, ctx.body, openaiFrames(ctx, step)) : openaiFrames(ctx, step);
   const out = new Out(ctx);
   out.head();
   for (const f of frames) {
