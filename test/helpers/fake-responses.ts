@@ -52,10 +52,16 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 /** models the fake knows not to reason: they refuse a reasoning setting, as the real API does */
 const NON_REASONING = /^(gpt-4|gpt-3\.5|gpt-5(\.\d+)?-chat)/;
 
-interface Sealed {
+export interface Sealed {
   id: string;
   summary: string;
   follows: { type: "message" } | { type: "function_call"; call_id: string };
+}
+
+/** What the fake's stream would have put in a reasoning item's encrypted_content: tests that
+ * make up a stored answer seal its reasoning items the same way. */
+export function sealReasoning(s: Sealed): string {
+  return seal(s);
 }
 
 function seal(s: Sealed): string {

@@ -8,6 +8,9 @@ import { randomBytes } from "node:crypto";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { prng } from "../helpers/prng.js";
 import { countBreakpoints, normalizeMarkers, readBody } from "../helpers/wire-reader.js";
+import { readResponsesBody } from "../helpers/wire-reader-responses.js";
+import { sealReasoning } from "../helpers/fake-responses.js";
+import { OPAQUE_OPENAI_REASONING } from "../../src/provider/responses.js";
 import { FakeCache } from "../helpers/fake-cache.js";
 import { createProvider } from "../../src/provider/create.js";
 import { captureRequest } from "../../src/inspector/capture.js";
@@ -47,7 +50,7 @@ async function checkRequest(req: Request): Promise<number> {
   const got = fake.requests[before]!;
   expect(got.rejected, "the strict fake refused the request").toBeUndefined();
 
-  const read = readBody(req.provider, got.body, sourcesOf(req));
+  const read = req.api === "responses" ? readResponsesBody(got.body, sourcesOf(req)) : readBody(req.provider, got.body, sourcesOf(req));
   expect(capture.sections.map((s) => s.source)).toEqual(read.map((s) => s.source));
   for (const [i, s] of capture.sections.entries()) {
     const r = read[i]!;
@@ -295,13 +298,35 @@ class Gen {
   }
 }
 
+/** The Responses shape's live round as the adapter stored it: a reasoning item with encrypted
+ * content (the generator's "openai_encrypted" stand-in) is the complete item, sealed as the
+ * fake's stream would have sealed it, naming the item that followed it in the answer. */
+function sealLive(msgs: Msg[], seed: number): Msg[] {
+  return msgs.map((m, mi) => {
+    if (m.role !== "assistant" || m.status !== "complete") return m;
+    // what the stream would have brought: blank texts are not sent back, so they are not "next"
+    const shown = m.blocks.filter((b) => b.type !== "text" || b.text.trim() !== "");
+    const blocks = m.blocks.map((b, bi): Block => {
+      if (b.type !== "reasoning" || b.opaque?.kind !== "openai_encrypted") return b;
+      const next = shown[shown.indexOf(b) + 1];
+      const id = `rs_prop_${seed}_${mi}_${bi}`;
+      const follows = next?.type === "tool_use" ? { type: "function_call" as const, call_id: next.id } : { type: "message" as const };
+      const item = { id, type: "reasoning", summary: b.text ? [{ type: "summary_text", text: b.text }] : [], encrypted_content: sealReasoning({ id, summary: b.text, follows }) };
+      return { type: "reasoning", text: b.text, opaque: { kind: OPAQUE_OPENAI_REASONING, body: JSON.stringify(item) } };
+    });
+    return { ...m, blocks };
+  });
+}
+
 describe("property: every request's capture equals the body the server received", () => {
-  for (const provider of ["anthropic", "openai"] as const) {
-    it(`seeded random sessions (${provider})`, async () => {
+  for (const shape of ["anthropic", "openai", "responses"] as const) {
+    const provider = shape === "responses" ? "openai" : shape;
+    it(`seeded random sessions (${shape})`, async () => {
+      const sentBefore = fake.requests.length;
       let requests = 0;
       let marks = 0;
       for (let seed = 1; seed <= 30; seed++) {
-        const g = new Gen(prng(seed * 7919 + (provider === "anthropic" ? 1 : 2)));
+        const g = new Gen(prng(seed * 7919 + (shape === "anthropic" ? 1 : shape === "openai" ? 2 : 3)));
         const prior: Msg[] = [];
         if (g.chance(0.3)) {
           prior.push({ role: "user", blocks: [{ type: "text", text: summaryText({ text: "Earlier: we fixed the parser.", model: "claude-sonnet-4-5" }, g.int(1, 40)) }], status: "complete" });
@@ -311,6 +336,7 @@ describe("property: every request's capture equals the body the server received"
           vision: g.chance(0.6),
           reasoning: g.pick<ReasoningLevel>(["off", "low", "high"]),
           ...(provider === "openai" && g.chance(0.3) ? { model: "llama3.1:8b" } : {}),
+          ...(shape === "responses" ? { api: "responses" as const, ...(g.chance(0.5) ? { model: "gpt-5" } : {}) } : {}),
           ...(g.chance(0.2) ? { tools: [] } : {}),
           ...(g.chance(0.7) ? { cache: { key: `session-${seed}`, ttl: g.pick(["5m", "1h"] as const) } } : {}),
           // a long project context: the system prefix is long enough to cache
@@ -320,7 +346,7 @@ describe("property: every request's capture equals the body the server received"
         const why = `seed ${seed}`;
         try {
           for (const live of g.live(provider)) {
-            marks += await checkRequest(turnRequest(prior, live, s));
+            marks += await checkRequest(turnRequest(prior, shape === "responses" ? sealLive(live, seed) : live, s));
             requests++;
           }
           if (prior.length > 0 && g.chance(0.3)) {
@@ -333,6 +359,9 @@ describe("property: every request's capture equals the body the server received"
         }
       }
       expect(requests).toBeGreaterThan(60);
+      // the seeds do replay encrypted reasoning items natively in their live rounds
+      const items = fake.requests.slice(sentBefore).flatMap((r) => (r.shape === "responses" ? (r.body.input as { type: string }[]) : []));
+      if (shape === "responses") expect(items.filter((i) => i.type === "reasoning").length).toBeGreaterThan(5);
       // the seeds do place breakpoints (Anthropic), so the property covers them
       if (provider === "anthropic") expect(marks).toBeGreaterThan(20);
     });
