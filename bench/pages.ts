@@ -4,7 +4,7 @@
 import path from "node:path";
 import { openStore } from "../src/store/store.js";
 import { captureRequest } from "../src/inspector/capture.js";
-import { replayMessages } from "../src/replay/replay.js";
+import { imageTarget, replayMessages } from "../src/replay/replay.js";
 import { builtinTools, toolSchemas } from "../src/tools/run.js";
 import { SYSTEM_PROMPT } from "../src/controller/project-context.js";
 import type { Request } from "../src/provider/types.js";
@@ -17,7 +17,7 @@ function request(history: readonly HistoryMessage[]): Request {
     model: "claude-sonnet-4-5",
     system: SYSTEM_PROMPT,
     context: [],
-    history: replayMessages(history, { vision: true }),
+    history: replayMessages(history, { vision: imageTarget("anthropic", true) }),
     tools: toolSchemas(builtinTools()),
     maxOutputTokens: 16_000,
     reasoning: "off",

@@ -4,6 +4,7 @@
 // Then the same at 10× and 100× the size: the cost per byte must stay flat.
 // Times are CPU time of this process (the work is pure computation), in batches; see paired().
 import { turnRequest } from "../src/replay/request.js";
+import { imageTarget } from "../src/replay/replay.js";
 import { encodeAnthropicBody } from "../src/provider/anthropic.js";
 import { encodeOpenAIBody } from "../src/provider/openai.js";
 import { captureRequest } from "../src/inspector/capture.js";
@@ -40,7 +41,7 @@ function requestOf(c: Case, history: readonly HistoryMessage[], tools: ToolSchem
     tools,
     maxOutputTokens: 16_000,
     reasoning: "off",
-    vision: true,
+    vision: imageTarget(c.provider, true),
   });
 }
 

@@ -50,6 +50,9 @@ export const configSchema = z
     microcompactStep: z.number().int().min(1).optional(),
     /** how long Anthropic keeps the cached prompt prefix: "5m" (renewed by each read) or "1h" */
     cacheTtl: z.enum(["5m", "1h"]).optional(),
+    /** OpenAI's wire shape: "responses" (the default on OpenAI's own endpoint) or "chat" (the
+     * default for any other base URL); set it to force one */
+    api: z.enum(["chat", "responses"]).optional(),
     reasoning: z.enum(["off", "low", "medium", "high"]).optional(),
     maxOutputTokens: z.number().int().positive().optional(),
     /** the window and image support of the model, over the catalog (local servers) */

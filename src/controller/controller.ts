@@ -4,7 +4,8 @@ import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.js";
 import type { ContextItem, Provider, ProviderName, Request, RequestCache, Usage } from "../provider/types.js";
-import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage } from "../provider/create.js";
+import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage, openaiApi } from "../provider/create.js";
+import type { OpenAIApi } from "../provider/types.js";
 import { familyOf, type ModelInfo } from "../provider/catalog.js";
 import type { BadMessage, HistoryStore } from "../store/types.js";
 import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
@@ -20,10 +21,11 @@ import { runTurn, type TurnEnv, type TurnOutcome } from "../turn/turn.js";
 import { prepare, summarize, SUMMARY_REQUEST_NOTE } from "../turn/compact.js";
 import { redactRequest } from "../turn/redact.js";
 import { turnRequest } from "../replay/request.js";
+import { imageTarget, targetForRequest, unseenReason, type ImageTarget } from "../replay/replay.js";
 import { captureRequest } from "../inspector/capture.js";
 import { formatFigure, requestEstimate } from "../inspector/format.js";
 import type { PrepareResult } from "../compaction/prepare.js";
-import { imageLimit, loadImage } from "./images.js";
+import { loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
 import { autoCompactionOff } from "../compaction/prepare.js";
 import { methodFor } from "../tokens/count.js";
@@ -352,6 +354,7 @@ export class App implements Controller {
       reasoning: this.opts.reasoning,
       vision: m.vision,
       cache: this.cacheHints(),
+      ...this.apiSetting(),
     });
     return redactRequest(req, this.redactKeys);
   }
@@ -416,7 +419,7 @@ export class App implements Controller {
       model: this.model,
       baseUrl: this.baseUrlFor(this.providerName),
       ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}),
-      vision: m.vision,
+      vision: imageTarget(this.providerName, m.vision),
       permission: this.opts.permission,
       compaction: this.opts.compaction,
       reasoning: this.opts.reasoning,
@@ -468,6 +471,12 @@ export class App implements Controller {
     return { key: this.current.id, ttl: this.opts.cacheTtl ?? "5m" };
   }
 
+  /** OpenAI's wire shape for the current provider and base URL (create.ts, openaiApi): put
+   * into every request, which picks both the encoding captured and the endpoint called. */
+  private apiSetting(): { api?: OpenAIApi } {
+    return this.providerName === "openai" ? { api: openaiApi(this.baseUrlFor("openai"), this.opts.api) } : {};
+  }
+
   private env(): TurnEnv {
     const m = this.lookupModel(this.providerName, this.model);
     const env: TurnEnv = {
@@ -477,11 +486,12 @@ export class App implements Controller {
       provider: this.provider,
       providerName: this.providerName,
       model: this.model,
-      vision: m.vision,
+      vision: imageTarget(this.providerName, m.vision),
       ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}),
       maxOutputTokens: this.opts.maxOutputTokens ?? m.maxOutput ?? 8192,
       reasoning: this.opts.reasoning,
       cache: this.cacheHints(),
+      ...this.apiSetting(),
       system: SYSTEM_PROMPT,
       context: this.context,
       tools: this.tools,
@@ -631,7 +641,8 @@ export class App implements Controller {
     const info = this.lookupModel(provider, model);
     const window = info.contextWindow ? `${formatInt(info.contextWindow)} tokens` : "unknown";
     const key = this.keyProblem();
-    const big = info.vision ? this.imagesOverLimit(provider) : 0;
+    // a model that cannot see gets markers for every image: nothing to single out then
+    const big = info.vision ? this.imagesNotTaken(targetForRequest(imageTarget(provider, true), this.messages)) : 0;
     const images = big
       ? ` ${big} image${big === 1 ? "" : "s"} in this session ${big === 1 ? "is" : "are"} larger than ${imageLimit(provider).text}; ${provider} will refuse requests that carry ${big === 1 ? "it" : "them"}: start a /new session, or switch back.`
       : "";
@@ -674,9 +685,9 @@ export class App implements Controller {
     return { provider: family, model: spec, said: `Provider switched from ${was} to ${family}: the catalog lists ${spec} as ${PROVIDER_LABEL[family]}'s.${stay}` };
   }
 
-  /** how many stored images exceed what this provider accepts (attached under another one) */
-  private imagesOverLimit(provider: ProviderName): number {
-    const limit = imageLimit(provider).bytes;
+  /** how many stored images the target cannot take (attached under another provider), by
+   * the rule each request applies (replay/replay.ts, unseenReason) */
+  private imagesNotTaken(target: ImageTarget): number {
     let n = 0;
     for (const m of this.messages) for (const b of m.blocks) if (b.type === "image" && b.bytes > limit) n++;
     return n;

@@ -2,6 +2,8 @@
 // image-size, and a size limit per provider that is named when it refuses.
 import { imageSize } from "image-size";
 import type { ImageBlock } from "../record/types.js";
+import { imageLimits } from "../provider/catalog.js";
+import { imageTarget, unseenReason } from "../replay/replay.js";
 import type { ProviderName } from "../provider/types.js";
 import { assertNever } from "../record/types.js";
 import { readStartFile, StartFileError } from "../config/files.js";
@@ -11,6 +13,9 @@ const TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", gif
 /** The largest image (decoded bytes) each provider takes, with the limit as the provider states it. */
 export function imageLimit(provider: ProviderName): { bytes: number; text: string } {
   switch (provider) {
+  const l = imageLimits(provider);
+  // Anthropic counts the base64 payload: 5 MB of base64 is 3.75 MB of image
+  const bytes = Math.min(l.maxBytes ?? Infinity, l.maxBase64Bytes !== undefined ? Math.floor((l.maxBase64Bytes * 3) / 4) : Infinity);
     case "anthropic":
       // Anthropic counts the base64 payload: 5 MB of base64 is 3.75 MB of image
       return { bytes: Math.floor((5 * 1024 * 1024 * 3) / 4), text: "Anthropic accepts images up to 5 MB of base64 (about 3.7 MB of file)" };
@@ -48,5 +53,11 @@ export async function loadImage(file: string, provider: ProviderName): Promise<I
   const block: ImageBlock = { type: "image", mediaType, data: buf.toString("base64"), bytes: buf.length };
   if (dims.width) block.width = dims.width;
   if (dims.height) block.height = dims.height;
+  // the rule each request applies (a 9000 px side under Anthropic): refused now, by name,
+  // rather than sent as a marker the person did not ask for
+  const unseen = unseenReason(block, imageTarget(provider, true));
+  if (unseen) {
+    throw new Error(`${file} is ${unseen.why} (${mediaType}, ${dims.width ?? "?"}×${dims.height ?? "?"} px${unseen.detail ? `; ${unseen.detail}` : ""}). Resize it and attach it again.`);
+  }
   return block;
 }

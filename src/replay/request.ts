@@ -71,7 +71,7 @@ const SUMMARY_MAX_OUTPUT_TOKENS = 8192;
 export function summaryRequest(
   prefix: ReadonlyArray<Replayable>,
   parts: { system: string; prompt: string },
-  settings: { provider: ProviderName; model: string; maxOutputTokens: number },
+  settings: { provider: ProviderName; model: string; maxOutputTokens: number; api?: OpenAIApi },
 ): Request {
   const live: WireMessage[] = [{ role: "user", content: [{ type: "text", text: parts.prompt }] }];
   return {
@@ -84,5 +84,7 @@ export function summaryRequest(
     tools: [],
     maxOutputTokens: Math.min(settings.maxOutputTokens, SUMMARY_MAX_OUTPUT_TOKENS),
     reasoning: "off",
+    // the same API as the turn's requests: the summary is captured and sent like them
+    ...(settings.api ? { api: settings.api } : {}),
   };
 }

@@ -32,7 +32,7 @@ export async function prepare(env: TurnEnv, turnStart: number): Promise<PrepareR
     ...(env.compaction.step !== undefined ? { step: env.compaction.step } : {}),
     threshold: env.compaction.threshold,
     method: env.tokenMethod,
-    vision: env.vision,
+    vision: env.vision.sees,
     // the other sections of the request take room in the window too
     reserveTokens: reserve(env),
     ...(env.contextWindow !== undefined ? { contextWindow: env.contextWindow } : {}),
@@ -65,7 +65,7 @@ export async function summarize(
   if (!input) return { said: undefined };
   const redact = env.redact ?? noRedaction;
   const parts = summaryRequestParts(input.prefix, input.previous?.text);
-  const req = redactRequest(summaryRequest(input.prefix, parts, { provider: env.providerName, model: env.model, maxOutputTokens: env.maxOutputTokens }), redact);
+  const req = redactRequest(summaryRequest(input.prefix, parts, { provider: env.providerName, model: env.model, maxOutputTokens: env.maxOutputTokens, ...(env.api ? { api: env.api } : {}) }), redact);
   env.events.emit({ type: "state", state: "compacting" });
   await recordCapture(env, req, { iteration: opts.iteration ?? 0, note: SUMMARY_REQUEST_NOTE, providerUsage: opts.providerUsage });
   const result = await env.provider.stream(req, { signal });

@@ -12,6 +12,8 @@ import type { PrepareResult } from "../compaction/prepare.js";
 import type { TokenMethod } from "../tokens/count.js";
 import type { CompactionStrategy } from "../compaction/types.js";
 import type { Redactor } from "../config/secrets.js";
+import type { OpenAIApi } from "../provider/types.js";
+import type { ImageTarget } from "../replay/replay.js";
 
 export interface TurnEnv {
   store: HistoryStore;
@@ -21,12 +23,15 @@ export interface TurnEnv {
   provider: Provider;
   providerName: ProviderName;
   model: string;
-  vision: boolean;
+  /** whether the model sees images, and what its provider takes (per image: replay/replay.ts) */
+  vision: ImageTarget;
   contextWindow?: number;
   maxOutputTokens: number;
   reasoning: ReasoningLevel;
   /** prompt caching: the session's key and the TTL asked for (absent: none) */
   cache?: RequestCache;
+  /** OpenAI's wire shape for this run's requests (absent: Chat Completions) */
+  api?: OpenAIApi;
   system: string;
   context: ContextItem[];
   tools: ToolDef[];

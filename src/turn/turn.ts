@@ -33,6 +33,7 @@ function buildRequest(env: TurnEnv, prepared: PrepareResult, turnStart: number):
     reasoning: env.reasoning,
     vision: env.vision,
     ...(env.cache ? { cache: env.cache } : {}),
+    ...(env.api ? { api: env.api } : {}),
   });
   return redactRequest(req, env.redact ?? noRedaction);
 }

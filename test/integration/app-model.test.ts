@@ -1,5 +1,5 @@
 // /model across providers: what the person is told when the session holds images the new
-// provider will refuse.
+// provider cannot take (they cross as a marker: test/integration/images-across.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -19,7 +19,7 @@ const PNG = Buffer.from(
 );
 
 describe("/model", () => {
-  it("warns when the session holds images larger than the new provider accepts", async () => {
+  it("says when the session holds images larger than the new provider accepts", async () => {
     const { app, workspace } = await makeApp(fake, { provider: "openai" });
     const big = Buffer.alloc(5 * 1024 * 1024);
     PNG.copy(big);
@@ -28,8 +28,7 @@ describe("/model", () => {
     await app.submit("look", [await app.loadImage("big.png")]);
     const said = await app.setModel("anthropic:claude-sonnet-4-5");
     expect(said).toMatch(/^Model: anthropic:claude-sonnet-4-5 \(context window 200,000 tokens\)\./);
-    expect(said).toContain("1 image in this session is larger than Anthropic accepts images up to 5 MB of base64");
-    expect(said).toContain("start a /new session");
+    expect(said).toContain("1 image in this session is more than anthropic accepts: it goes as a note saying so, not as an image (switch back to send it).");
     // a model that cannot see gets the marker instead, so nothing to warn about
     expect(await app.setModel("anthropic:some-unknown-model")).not.toContain("image");
     await app.close();

@@ -16,6 +16,7 @@ import { streamAnswer } from "../../src/turn/stream-answer.js";
 import { runTools } from "../../src/turn/run-tools.js";
 import { compactIfDue } from "../../src/turn/compact.js";
 import { turnRequest } from "../../src/replay/request.js";
+import { imageTarget } from "../../src/replay/replay.js";
 import { toolSchemas } from "../../src/tools/run.js";
 
 const KEY = "sk-test-turn-steps-123456";
@@ -46,7 +47,7 @@ beforeEach(async () => {
     provider: createProvider({ provider: "anthropic", baseUrl: fake.anthropicBase, apiKey: KEY }),
     providerName: "anthropic",
     model: "claude-sonnet-4-5",
-    vision: true,
+    vision: imageTarget("anthropic", true),
     contextWindow: 200_000,
     maxOutputTokens: 1024,
     reasoning: "off",
@@ -85,7 +86,7 @@ describe("the checkpointer", () => {
 
 describe("stream one answer", () => {
   const request = () =>
-    turnRequest([], env.history, { provider: "anthropic", model: env.model, system: env.system, context: [], tools: toolSchemas(env.tools), maxOutputTokens: 1024, reasoning: "off", vision: true });
+    turnRequest([], env.history, { provider: "anthropic", model: env.model, system: env.system, context: [], tools: toolSchemas(env.tools), maxOutputTokens: 1024, reasoning: "off", vision: imageTarget("anthropic", true) });
 
   it("stores a complete answer and returns its blocks and usage", async () => {
     await store.appendMessage(env.sessionId, { role: "user", blocks: [{ type: "text", text: "hi" }], status: "complete" }).then((m) => env.history.push(m));

@@ -15,6 +15,7 @@ import { FakeCache } from "../helpers/fake-cache.js";
 import { createProvider } from "../../src/provider/create.js";
 import { captureRequest } from "../../src/inspector/capture.js";
 import { summaryRequest, turnRequest, type RequestSettings } from "../../src/replay/request.js";
+import { BLIND, imageTarget } from "../../src/replay/replay.js";
 import { summaryText } from "../../src/compaction/summary.js";
 import type { Block, MessageStatus } from "../../src/record/types.js";
 import type { ProviderName, ReasoningLevel, Request, ToolSchema } from "../../src/provider/types.js";
@@ -95,7 +96,7 @@ function settings(provider: ProviderName, over: Partial<RequestSettings> = {}): 
     tools: TOOLS,
     maxOutputTokens: 16_000,
     reasoning: "off",
-    vision: true,
+    vision: imageTarget("anthropic", true),
     ...over,
   };
 }
@@ -333,7 +334,7 @@ describe("property: every request's capture equals the body the server received"
         }
         for (let i = g.int(0, 12); i > 0; i--) prior.push(g.stored());
         const over: Partial<RequestSettings> = {
-          vision: g.chance(0.6),
+          vision: g.chance(0.6) ? imageTarget("anthropic", true) : BLIND,
           reasoning: g.pick<ReasoningLevel>(["off", "low", "high"]),
           ...(provider === "openai" && g.chance(0.3) ? { model: "llama3.1:8b" } : {}),
           ...(shape === "responses" ? { api: "responses" as const, ...(g.chance(0.5) ? { model: "gpt-5" } : {}) } : {}),

@@ -6,8 +6,8 @@ import { encodeRequest } from "../../src/provider/encode.js";
 import { encodeAnthropicTool, encodeOpenAITool } from "../../src/provider/encode-tools.js";
 import type { EncodedRequest, Request, WireContent, WireMessage, WireSection } from "../../src/provider/types.js";
 import { parseToolInput, toolInputJson } from "../../src/provider/tool-input.js";
-import { blockToPart } from "../../src/replay/replay.js";
-import { captureRequest } from "../../src/inspector/capture.js";
+import { blockToPart, imageTarget } from "../../src/replay/replay.js";
+import { captureEncoded, captureRequest } from "../../src/inspector/capture.js";
 
 const TOOL = { name: "read", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } } } };
 
@@ -254,7 +254,7 @@ describe("a tool input's JSON, one rule both ways", () => {
         req({ provider: "openai", model: "gpt-4o", history: [], live: [{ role: "assistant", content: [{ type: "tool_call", id: "c", name: "ls", input }] }] }),
       ) as Body;
       expect(b["messages"].at(-1).tool_calls[0].function.arguments).toBe(json);
-      expect(blockToPart({ type: "tool_use", id: "c", name: "ls", input }, { vision: true })).toEqual({ type: "text", text: `Tool use: ls(${json})` });
+      expect(blockToPart({ type: "tool_use", id: "c", name: "ls", input }, { vision: imageTarget("openai", true) })).toEqual({ type: "text", text: `Tool use: ls(${json})` });
       const r = req({ provider: "openai", model: "gpt-4o", history: [], tools: [], live: [{ role: "assistant", content: [{ type: "tool_call", id: "c", name: "ls", input }] }] });
       const history = captureRequest(r, { iteration: 1, capturedAt: "t" }).sections.find((s) => s.kind === "history");
       expect(history?.bytes).toBe(Buffer.byteLength(json));
