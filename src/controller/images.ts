@@ -1,9 +1,10 @@
 // Reads an image file into a record block: media type from its bytes, dimensions from
-// image-size, and a size limit per provider that is named when it refuses.
+// image-size, and the provider's limits (the catalog's, through the replay's image rule)
+// named when it refuses.
 import { imageSize } from "image-size";
-import type { ImageBlock } from "../record/types.js";
 import { imageLimits } from "../provider/catalog.js";
 import { imageTarget, unseenReason } from "../replay/replay.js";
+import type { ImageBlock } from "../record/types.js";
 import type { ProviderName } from "../provider/types.js";
 import { assertNever } from "../record/types.js";
 import { readStartFile, StartFileError } from "../config/files.js";
@@ -12,15 +13,14 @@ const TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", gif
 
 /** The largest image (decoded bytes) each provider takes, with the limit as the provider states it. */
 export function imageLimit(provider: ProviderName): { bytes: number; text: string } {
-  switch (provider) {
   const l = imageLimits(provider);
   // Anthropic counts the base64 payload: 5 MB of base64 is 3.75 MB of image
   const bytes = Math.min(l.maxBytes ?? Infinity, l.maxBase64Bytes !== undefined ? Math.floor((l.maxBase64Bytes * 3) / 4) : Infinity);
+  switch (provider) {
     case "anthropic":
-      // Anthropic counts the base64 payload: 5 MB of base64 is 3.75 MB of image
-      return { bytes: Math.floor((5 * 1024 * 1024 * 3) / 4), text: "Anthropic accepts images up to 5 MB of base64 (about 3.7 MB of file)" };
+      return { bytes, text: "Anthropic accepts images up to 5 MB of base64 (about 3.7 MB of file)" };
     case "openai":
-      return { bytes: 20 * 1024 * 1024, text: "OpenAI accepts images up to 20 MB" };
+      return { bytes, text: "OpenAI accepts images up to 20 MB" };
     default:
       return assertNever(provider, "provider");
   }

@@ -158,12 +158,21 @@ export interface ImageLimits {
   maxBytes?: number;
   /** the largest width or height in pixels */
   maxSide?: number;
+  /** a smaller side limit for requests that carry more than `over` images */
+  manyImages?: { over: number; maxSide: number };
   mediaTypes: readonly string[];
 }
 
 const IMAGE_LIMITS: Record<ProviderName, ImageLimits> = {
-  // "image exceeds 5 MB maximum: N bytes > 5242880 bytes"; 8000 px a side
-  anthropic: { provider: "anthropic", maxBase64Bytes: 5_242_880, maxSide: 8000, mediaTypes: ["image/jpeg", "image/png", "image/gif", "image/webp"] },
+  // "image exceeds 5 MB maximum: N bytes > 5242880 bytes"; 8000 px a side, 2000 px when a
+  // request carries more than 20 images ("… max allowed size for many-image requests")
+  anthropic: {
+    provider: "anthropic",
+    maxBase64Bytes: 5_242_880,
+    maxSide: 8000,
+    manyImages: { over: 20, maxSide: 2000 },
+    mediaTypes: ["image/jpeg", "image/png", "image/gif", "image/webp"],
+  },
   openai: { provider: "openai", maxBytes: 20 * 1024 * 1024, mediaTypes: ["image/png", "image/jpeg", "image/webp", "image/gif"] },
 };
 

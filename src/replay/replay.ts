@@ -1,8 +1,11 @@
 // Stored record → provider-neutral wire messages. Pure: no I/O. One wire message per stored
 // message. Replayed history is prose (no tool roles, no call ids); only the live round's
 // complete messages cross natively. Every normalisation of a request's messages is a named
-// step here (blockToPart, blindImage, dropBlankText, markEmpty, leadWithUser), applied once.
+// step here (blockToPart, unseenReason/blindImage, dropBlankText, markEmpty, leadWithUser),
+// applied once.
 import { assertNever, type Block, type ImageBlock, type StoredMessage } from "../record/types.js";
+import { imageLimits, type ImageLimits } from "../provider/catalog.js";
+import type { ProviderName } from "../provider/types.js";
 import type {
   AssistantPart,
   ImagePart,
@@ -15,9 +18,23 @@ import type {
 } from "../provider/types.js";
 import { toolInputJson } from "../provider/tool-input.js";
 
+/**
+ * Who is to see a request's images: whether the model can see at all, and what its
+ * provider's API takes. Data, not a callback, so the projection stays pure and comparable.
+ */
+export type ImageTarget = { sees: false } | { sees: true; limits: ImageLimits; manyImages?: number };
+
+/** A target that sees no image (a model without vision, a summary request). */
+export const BLIND: ImageTarget = { sees: false };
+
+/** The target for a model served by `provider`: its vision, and that provider's limits. */
+export function imageTarget(provider: ProviderName, sees: boolean): ImageTarget {
+  return sees ? { sees: true, limits: imageLimits(provider) } : BLIND;
+}
+
 export interface ReplayOptions {
-  /** whether the model can see images; the only fact that changes the projection */
-  vision: boolean;
+  /** whether each image can be seen by the target; the only fact that changes the projection */
+  vision: ImageTarget;
 }
 
 /** The marker for a stored message that has no blocks (a turn killed before any output). */
@@ -37,9 +54,71 @@ export function noResultProse(name: string): string {
  * user message first. */
 export const LEADING_USER_MARKER = "(conversation so far)";
 
-export function imageNotSeenMarker(mediaType: string, bytes: number, width?: number, height?: number): string {
+/** Why an image is not seen, as its marker says it: the reason, and the figures behind it. */
+export interface Unseen {
+  why: string;
+  detail?: string;
+}
+
+export const CANNOT_VIEW: Unseen = { why: "the model cannot view images" };
+
+export function imageNotSeenMarker(mediaType: string, bytes: number, width?: number, height?: number, unseen: Unseen = CANNOT_VIEW): string {
   const dims = width && height ? `, ${width}×${height}` : "";
-  return `[Image not seen: the model cannot view images (${mediaType}, ${bytes} bytes${dims}).]`;
+  const detail = unseen.detail ? `; ${unseen.detail}` : "";
+  return `[Image not seen: ${unseen.why} (${mediaType}, ${bytes} bytes${dims}${detail}).]`;
+}
+
+/** The size of an image's standard base64 (what Anthropic counts): 4 characters per 3 bytes. */
+export function base64Bytes(bytes: number): number {
+  return Math.ceil(bytes / 3) * 4;
+}
+
+/** Megabytes as the providers state their limits (5 MB = 5,242,880 bytes). */
+function mb(n: number): string {
+  return `${(n / 1_048_576).toFixed(1).replace(/\.0$/, "")} MB`;
+}
+
+const TOO_LARGE = "larger than this provider accepts";
+
+/**
+ * The image rule: why `target` cannot take this image, or undefined when it is sent as an
+ * image. One rule for replayed history, the live round and tool results alike, and for
+ * /image and /model (src/controller), so what is refused, warned and sent agree.
+ */
+export function unseenReason(block: Pick<ImageBlock, "mediaType" | "bytes" | "width" | "height">, target: ImageTarget): Unseen | undefined {
+  if (!target.sees) return CANNOT_VIEW;
+  const l = target.limits;
+  if (!l.mediaTypes.includes(block.mediaType)) {
+    return { why: "a format this provider does not accept", detail: `${l.provider} takes ${l.mediaTypes.join(", ")}` };
+  }
+  const b64 = base64Bytes(block.bytes);
+  if (l.maxBase64Bytes !== undefined && b64 > l.maxBase64Bytes) {
+    return { why: TOO_LARGE, detail: `${mb(b64)} as base64; ${l.provider} takes up to ${mb(l.maxBase64Bytes)}` };
+  }
+  if (l.maxBytes !== undefined && block.bytes > l.maxBytes) {
+    return { why: TOO_LARGE, detail: `${mb(block.bytes)}; ${l.provider} takes up to ${mb(l.maxBytes)}` };
+  }
+  if (l.maxSide !== undefined && Math.max(block.width ?? 0, block.height ?? 0) > l.maxSide) {
+    const many = target.manyImages !== undefined ? ` in a request of more than ${l.manyImages?.over ?? 0} images (this one has ${target.manyImages})` : "";
+    return { why: TOO_LARGE, detail: `${l.provider} takes up to ${l.maxSide} px a side${many}` };
+  }
+  return undefined;
+}
+
+/**
+ * The target for one whole request: Anthropic takes smaller images (2000 px a side) when a
+ * request carries more than 20, so the count of images the target would take decides the
+ * side limit for all of them. Counted before the tighter limit applies, so the answer is
+ * the same however many the tighter limit then turns into markers (always a request the
+ * provider takes).
+ */
+export function targetForRequest(target: ImageTarget, messages: Iterable<{ blocks: readonly Block[] }>): ImageTarget {
+  if (!target.sees || !target.limits.manyImages) return target;
+  let n = 0;
+  for (const m of messages) for (const b of m.blocks) if (b.type === "image" && !unseenReason(b, target)) n++;
+  const many = target.limits.manyImages;
+  if (n <= many.over) return target;
+  return { sees: true, limits: { ...target.limits, maxSide: Math.min(target.limits.maxSide ?? Infinity, many.maxSide) }, manyImages: n };
 }
 
 export function toolUseProse(name: string, input: unknown): string {
@@ -67,8 +146,10 @@ export function blockToPart(block: Block, opts: ReplayOptions): ProsePart {
     case "reasoning":
       // the opaque body (signature, encrypted reasoning) belongs to its live round only
       return { type: "text", text: reasoningProse(block.text) };
-    case "image":
-      return opts.vision ? imagePart(block) : blindImage(block);
+    case "image": {
+      const reason = unseenReason(block, opts.vision);
+      return reason === undefined ? imagePart(block) : blindImage(block, reason);
+    }
     default:
       return assertNever(block, "block");
   }
@@ -81,24 +162,34 @@ function imagePart(block: ImageBlock): ImagePart {
   return part;
 }
 
-/** Image blinding: a model that cannot see images is told what was there. */
-export function blindImage(block: ImageBlock): TextPart {
-  return { type: "text", text: imageNotSeenMarker(block.mediaType, block.bytes, block.width, block.height) };
+/** Image blinding: a target that cannot take the image is told what was there, and why. */
+export function blindImage(block: ImageBlock, unseen: Unseen = CANNOT_VIEW): TextPart {
+  return { type: "text", text: imageNotSeenMarker(block.mediaType, block.bytes, block.width, block.height, unseen) };
 }
 
-// Every request replays the whole history, and a stored block always crosses the same way,
-// so its part is made once per block (stored blocks are never mutated: updates replace
-// them). Handing out the very same strings each time also lets the token-count cache find
-// them without hashing megabytes of text again (V8 keeps a string's hash with it).
-const seenParts = new WeakMap<Block, ProsePart>();
-const blindParts = new WeakMap<Block, ProsePart>();
+// Every request replays the whole history, and a stored block always crosses the same way
+// for the same target, so its part is made once per block (stored blocks are never mutated:
+// updates replace them). Handing out the very same strings each time also lets the
+// token-count cache find them without hashing megabytes of text again (V8 keeps a string's
+// hash with it). Only an image's part depends on the target: it is memoised per verdict.
+const parts = new WeakMap<Block, ProsePart>();
+const imageParts = new WeakMap<Block, Map<string, ProsePart>>();
+const SEEN = "";
 
 function prosePart(b: Block, opts: ReplayOptions): ProsePart {
-  const memo = opts.vision ? seenParts : blindParts;
-  let part = memo.get(b);
+  if (b.type === "image") {
+    const unseen = unseenReason(b, opts.vision);
+    const verdict = unseen ? `${unseen.why}\n${unseen.detail ?? ""}` : SEEN;
+    let byVerdict = imageParts.get(b);
+    if (!byVerdict) imageParts.set(b, (byVerdict = new Map()));
+    let part = byVerdict.get(verdict);
+    if (!part) byVerdict.set(verdict, (part = unseen ? blindImage(b, unseen) : imagePart(b)));
+    return part;
+  }
+  let part = parts.get(b);
   if (!part) {
     part = blockToPart(b, opts);
-    memo.set(b, part);
+    parts.set(b, part);
   }
   return part;
 }

@@ -13,7 +13,7 @@ import type {
   ToolSchema,
   WireMessage,
 } from "../provider/types.js";
-import { leadWithUser, liveMessage, replayMessages } from "./replay.js";
+import { BLIND, leadWithUser, liveMessage, replayMessages, targetForRequest, type ImageTarget } from "./replay.js";
 
 /** Everything of a request that is not its messages. */
 export interface RequestSettings {
@@ -24,8 +24,9 @@ export interface RequestSettings {
   tools: ToolSchema[];
   maxOutputTokens: number;
   reasoning: ReasoningLevel;
-  /** whether the model can see images */
-  vision: boolean;
+  /** whether the model can see images, and what its provider takes (imageTarget): an image
+   * the target cannot take crosses as a marker saying why */
+  vision: ImageTarget;
   /** OpenAI's wire shape (absent: Chat Completions) */
   api?: OpenAIApi;
   /** prompt caching hints (absent: none) */
@@ -44,7 +45,7 @@ export function turnRequest(
   live: ReadonlyArray<Replayable & { status: StoredMessage["status"] }>,
   settings: RequestSettings,
 ): Request {
-  const opts = { vision: settings.vision };
+  const opts = { vision: targetForRequest(settings.vision, [...prior, ...live]) };
   const liveWire = live.map((m) => liveMessage(m, opts));
   return {
     provider: settings.provider,
@@ -79,7 +80,7 @@ export function summaryRequest(
     model: settings.model,
     system: parts.system,
     context: [],
-    history: leadWithUser(replayMessages(prefix, { vision: false }), live),
+    history: leadWithUser(replayMessages(prefix, { vision: BLIND }), live),
     live,
     tools: [],
     maxOutputTokens: Math.min(settings.maxOutputTokens, SUMMARY_MAX_OUTPUT_TOKENS),

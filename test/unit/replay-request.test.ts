@@ -2,7 +2,7 @@
 // natively, and each normalisation step applied once, to both.
 import { describe, expect, it } from "vitest";
 import { summaryRequest, turnRequest, type RequestSettings } from "../../src/replay/request.js";
-import { EMPTY_MESSAGE_MARKER, LEADING_USER_MARKER, replayMessage } from "../../src/replay/replay.js";
+import { BLIND, EMPTY_MESSAGE_MARKER, LEADING_USER_MARKER, imageTarget, replayMessage } from "../../src/replay/replay.js";
 import { requestMessages, type WireMessage } from "../../src/provider/types.js";
 import type { Block, MessageStatus, Role } from "../../src/record/types.js";
 
@@ -14,7 +14,7 @@ const settings = (over: Partial<RequestSettings> = {}): RequestSettings => ({
   tools: [{ name: "ls", description: "List", inputSchema: { type: "object" } }],
   maxOutputTokens: 32000,
   reasoning: "medium",
-  vision: true,
+  vision: imageTarget("anthropic", true),
   ...over,
 });
 
@@ -62,12 +62,12 @@ describe("turnRequest", () => {
   it("sends an interrupted message of the live round as prose: its reasoning unsigned, a call maybe cut off", () => {
     const cut = msg("assistant", [{ type: "reasoning", text: "half" }, text("partial"), call], "interrupted");
     const req = turnRequest([], [msg("user", [text("go")]), cut], settings());
-    expect(req.live![1]).toEqual(replayMessage(cut, { vision: true }));
+    expect(req.live![1]).toEqual(replayMessage(cut, { vision: imageTarget("anthropic", true) }));
     expect(historyPartTypes(req.live!)).toEqual(["text"]);
   });
 
   it("blinds images for a model that cannot see, in the history and in the live round alike", () => {
-    const req = turnRequest([msg("user", [image])], [msg("user", [text("and this"), image]), msg("user", [image, result])], settings({ vision: false }));
+    const req = turnRequest([msg("user", [image])], [msg("user", [text("and this"), image]), msg("user", [image, result])], settings({ vision: BLIND }));
     const json = JSON.stringify(requestMessages(req));
     expect(json).not.toContain('"type":"image"');
     expect(json).not.toContain("AAAA");
@@ -127,3 +127,50 @@ describe("summaryRequest", () => {
     expect(summaryRequest([], { system: "S", prompt: "P" }, { provider: "openai", model: "m", maxOutputTokens: 10 }).maxOutputTokens).toBe(10);
   });
 });
+
+describe("images per target in a request (issue 16, item 3)", () => {
+  // attached under OpenAI: 8 MB, taken there, more than Anthropic takes
+  const big: Block = { type: "image", mediaType: "image/png", data: "BIGIMAGE", bytes: 8 * 1_048_576, width: 1200, height: 900 };
+  const wide: Block = { type: "image", mediaType: "image/jpeg", data: "WIDEIMAGE", bytes: 90_000, width: 9000, height: 300 };
+  const build = (provider: "anthropic" | "openai") =>
+    turnRequest(
+      [msg("user", [text("look"), big]), msg("assistant", [text("seen")])],
+      [msg("user", [text("and these"), wide]), msg("assistant", [call]), msg("user", [result, big])],
+      settings({ provider, model: provider === "anthropic" ? "claude-sonnet-4-5" : "gpt-4o", vision: imageTarget(provider, true) }),
+    );
+
+  it("degrades what Anthropic cannot take to the marker in the history, the live prompt and a tool-result message alike", () => {
+    const req = build("anthropic");
+    const json = JSON.stringify(requestMessages(req));
+    expect(json).not.toContain('"type":"image"');
+    expect(json).not.toContain("BIGIMAGE");
+    expect(json).not.toContain("WIDEIMAGE");
+    expect(json.match(/Image not seen: larger than this provider accepts \(image\/png, 8388608 bytes, 1200×900; 10\.7 MB as base64; anthropic takes up to 5 MB\)/g)).toHaveLength(2);
+    expect(json).toContain("Image not seen: larger than this provider accepts (image/jpeg, 90000 bytes, 9000×300; anthropic takes up to 8000 px a side)");
+    // nothing else about the projection changes: the live round is still native
+    expect(req.live![2]!.content[0]).toMatchObject({ type: "tool_result", callId: "toolu_1" });
+  });
+
+  it("sends the same images natively to OpenAI", () => {
+    const req = build("openai");
+    const images = requestMessages(req).flatMap((m) => m.content.filter((p) => p.type === "image"));
+    expect(images).toHaveLength(3);
+    expect(JSON.stringify(requestMessages(req))).not.toContain("Image not seen");
+  });
+
+  it("holds Anthropic's many-image rule: past 20 images in one request, each must be within 2000 px a side", () => {
+    const shot = (i: number): Block => ({ type: "image", mediaType: "image/png", data: `SHOT${i}`, bytes: 50_000, width: 3000, height: 1800 });
+    const small: Block = { type: "image", mediaType: "image/png", data: "SMALL", bytes: 500, width: 100, height: 100 };
+    const prior = (n: number) => Array.from({ length: n }, (_, i) => msg("user", [text(`shot ${i}`), shot(i)]));
+    const sent = (req: ReturnType<typeof turnRequest>) => requestMessages(req).flatMap((m) => m.content.filter((p) => p.type === "image")).length;
+    const anthropic = (n: number, live: Block[] = [text("go")]) => turnRequest(prior(n), [msg("user", live)], settings({ vision: imageTarget("anthropic", true) }));
+    expect(sent(anthropic(20))).toBe(20);
+    // the 21st image, in the live prompt, turns every 3000 px shot into a marker saying why
+    const req = anthropic(20, [text("and this"), small]);
+    expect(sent(req)).toBe(1);
+    expect(JSON.stringify(requestMessages(req))).toContain("anthropic takes up to 2000 px a side in a request of more than 20 images (this one has 21)");
+    // OpenAI has no such rule
+    expect(sent(turnRequest(prior(21), [msg("user", [text("go")])], settings({ provider: "openai", model: "gpt-4o", vision: imageTarget("openai", true) })))).toBe(21);
+  });
+});
+

@@ -9,6 +9,8 @@ import {
   noResultProse,
   replayMessage,
   replayMessages,
+  imageTarget,
+  BLIND as NO_SIGHT,
   type ReplayOptions,
 } from "../../src/replay/replay.js";
 import type { Block, ImageBlock, Role } from "../../src/record/types.js";
@@ -18,8 +20,8 @@ import { prng } from "../helpers/prng.js";
 
 type Stored = { role: Role; blocks: Block[]; status?: "complete" | "interrupted" };
 
-const SEE: ReplayOptions = { vision: true };
-const BLIND: ReplayOptions = { vision: false };
+const SEE: ReplayOptions = { vision: imageTarget("anthropic", true) };
+const BLIND: ReplayOptions = { vision: NO_SIGHT };
 
 const text = (t: string): Block => ({ type: "text", text: t });
 const use = (id: string, name: string, input: unknown): Block => ({ type: "tool_use", id, name, input });
@@ -388,9 +390,11 @@ function generate(seed: number): Gen {
       case 4: {
         hasImage = true;
         const data = `IMG${hex(24)}`;
-        const img: ImageBlock = { type: "image", mediaType: pick(MEDIA), data, bytes: int(5_000_000) };
+        // sizes on both sides of each provider's limits (Anthropic 5 MB of base64 and 8000 px
+        // a side, OpenAI 20 MB): an image taken by one target may be refused by the other
+        const img: ImageBlock = { type: "image", mediaType: pick(MEDIA), data, bytes: int(2) === 0 ? int(5_000_000) : int(25_000_000) };
         if (int(2) === 0) {
-          img.width = 1 + int(4000);
+          img.width = 1 + int(int(3) === 0 ? 10_000 : 4000);
           img.height = 1 + int(4000);
         }
         return img;
@@ -409,8 +413,28 @@ function generate(seed: number): Gen {
   return { stored, ids, secrets, hasImage };
 }
 
+type Target = "anthropic" | "openai" | "blind";
+const TARGETS: Record<Target, ReplayOptions> = {
+  anthropic: SEE,
+  openai: { vision: imageTarget("openai", true) },
+  blind: BLIND,
+};
+
+/** An independent oracle for whether an image crosses as itself: the providers' stated
+ * limits, by arithmetic (docs/providers.md; Anthropic counts the base64). */
+function taken(img: ImageBlock, target: Target): boolean {
+  switch (target) {
+    case "anthropic":
+      return Math.ceil(img.bytes / 3) * 4 <= 5_242_880 && (img.width ?? 0) <= 8000 && (img.height ?? 0) <= 8000;
+    case "openai":
+      return img.bytes <= 20 * 1_048_576;
+    case "blind":
+      return false;
+  }
+}
+
 /** An independent oracle for what each block must become (null: dropped as empty). */
-function expectedPart(b: Block, vision: boolean): WirePart | null {
+function expectedPart(b: Block, target: Target): WirePart | null {
   switch (b.type) {
     case "text":
       return b.text.trim() === "" ? null : { type: "text", text: b.text };
@@ -421,7 +445,7 @@ function expectedPart(b: Block, vision: boolean): WirePart | null {
     case "reasoning":
       return { type: "text", text: `[Reasoning]: ${b.text.trim() ? b.text : "(not shown by the provider)"}` };
     case "image":
-      return vision ? { ...b } : null; // blind markers are checked separately
+      return taken(b, target) ? { ...b } : null; // markers are checked separately
   }
 }
 
@@ -431,16 +455,18 @@ describe("property: random histories (seeded)", () => {
   it(`${CASES} random histories replay with no tool protocol, one message each, parts in order`, () => {
     let totalBlocks = 0;
     const sawKinds = new Set<string>();
+    const sawVerdicts = new Set<string>();
     for (let seed = 1; seed <= CASES; seed++) {
       const g = generate(seed * 7919);
       const before = structuredClone(g.stored);
       const answered = new Set(g.stored.flatMap((m) => m.blocks.flatMap((b) => (b.type === "tool_result" ? [b.toolUseId] : []))));
-      for (const vision of [true, false]) {
+      for (const target of ["anthropic", "openai", "blind"] as const) {
+        const vision = target !== "blind";
         let out: WireMessage[];
         try {
-          out = replayMessages(g.stored, { vision });
+          out = replayMessages(g.stored, TARGETS[target]);
         } catch (e) {
-          throw new Error(`seed ${seed * 7919} vision=${vision}: ${(e as Error).message}`);
+          throw new Error(`seed ${seed * 7919} target=${target}: ${(e as Error).message}`);
         }
         expect(out.length, `seed ${seed}`).toBe(g.stored.length);
         assertNoToolProtocol(out, [...g.ids, ...g.secrets]);
@@ -467,16 +493,17 @@ describe("property: random histories (seeded)", () => {
             const got = m.content[at++]!;
             if (b.type === "tool_use" && !answered.has(b.id)) expect(m.content[at++]).toEqual({ type: "text", text: noResultProse(b.name) });
             sawKinds.add(b.type);
-            const want = expectedPart(b, vision);
+            const want = expectedPart(b, target);
+            if (b.type === "image") sawVerdicts.add(`${target} ${want ? "image" : "marker"}`);
             if (want) {
               expect(got).toEqual(want);
             } else {
-              // blind image: a text marker naming type and size
+              // an image not taken: a text marker naming why, its type and size
               expect(b.type).toBe("image");
               const img = b as ImageBlock;
-              expect(got.type).toBe("text");
+              expect(got.type, `seed ${seed} ${target}`).toBe("text");
               const t = (got as { text: string }).text;
-              expect(t).toMatch(/not seen/i);
+              expect(t).toMatch(vision ? /^\[Image not seen: larger than this provider accepts \(.*; \w+ takes up to [\d.]+ (MB|px a side)\)\.\]$/ : /^\[Image not seen: the model cannot view images/);
               expect(t).toContain(img.mediaType);
               expect(t).toContain(`${img.bytes} bytes`);
               if (img.width !== undefined && img.height !== undefined) expect(t).toContain(`${img.width}×${img.height}`);
@@ -485,12 +512,17 @@ describe("property: random histories (seeded)", () => {
           totalBlocks += kept.length;
         });
       }
-      // vision is the only fact that changes the projection
-      if (!g.hasImage) expect(replayMessages(g.stored, SEE)).toEqual(replayMessages(g.stored, BLIND));
+      // what the target takes as an image is the only fact that changes the projection
+      if (!g.hasImage) {
+        expect(replayMessages(g.stored, SEE)).toEqual(replayMessages(g.stored, BLIND));
+        expect(replayMessages(g.stored, TARGETS.openai)).toEqual(replayMessages(g.stored, BLIND));
+      }
       expect(g.stored).toEqual(before);
     }
     expect(totalBlocks).toBeGreaterThan(CASES); // the generator really produced a big history
     expect([...sawKinds].sort()).toEqual(["image", "reasoning", "text", "tool_result", "tool_use"]);
+    // every target both took and refused images: the limits were really on trial
+    expect([...sawVerdicts].sort()).toEqual(["anthropic image", "anthropic marker", "blind marker", "openai image", "openai marker"]);
   });
 });
 
@@ -543,9 +575,70 @@ describe("redacted reasoning", () => {
   it("says the provider did not show it instead of sending an empty label, and never its body", () => {
     const [m] = replayMessages(
       [{ role: "assistant", blocks: [{ type: "reasoning", text: "", opaque: { kind: "redacted_thinking", body: "ENCRYPTED-BODY" } }, { type: "text", text: "ok" }] }],
-      { vision: true },
+      SEE,
     );
     expect(m!.content[0]).toEqual({ type: "text", text: "[Reasoning]: (not shown by the provider)" });
     expect(JSON.stringify(m)).not.toContain("ENCRYPTED-BODY");
   });
 });
+
+describe("images per target (issue 16, item 3)", () => {
+  const OPENAI: ReplayOptions = { vision: imageTarget("openai", true) };
+  const MB = 1_048_576;
+  const img = (bytes: number, width?: number, height?: number, mediaType = "image/png"): ImageBlock => ({
+    type: "image",
+    mediaType,
+    data: "IMGDATA",
+    bytes,
+    ...(width !== undefined ? { width } : {}),
+    ...(height !== undefined ? { height } : {}),
+  });
+
+  it("an 8 MB image goes to OpenAI as itself and to Anthropic as a marker naming the limit", () => {
+    const b = img(8 * MB, 1200, 900);
+    expect(blockToPart(b, OPENAI)).toMatchObject({ type: "image", bytes: 8 * MB });
+    expect(blockToPart(b, SEE)).toEqual({
+      type: "text",
+      text: "[Image not seen: larger than this provider accepts (image/png, 8388608 bytes, 1200×900; 10.7 MB as base64; anthropic takes up to 5 MB).]",
+    });
+  });
+
+  it("an image over 8000 px a side goes to OpenAI as itself and to Anthropic as a marker", () => {
+    for (const [w, h] of [[9000, 300], [300, 9000]] as const) {
+      const b = img(200_000, w, h);
+      expect(blockToPart(b, OPENAI).type).toBe("image");
+      expect(blockToPart(b, SEE)).toEqual({
+        type: "text",
+        text: `[Image not seen: larger than this provider accepts (image/png, 200000 bytes, ${w}×${h}; anthropic takes up to 8000 px a side).]`,
+      });
+    }
+    expect(blockToPart(img(200_000, 8000, 8000), SEE).type).toBe("image");
+  });
+
+  it("counts Anthropic's limit on the base64, to the byte", () => {
+    // 3,932,160 bytes are exactly 5,242,880 characters of base64; 3 bytes more are 4 more
+    expect(blockToPart(img(3_932_160), SEE).type).toBe("image");
+    expect(blockToPart(img(3_932_161), SEE).type).toBe("text");
+    expect(blockToPart(img(20 * MB), OPENAI).type).toBe("image");
+    expect((blockToPart(img(20 * MB + 1), OPENAI) as { text: string }).text).toContain("20 MB; openai takes up to 20 MB");
+  });
+
+  it("a format the target does not take crosses as a marker naming the formats it takes", () => {
+    expect((blockToPart(img(1000, 10, 10, "image/bmp"), SEE) as { text: string }).text).toBe(
+      "[Image not seen: a format this provider does not accept (image/bmp, 1000 bytes, 10×10; anthropic takes image/jpeg, image/png, image/gif, image/webp).]",
+    );
+  });
+
+  it("the same stored block crosses by each request's target, in any order (the memo keeps one part per verdict)", () => {
+    const stored: Stored[] = [{ role: "user", blocks: [text("look"), img(8 * MB, 10, 10)] }];
+    for (const opts of [SEE, OPENAI, BLIND, SEE, OPENAI]) {
+      const part = only(replayMessages(stored, opts))[1]!;
+      expect(part.type).toBe(opts === OPENAI ? "image" : "text");
+      if (opts === BLIND) expect((part as { text: string }).text).toMatch(/the model cannot view images/);
+      if (opts === SEE) expect((part as { text: string }).text).toMatch(/anthropic takes up to 5 MB/);
+    }
+    // the very same part object each time for the same verdict (the token cache relies on it)
+    expect(only(replayMessages(stored, SEE))[1]).toBe(only(replayMessages(stored, SEE))[1]);
+  });
+});
+

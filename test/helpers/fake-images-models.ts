@@ -1,0 +1,152 @@
+// The fake provider's image limits and its models list (issue 16, items 3 and 5), hooked
+// into test/helpers/fake-provider.ts.
+//
+// Images: Anthropic refuses an image over 5 MB of base64, over 8000 px a side, or over
+// 2000 px a side when the request carries more than 20 images, with a 400 whose wording is
+// the real API's (anthropics/claude-code #4778, #9375; docs/providers.md). A fake that took
+// any image would not show that a request built after /model is one the provider accepts.
+//
+// Models: GET /v1/models in both shapes (Anthropic: x-api-key and anthropic-version,
+// `{data:[{type,id,display_name,created_at}], has_more, first_id, last_id}`; OpenAI:
+// `{object:"list", data:[{id,object,created,owned_by}]}`), with failures a test asks for.
+import type http from "node:http";
+import { imageSize } from "image-size";
+
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
+
+const MAX_BASE64 = 5_242_880;
+const MAX_SIDE = 8000;
+const MANY = 20;
+const MANY_SIDE = 2000;
+
+/** The dimensions of a base64 image, read from its first bytes (the header), or undefined. */
+function dimensions(data: string): { width: number; height: number } | undefined {
+  try {
+    // 64 KB of base64 holds every header image-size reads for PNG, GIF, WebP and most JPEGs
+    const d = imageSize(Buffer.from(data.slice(0, 65_536), "base64"));
+    return d.width && d.height ? { width: d.width, height: d.height } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every base64 image of an Anthropic body with its error path: in message content and
+ * inside tool_result content. */
+function images(body: Obj): Array<{ at: string; data: string }> {
+  const out: Array<{ at: string; data: string }> = [];
+  const messages = Array.isArray(body["messages"]) ? body["messages"] : [];
+  const take = (b: unknown, at: string): void => {
+    if (!isObj(b) || b["type"] !== "image") return;
+    const src = b["source"];
+    if (isObj(src) && typeof src["data"] === "string") out.push({ at, data: src["data"] });
+  };
+  messages.forEach((m: unknown, i: number) => {
+    if (!isObj(m) || !Array.isArray(m["content"])) return;
+    m["content"].forEach((b: unknown, j: number) => {
+      take(b, `messages.${i}.content.${j}`);
+      if (isObj(b) && b["type"] === "tool_result" && Array.isArray(b["content"])) {
+        b["content"].forEach((c: unknown, k: number) => take(c, `messages.${i}.content.${j}.content.${k}`));
+      }
+    });
+  });
+  return out;
+}
+
+/** Anthropic's refusal of a request's images, in the real API's words, or undefined. */
+export function anthropicImageRefusal(body: unknown): string | undefined {
+  if (!isObj(body)) return undefined;
+  const all = images(body);
+  for (const { at, data } of all) {
+    if (data.length > MAX_BASE64) return `${at}.image.source.base64: image exceeds 5 MB maximum: ${data.length} bytes > ${MAX_BASE64} bytes`;
+    const d = dimensions(data);
+    if (!d) continue;
+    const side = Math.max(d.width, d.height);
+    if (side > MAX_SIDE) return `${at}.image.source.base64.data: At least one of the image dimensions exceed max allowed size: ${MAX_SIDE} pixels`;
+    if (all.length > MANY && side > MANY_SIDE) {
+      return `${at}.image.source.base64.data: At least one of the image dimensions exceed max allowed size for many-image requests: ${MANY_SIDE} pixels`;
+    }
+  }
+  return undefined;
+}
+
+/** What GET /v1/models answers; a test may change it while the fake runs. */
+export interface ServedModels {
+  /** Anthropic's list (absent: the route answers 404, as a server without it would) */
+  anthropic?: Array<{ id: string; display_name?: string }>;
+  /** OpenAI-shaped list, by id (absent: 404) */
+  openai?: string[];
+  /** answer with this status and an error body instead */
+  failStatus?: number;
+  /** never answer (the client's timeout must end the wait) */
+  hang?: boolean;
+  /** answer 200 with a body this many bytes long (the client's size cap must stop reading) */
+  hugeBytes?: number;
+  /** answer 200 with this text verbatim (a body that is not the expected JSON) */
+  raw?: string;
+}
+
+const header = (h: http.IncomingHttpHeaders, name: string): string | undefined => {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/**
+ * Serves GET /v1/models. The shape follows the caller: a request with anthropic-version is
+ * Anthropic's client, anything else OpenAI's. Keys are checked as on the POST routes.
+ */
+export function serveModels(req: http.IncomingMessage, res: http.ServerResponse, served: ServedModels | undefined, key: string | undefined): void {
+  const send = (status: number, body: unknown): void => {
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
+  };
+  const anthropic = header(req.headers, "anthropic-version") !== undefined;
+  if (anthropic) {
+    const apiKey = header(req.headers, "x-api-key");
+    if (!apiKey || (key !== undefined && apiKey !== key)) {
+      return send(401, { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } });
+    }
+  } else if (key !== undefined && header(req.headers, "authorization") !== `Bearer ${key}`) {
+    return send(401, { error: { message: "Incorrect API key provided.", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
+  }
+  if (served?.hang) {
+    // held open until the client gives up or the fake closes (closeAllConnections)
+    return;
+  }
+  if (served?.failStatus !== undefined) {
+    return send(served.failStatus, anthropic ? { type: "error", error: { type: "api_error", message: "Internal server error" } } : { error: { message: "The server had an error", type: "server_error" } });
+  }
+  if (served?.hugeBytes !== undefined) {
+    res.writeHead(200, { "content-type": "application/json" });
+    const chunk = Buffer.alloc(65_536, 0x20);
+    let left = served.hugeBytes;
+    const more = (): void => {
+      while (left > 0) {
+        left -= chunk.length;
+        if (!res.write(chunk)) return void res.once("drain", more);
+      }
+      res.end();
+    };
+    res.on("error", () => undefined);
+    more();
+    return;
+  }
+  if (served?.raw !== undefined) {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(served.raw);
+    return;
+  }
+  const list = anthropic ? served?.anthropic : served?.openai;
+  if (!list) return send(404, { error: { message: "Not found", type: "not_found" } });
+  if (anthropic) {
+    const data = (list as NonNullable<ServedModels["anthropic"]>).map((m) => ({
+      type: "model",
+      id: m.id,
+      display_name: m.display_name ?? m.id,
+      created_at: "2025-09-29T00:00:00Z",
+    }));
+    return send(200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+  }
+  const data = (list as string[]).map((id) => ({ id, object: "model", created: 1_700_000_000, owned_by: "fake" }));
+  return send(200, { object: "list", data });
+}
