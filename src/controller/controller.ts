@@ -6,7 +6,7 @@ import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.
 import type { ContextItem, Provider, ProviderName, Request, RequestCache, Usage } from "../provider/types.js";
 import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage, openaiApi } from "../provider/create.js";
 import type { OpenAIApi } from "../provider/types.js";
-import { familyOf, type ModelInfo } from "../provider/catalog.js";
+import { familyOf, supportsReasoning, type ModelInfo } from "../provider/catalog.js";
 import type { BadMessage, HistoryStore } from "../store/types.js";
 import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
@@ -423,6 +423,10 @@ export class App implements Controller {
       permission: this.opts.permission,
       compaction: this.opts.compaction,
       reasoning: this.opts.reasoning,
+      // the adapters send no reasoning setting to a model the catalog knows takes none
+      ...(this.opts.reasoning !== "off" && supportsReasoning(this.model) === false
+        ? { reasoningNote: `reasoning not available for ${this.model}` }
+        : {}),
       workspace: this.opts.workspace,
       dbPath: this.opts.store.path,
       ...(keyProblem ? { keyProblem } : {}),

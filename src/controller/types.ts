@@ -20,6 +20,9 @@ export interface AppInfo {
   permission: PermissionPolicy;
   compaction: CompactionStrategy;
   reasoning: ReasoningLevel;
+  /** set when reasoning is asked for and the model takes no reasoning setting (the catalog
+   * says so, and none is sent): "reasoning not available for gpt-4o" */
+  reasoningNote?: string;
   workspace: string;
   dbPath: string;
   /** set when the provider needs a key and none is configured: says what to set */

@@ -3,7 +3,8 @@
 import { createAnthropicProvider } from "./anthropic.js";
 import { lookupModel } from "./catalog.js";
 import type { RetryOptions, TransportOptions } from "./http.js";
-import { createOpenAIProvider, isOpenAIHosted } from "./openai.js";
+import { ChatSession, createOpenAIProvider, isOpenAIHosted } from "./openai.js";
+import { encodeRequest } from "./encode.js";
 import { createResponsesProvider } from "./responses.js";
 import { ProviderError, type OpenAIApi, type Provider, type ProviderName, type Request, type StreamOptions } from "./types.js";
 import { assertNever } from "../record/types.js";
@@ -65,11 +66,13 @@ export function createProvider(cfg: ProviderConfig): Provider {
     }
     case "openai": {
       const base = { ...(cfg.baseUrl ? { baseUrl: cfg.baseUrl } : {}), ...(key ? { apiKey: key } : {}) };
+      // what the server refused lives as long as this provider: the session's (ChatSession)
+      const session = new ChatSession(isOpenAIHosted(cfg.baseUrl));
       return perRequest("openai", (req) => {
         const api = req.api ?? "chat";
         switch (api) {
           case "chat":
-            return createOpenAIProvider({ ...base, transport: transport(req) });
+            return createOpenAIProvider({ ...base, transport: transport(req), session });
           case "responses":
             return createResponsesProvider({ ...base, transport: transport(req) });
           default:
@@ -87,6 +90,8 @@ function perRequest(name: ProviderName, make: (req: Request) => Provider): Provi
   return {
     name,
     stream: (req: Request, opts?: StreamOptions) => make(req).stream(req, opts),
+    // the adapter's own encoding, so the capture leaves out what the sending will
+    encode: (req: Request) => make(req).encode?.(req) ?? encodeRequest(req),
   };
 }
 

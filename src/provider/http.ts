@@ -568,7 +568,16 @@ function statusFailure(
     kind = "bad_request";
     message = `${who.label} rejected the request (HTTP ${status}): ${msg}`;
   }
-  const error = make(message, kind);
+  // a refusal keeps what the server said, so the adapter can tell a refused optional field
+  // from another mistake (openai.ts, refusedFields)
+  const error =
+    kind === "bad_request"
+      ? new RequestRefused(scrub(message, args.secret), { status, partial: [], outputStarted: false }, {
+          ...detail,
+          message: scrub(detail.message, args.secret),
+          text: scrub(text, args.secret),
+        })
+      : make(message, kind);
 
   const should = headerValue(headers, "x-should-retry");
   const retryable = should === "true" ? true : should === "false" ? false : RETRY_STATUSES.has(status);
@@ -619,6 +628,20 @@ export interface ErrorDetail {
   message: string;
   type?: string;
   code?: string;
+  /** the request field the server blames (OpenAI's `error.param`) */
+  param?: string;
+}
+
+/** A request the server refused as wrong (HTTP 400, 404, 422…), with what it said: its parsed
+ * error and the body's text (at most ERROR_BODY_BYTES, the key cut out). */
+export class RequestRefused extends ProviderError {
+  constructor(
+    message: string,
+    opts: ProviderError["opts"],
+    readonly detail: ErrorDetail & { text: string },
+  ) {
+    super(message, "bad_request", opts);
+  }
 }
 
 /** The message out of an error body of either provider, or of a compatible server. */
@@ -637,8 +660,10 @@ export function parseErrorBody(text: string): ErrorDetail {
     const out: ErrorDetail = { message: str(errObj["message"]) ?? snippet(JSON.stringify(errObj)) };
     const type = str(errObj["type"]);
     const code = str(errObj["code"]) ?? (typeof errObj["code"] === "number" ? String(errObj["code"]) : undefined);
+    const param = str(errObj["param"]);
     if (type) out.type = type;
     if (code) out.code = code;
+    if (param) out.param = param;
     return out;
   }
   if (typeof err === "string") return { message: err };

@@ -2,12 +2,14 @@
 // streaming parser (docs/providers.md, "OpenAI Chat Completions" and "Errors and retries").
 import { z } from "zod";
 import { assertNever, type Block } from "../record/types.js";
-import { wantsMaxCompletionTokens } from "./catalog.js";
+import { supportsReasoning, wantsMaxCompletionTokens } from "./catalog.js";
 import { encodeOpenAITool, toolResultText } from "./encode-tools.js";
 import { parseToolInput, toolInputJson } from "./tool-input.js";
 import {
   hostOf,
   postStream,
+  RequestRefused,
+  type ErrorDetail,
   StreamFault,
   type AnswerBudget,
   type AnswerContext,
@@ -42,17 +44,57 @@ type Json = Record<string, unknown>;
 
 // ---------------------------------------------------------------- request body
 
+/** The fields of a Chat request a server may refuse by name and the request still stand
+ * without (docs/providers.md, "Refused fields"): `reasoning_content` is the assistant
+ * message's field, the others are top-level. model, messages, tools and stream are required
+ * and never dropped. */
+export const CHAT_OPTIONAL_FIELDS = [
+  "stream_options",
+  "prompt_cache_key",
+  "reasoning_effort",
+  "max_tokens",
+  "max_completion_tokens",
+  "reasoning_content",
+] as const;
+export type ChatOptionalField = (typeof CHAT_OPTIONAL_FIELDS)[number];
+
+/** What the encoding knows of the endpoint besides the Request: the same Request may be sent
+ * differently to OpenAI and to a compatible server, and to a server that refused a field. */
+export interface ChatWire {
+  /** OpenAI's own endpoint: it gets no reasoning_content back */
+  hosted: boolean;
+  /** optional fields the server refused for this model this session: not sent */
+  refused: ReadonlySet<ChatOptionalField>;
+}
+
+const COMPATIBLE: ChatWire = Object.freeze({ hosted: false, refused: new Set<ChatOptionalField>() });
+const buildCompatible = (req: Request): EncodedRequest => build(req, COMPATIBLE);
+
 /** The body and its wire items (docs/providers.md, "OpenAI Chat Completions"), encoded once for the
- * request's capture and its sending. */
-export function encodeOpenAI(req: Request): EncodedRequest {
-  return encodeOnce(req, build);
+ * request's capture and its sending. Without `wire`: for a compatible server that has refused
+ * nothing; a provider encodes with its own (ChatSession). */
+export function encodeOpenAI(req: Request, wire?: ChatWire): EncodedRequest {
+  return wire === undefined ? encodeOnce(req, buildCompatible) : build(req, wire);
 }
 
-export function encodeOpenAIBody(req: Request): Json {
-  return encodeOpenAI(req).body;
+export function encodeOpenAIBody(req: Request, wire?: ChatWire): Json {
+  return encodeOpenAI(req, wire).body;
 }
 
-function build(req: Request): EncodedRequest {
+/**
+ * The field that carries the output limit. OpenAI's reasoning-era models refuse max_tokens
+ * and most compatible servers only know it; a server that refused one gets the other, and one
+ * that refused both gets none (its own default limit; the answer's bounds still follow
+ * req.maxOutputTokens).
+ */
+export function outputLimitField(model: string, refused: ReadonlySet<ChatOptionalField>): "max_tokens" | "max_completion_tokens" | undefined {
+  const first = wantsMaxCompletionTokens(model) ? "max_completion_tokens" : "max_tokens";
+  const second = first === "max_tokens" ? "max_completion_tokens" : "max_tokens";
+  if (!refused.has(first)) return first;
+  return refused.has(second) ? undefined : second;
+}
+
+function build(req: Request, wire: ChatWire): EncodedRequest {
   const w = new WireWriter();
   const messages: Json[] = [];
   // the system prompt, then one system message per context item (the inspector's sections)
@@ -61,29 +103,46 @@ function build(req: Request): EncodedRequest {
   };
   system(SYSTEM_ITEM, req.system);
   req.context.forEach((c, index) => system(contextItem(index), c.text));
-  for (const m of requestMessages(req)) encodeMessage(m, w, messages);
+  // reasoning goes back only to a compatible server that has not refused it (DeepSeek-style
+  // servers require it with tools); OpenAI keeps its reasoning to itself and takes none back
+  const echoReasoning = !wire.hosted && !wire.refused.has("reasoning_content");
+  for (const m of requestMessages(req)) encodeMessage(m, w, messages, echoReasoning);
 
   const body: Json = { model: req.model, messages };
   if (req.tools.length > 0) {
     body["tools"] = req.tools.map((t) => w.item(TOOL_ITEM).block().schema(encodeOpenAITool(t)));
   }
-  const maxTokens = Math.max(1, Math.floor(req.maxOutputTokens));
-  // OpenAI's reasoning-era models refuse max_tokens; most compatible servers only know it
-  if (wantsMaxCompletionTokens(req.model)) body["max_completion_tokens"] = maxTokens;
-  else body["max_tokens"] = maxTokens;
-  if (req.reasoning !== "off") body["reasoning_effort"] = req.reasoning;
+  const limit = outputLimitField(req.model, wire.refused);
+  if (limit) body[limit] = Math.max(1, Math.floor(req.maxOutputTokens));
+  // a model the catalog knows not to reason gets no setting (OpenAI refuses it); an unknown
+  // one (a local or gateway model) gets what was asked
+  if (req.reasoning !== "off" && supportsReasoning(req.model) !== false && !wire.refused.has("reasoning_effort")) {
+    body["reasoning_effort"] = req.reasoning;
+  }
   body["stream"] = true;
-  body["stream_options"] = { include_usage: true };
+  if (!wire.refused.has("stream_options")) body["stream_options"] = { include_usage: true };
+  // OpenAI routes requests with one key to the same cache (issue 17): the session's id
+  if (req.cache && !wire.refused.has("prompt_cache_key")) body["prompt_cache_key"] = req.cache.key;
   return { provider: "openai", body, wire: w.wire };
 }
 
-function encodeMessage(m: WireMessage, w: WireWriter, out: Json[]): void {
+/** The optional fields a body carries, in CHAT_OPTIONAL_FIELDS order. */
+export function optionalFieldsOf(body: Json): ChatOptionalField[] {
+  const messages = Array.isArray(body["messages"]) ? (body["messages"] as unknown[]) : [];
+  return CHAT_OPTIONAL_FIELDS.filter((f) =>
+    f === "reasoning_content"
+      ? messages.some((m) => typeof m === "object" && m !== null && f in m)
+      : body[f] !== undefined,
+  );
+}
+
+function encodeMessage(m: WireMessage, w: WireWriter, out: Json[], echoReasoning: boolean): void {
   switch (m.role) {
     case "user":
       encodeUser(m.content, w, out);
       return;
     case "assistant":
-      out.push(encodeAssistant(m.content, w.item(HISTORY_ITEM.assistant)));
+      out.push(encodeAssistant(m.content, w.item(HISTORY_ITEM.assistant), echoReasoning));
       return;
     default:
       return assertNever(m, "message");
@@ -135,7 +194,7 @@ function encodeUserPart(p: ProsePart, w: WireWriter): Json {
   }
 }
 
-function encodeAssistant(parts: readonly AssistantPart[], w: WireWriter): Json {
+function encodeAssistant(parts: readonly AssistantPart[], w: WireWriter, echoReasoning: boolean): Json {
   const texts: string[] = [];
   const reasoning: string[] = [];
   const calls: ToolCallPart[] = [];
@@ -145,8 +204,9 @@ function encodeAssistant(parts: readonly AssistantPart[], w: WireWriter): Json {
         texts.push(p.text);
         break;
       case "reasoning":
-        // DeepSeek-style servers require their reasoning back on the assistant message
-        if (p.text.length > 0) reasoning.push(p.text);
+        // DeepSeek-style servers require their reasoning back on the assistant message; only
+        // what a Chat server streamed goes back (an opaque body is another API's reasoning)
+        if (echoReasoning && p.opaque === undefined && p.text.length > 0) reasoning.push(p.text);
         break;
       case "tool_call":
         calls.push(p);
@@ -470,6 +530,112 @@ function clip(s: string, n = 120): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
 }
 
+// ---------------------------------------------------------------- refused fields
+
+/**
+ * What one provider instance (a session's) learnt of its server: the optional fields it
+ * refused, per model (a server may take reasoning_effort for one model and refuse it for
+ * another). Its encode() is the one the request is captured and sent with, so both leave out
+ * the same fields; the builder stays the same object while nothing new is refused, so the
+ * capture's encoding is the one sent (encodeOnce).
+ */
+export class ChatSession {
+  private readonly perModel = new Map<string, { refused: Set<ChatOptionalField>; build: (req: Request) => EncodedRequest }>();
+
+  constructor(readonly hosted: boolean) {}
+
+  encode(req: Request): EncodedRequest {
+    return encodeOnce(req, this.entry(req.model).build);
+  }
+
+  /** A new encoding after a refusal, not kept for a later use (encodeOnce keeps the first). */
+  encodeAgain(req: Request): EncodedRequest {
+    return this.entry(req.model).build(req);
+  }
+
+  refused(model: string): ReadonlySet<ChatOptionalField> {
+    return this.entry(model).refused;
+  }
+
+  refuse(model: string, fields: readonly ChatOptionalField[]): void {
+    const refused = new Set([...this.entry(model).refused, ...fields]);
+    const wire: ChatWire = { hosted: this.hosted, refused };
+    this.perModel.set(model, { refused, build: (req) => build(req, wire) });
+  }
+
+  private entry(model: string): { refused: Set<ChatOptionalField>; build: (req: Request) => EncodedRequest } {
+    let e = this.perModel.get(model);
+    if (!e) {
+      const refused = new Set<ChatOptionalField>();
+      const wire: ChatWire = { hosted: this.hosted, refused };
+      e = { refused, build: (req) => build(req, wire) };
+      this.perModel.set(model, e);
+    }
+    return e;
+  }
+}
+
+// How servers say they do not take a field (docs/providers.md, "Refused fields"). Each
+// pattern's groups hold the field names; only the optional fields the request carried count.
+const REFUSAL_WORDS = /unknown|unrecogni[sz]ed|unsupported|not supported|not permitted|not allowed|unexpected|extra/i;
+const NAMED_REFUSALS: RegExp[] = [
+  // OpenAI, Azure OpenAI: "Unrecognized request argument(s) supplied: prompt_cache_key, stream_options"
+  /unrecognized request arguments? supplied:?\s*([\w\s,'"`]+)/gi,
+  // OpenAI and gateways: "Unknown parameter: 'stream_options'", "Unsupported parameter:
+  // 'max_tokens' is not supported…"; llama.cpp's "Unsupported param: x"; Go's "json: unknown
+  // field \"x\""; serde's "unknown field `x`"
+  /(?:unknown|unsupported|unrecogni[sz]ed|unexpected) (?:request )?(?:parameter|param|argument|field|key|property)s?:?\s*['"`]?([\w.[\]]+)/gi,
+  // Groq: "property 'reasoning_content' is unsupported"
+  /property ['"`]?([\w.[\]]+)['"`]? is unsupported/gi,
+  // Azure AI model inference: "Extra parameters ['stream_options'] are not allowed"
+  /extra (?:parameters|fields|inputs) \[([^\]]*)\] (?:are|is) not (?:allowed|permitted)/gi,
+  // zod (LM Studio): "Unrecognized key(s) in object: 'seed', 'stop'"
+  /unrecognized key\(s\) in object:?\s*([^\n]+)/gi,
+  // OpenAI's message schema: "Additional properties are not allowed ('reasoning_content' was unexpected)"
+  /['"`]([\w]+)['"`] was unexpected/gi,
+  // pydantic (vLLM, Mistral, FastAPI servers): {'type': 'extra_forbidden', 'loc': ('body', 'x'), …}
+  /extra_forbidden['"]?,\s*['"]loc['"]:\s*[[(]([^\])]*)[\])]/gi,
+  /['"]loc['"]:\s*[[(]([^\])]*)[\])],\s*['"]msg['"]:\s*['"]extra inputs are not permitted/gi,
+  // pydantic's text form: "prompt_cache_key\n  Extra inputs are not permitted [type=extra_forbidden…"
+  /([\w.[\]]+)\s*\n\s*extra inputs are not permitted/gi,
+];
+
+function namesIn(group: string): string[] {
+  // a list ("a, b"), a quoted list ("'a', 'b'"), a path ("messages.3.reasoning_content",
+  // "('body', 'messages', 3, 'typed-dict', 'reasoning_content')"): every word counts
+  return group.match(/[A-Za-z_][\w]*/g) ?? [];
+}
+
+/**
+ * The optional fields a refused request names as not taken, of those it carried. A `param`
+ * counts when the error says the field is unknown or unsupported (not, say, a value too
+ * large); a wording counts where it names the field. Empty: the refusal is about something
+ * else, and stands.
+ */
+export function refusedFields(detail: ErrorDetail & { text?: string }, sent: readonly ChatOptionalField[]): ChatOptionalField[] {
+  const named = new Set<string>();
+  const said = `${detail.message}\n${detail.text ?? ""}`;
+  const why = `${said} ${detail.code ?? ""} ${detail.type ?? ""}`;
+  if (detail.param && (REFUSAL_WORDS.test(why) || /unknown_parameter|unsupported_parameter/.test(why))) {
+    for (const n of namesIn(detail.param)) named.add(n);
+  }
+  for (const re of NAMED_REFUSALS) {
+    for (const m of said.matchAll(re)) for (const n of namesIn(m[1] ?? "")) named.add(n);
+  }
+  return sent.filter((f) => named.has(f));
+}
+
+/** The warning for fields dropped after a refusal (and the output limit's other field, when one was). */
+function droppedWarning(label: string, model: string, fields: readonly ChatOptionalField[], now: ReadonlySet<ChatOptionalField>, e: RequestRefused): string {
+  const list = fields.map((f) => `"${f}"`).join(", ");
+  const limit = fields.some((f) => f === "max_tokens" || f === "max_completion_tokens") ? outputLimitField(model, now) : "none";
+  const instead = limit && limit !== "none" && !fields.includes(limit) ? `; it gets "${limit}" instead` : "";
+  return (
+    `${label} refused ${list} (HTTP ${e.status ?? 400}: ${clip(e.detail.message, 200)}); ` +
+    `sent the request again without ${fields.length === 1 ? "it" : "them"}${instead}, and ${model} will not get ${fields.length === 1 ? "it" : "them"} again this session`
+  );
+}
+
 // ---------------------------------------------------------------- provider
 
 export interface OpenAIConfig {
@@ -477,6 +643,8 @@ export interface OpenAIConfig {
   /** optional: local servers need none */
   apiKey?: string;
   transport: TransportOptions;
+  /** what this session learnt of the server; a fresh one when absent */
+  session?: ChatSession;
 }
 
 export function isOpenAIHosted(baseUrl: string | undefined): boolean {
@@ -492,28 +660,52 @@ export function createOpenAIProvider(cfg: OpenAIConfig): Provider {
   const base = (cfg.baseUrl ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, "");
   const url = `${base}/chat/completions`;
   const apiKey = cfg.apiKey; // lives only in this closure
+  const session = cfg.session ?? new ChatSession(isOpenAIHosted(base));
   const who: ProviderIdentity = {
     name: "openai",
     label: isOpenAIHosted(base) ? "OpenAI" : `the server at ${hostOf(base)}`,
     keyHint: "OPENAI_API_KEY",
   };
+  const post = (req: Request, enc: EncodedRequest, opts: StreamOptions): Promise<StreamResult> => {
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
+    if (apiKey) headers["authorization"] = `Bearer ${apiKey}`;
+    const args = {
+      who,
+      model: req.model,
+      url,
+      headers,
+      body: JSON.stringify(enc.body),
+      transport: cfg.transport,
+      stream: opts,
+      maxOutputTokens: req.maxOutputTokens,
+      newHandler: (ctx: AnswerContext) => new OpenAIStreamHandler(ctx, who.label),
+    };
+    return postStream(apiKey ? { ...args, secret: apiKey } : args);
+  };
   return {
     name: "openai",
-    stream(req: Request, opts: StreamOptions = {}): Promise<StreamResult> {
-      const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
-      if (apiKey) headers["authorization"] = `Bearer ${apiKey}`;
-      const args = {
-        who,
-        model: req.model,
-        url,
-        headers,
-        body: JSON.stringify(encodeOpenAI(req).body),
-        transport: cfg.transport,
-        stream: opts,
-        maxOutputTokens: req.maxOutputTokens,
-        newHandler: (ctx: AnswerContext) => new OpenAIStreamHandler(ctx, who.label),
-      };
-      return postStream(apiKey ? { ...args, secret: apiKey } : args);
+    encode: (req: Request) => session.encode(req),
+    async stream(req: Request, opts: StreamOptions = {}): Promise<StreamResult> {
+      // A refusal that names optional fields the request carried is answered by sending it
+      // again without them: once per field (each try drops at least one more, so this ends),
+      // remembered for the session, said in a warning. Anything else stands.
+      const dropped = new Set<ChatOptionalField>();
+      let enc = session.encode(req);
+      for (;;) {
+        try {
+          return await post(req, enc, opts);
+        } catch (e) {
+          if (!(e instanceof RequestRefused) || opts.signal?.aborted) throw e;
+          const fields = refusedFields(e.detail, optionalFieldsOf(enc.body)).filter((f) => !dropped.has(f));
+          if (fields.length === 0) throw e;
+          for (const f of fields) dropped.add(f);
+          session.refuse(req.model, fields);
+          opts.onEvent?.({ type: "warning", message: droppedWarning(who.label, req.model, fields, session.refused(req.model), e) });
+          enc = session.encodeAgain(req);
+          // the capture is recorded again from the encoding now sent: the inspector still equals the wire
+          await opts.onResend?.(enc);
+        }
+      }
     },
   };
 }

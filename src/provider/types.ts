@@ -176,11 +176,17 @@ export interface StreamResult {
 export interface StreamOptions {
   signal?: AbortSignal;
   onEvent?: (e: StreamEvent) => void;
+  /** awaited before the request is sent again changed (a field the server refused, left
+   * out), with the encoding that goes: the turn records its capture again from it */
+  onResend?: (enc: EncodedRequest) => Promise<void>;
 }
 
 export interface Provider {
   readonly name: ProviderName;
   stream(req: Request, opts?: StreamOptions): Promise<StreamResult>;
+  /** The encoding this provider sends for `req` now (its endpoint's rules, the fields its
+   * server refused this session): the one the turn captures. Absent: encodeRequest(req). */
+  encode?(req: Request): EncodedRequest;
 }
 
 export type ProviderErrorKind =

@@ -2,8 +2,9 @@
 // message is told to the front ends (with its answer's id when it is a streamed answer),
 // and every request is captured for the inspector just before it is sent.
 import type { Block, MessageStatus, StoredMessage } from "../record/types.js";
-import type { Request, Usage } from "../provider/types.js";
-import { captureRequest } from "../inspector/capture.js";
+import type { EncodedRequest, Request, Usage } from "../provider/types.js";
+import { encodeRequest } from "../provider/encode.js";
+import { captureEncoded } from "../inspector/capture.js";
 import { noRedaction } from "../config/secrets.js";
 import { redactBlocks } from "./redact.js";
 import type { AnswerId } from "./events.js";
@@ -34,21 +35,28 @@ export async function update(env: TurnEnv, msg: StoredMessage, raw: Block[], sta
   env.events.emit(answer === undefined ? { type: "message", msg } : { type: "message", msg, answer });
 }
 
-/** Stores the request the provider is about to get, for the inspector. */
+/** Stores the request the provider is about to get, for the inspector, from the provider's own
+ * encoding (what its server refused this session is left out of both). Returns how to store it
+ * again from the encoding the provider re-sends after a refused field (StreamOptions.onResend),
+ * compared with the same previous request, so the record holds what was sent last. */
 export async function recordCapture(
   env: TurnEnv,
   req: Request,
   o: { iteration: number; note?: string | undefined; providerUsage?: Usage | undefined },
-): Promise<void> {
+): Promise<(enc: EncodedRequest) => Promise<void>> {
   const previousBytes = await env.store.lastSectionBytes(env.sessionId);
-  const capture = captureRequest(req, {
-    iteration: o.iteration,
-    capturedAt: new Date().toISOString(),
-    ...(env.contextWindow !== undefined ? { contextWindow: env.contextWindow } : {}),
-    ...(o.providerUsage ? { providerUsage: o.providerUsage } : {}),
-    ...(previousBytes ? { previousBytes } : {}),
-    ...(o.note && o.note !== "none" ? { compaction: o.note } : {}),
-  });
-  await env.store.saveCapture(env.sessionId, capture);
-  env.events.emit({ type: "capture" });
+  const save = async (enc: EncodedRequest): Promise<void> => {
+    const capture = captureEncoded(req, enc, {
+      iteration: o.iteration,
+      capturedAt: new Date().toISOString(),
+      ...(env.contextWindow !== undefined ? { contextWindow: env.contextWindow } : {}),
+      ...(o.providerUsage ? { providerUsage: o.providerUsage } : {}),
+      ...(previousBytes ? { previousBytes } : {}),
+      ...(o.note && o.note !== "none" ? { compaction: o.note } : {}),
+    });
+    await env.store.saveCapture(env.sessionId, capture);
+    env.events.emit({ type: "capture" });
+  };
+  await save(env.provider.encode?.(req) ?? encodeRequest(req));
+  return save;
 }

@@ -1,7 +1,7 @@
 // One answer of the model: stream it, tell the front ends as it arrives (under its own
 // AnswerId, named before the first delta), checkpoint it, and store its final form.
 import type { Block } from "../record/types.js";
-import type { Request, StopReason, Usage } from "../provider/types.js";
+import type { EncodedRequest, Request, StopReason, Usage } from "../provider/types.js";
 import { ProviderError } from "../provider/types.js";
 import { Checkpointer } from "./checkpointer.js";
 import { clean } from "./record.js";
@@ -13,7 +13,13 @@ export type AnswerOutcome =
   /** what arrived is stored as interrupted (when anything did); `partial` is that */
   | { kind: "failed"; error: unknown; partial: Block[]; streamedText: string };
 
-export async function streamAnswer(env: TurnEnv, req: Request, signal: AbortSignal): Promise<AnswerOutcome> {
+/** `recapture` stores the capture again when the provider re-sends the request changed (recordCapture). */
+export async function streamAnswer(
+  env: TurnEnv,
+  req: Request,
+  signal: AbortSignal,
+  recapture?: (enc: EncodedRequest) => Promise<void>,
+): Promise<AnswerOutcome> {
   env.events.emit({ type: "state", state: "streaming" });
   const answer = env.events.newAnswer();
   env.events.emit({ type: "answer_start", answer });
@@ -23,6 +29,7 @@ export async function streamAnswer(env: TurnEnv, req: Request, signal: AbortSign
   try {
     result = await env.provider.stream(req, {
       signal,
+      ...(recapture ? { onResend: recapture } : {}),
       onEvent: (e) => {
         switch (e.type) {
           case "text_delta":

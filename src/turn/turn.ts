@@ -60,9 +60,9 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
     prepared = due.prepared;
     if (due.usage) usage = due.usage;
     const req = buildRequest(env, prepared, turnStart);
-    await recordCapture(env, req, { iteration, note: prepared.note, providerUsage: usage });
+    const recapture = await recordCapture(env, req, { iteration, note: prepared.note, providerUsage: usage });
 
-    const answer = await streamAnswer(env, req, signal);
+    const answer = await streamAnswer(env, req, signal, recapture);
     if (answer.kind === "failed") {
       const e = answer.error;
       if (signal.aborted || (e instanceof ProviderError && e.kind === "aborted")) {

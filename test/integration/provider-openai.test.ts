@@ -525,3 +525,147 @@ describe("openai: bounds on what one answer may bring", () => {
     expect(result.blocks).toEqual([{ type: "text", text: "one two three four five six" }]);
   });
 });
+
+describe("openai: a field the server refuses is dropped, once, and remembered (issue 16 item 2, issue 17 item 2)", () => {
+  const cache = { key: "01JSESSIONKEY", ttl: "5m" as const };
+  const warnings = (events: StreamEvent[]) => events.filter((e) => e.type === "warning").map((e) => (e.type === "warning" ? e.message : ""));
+
+  async function localFake(local: Parameters<typeof startFakeProvider>[0]): Promise<{ fake: FakeProvider; p: Provider }> {
+    const f = await startFakeProvider(local);
+    return { fake: f, p: createProvider({ provider: "openai", baseUrl: f.openaiBase, retry: { maxRetries: 0 } }) };
+  }
+
+  it("prompt_cache_key goes to a server that takes it", async () => {
+    fake.script({ text: "cached" });
+    await run(provider(), req({ cache }));
+    expect(fake.requests[0]!.body.prompt_cache_key).toBe("01JSESSIONKEY");
+  });
+
+  it("a server that refuses prompt_cache_key gets the request again without it, with a warning, and never again this session", async () => {
+    const { fake: lm, p } = await localFake({ local: { server: "lmstudio", refuse: ["prompt_cache_key"] } });
+    try {
+      lm.script({ text: "first" }, { text: "second" });
+      const first = await run(p, req({ model: "qwen2.5-coder-7b", cache }));
+      expect(first.result.blocks).toEqual([{ type: "text", text: "first" }]);
+      expect(lm.requests.map((r) => [r.body.prompt_cache_key, r.rejected])).toEqual([
+        ["01JSESSIONKEY", "lmstudio refused prompt_cache_key"],
+        [undefined, undefined],
+      ]);
+      expect(warnings(first.events)).toEqual([
+        `the server at ${new URL(lm.url).host} refused "prompt_cache_key" (HTTP 400: Unrecognized key(s) in object: 'prompt_cache_key'); ` +
+          `sent the request again without it, and qwen2.5-coder-7b will not get it again this session`,
+      ]);
+      // the retried body is the first one without that field, and nothing else
+      const { prompt_cache_key: _dropped, ...rest } = lm.requests[0]!.body;
+      expect(lm.requests[1]!.body).toEqual(rest);
+
+      const second = await run(p, req({ model: "qwen2.5-coder-7b", cache }));
+      expect(second.result.blocks).toEqual([{ type: "text", text: "second" }]);
+      expect(lm.requests).toHaveLength(3);
+      expect(lm.requests[2]!.body).not.toHaveProperty("prompt_cache_key");
+      expect(warnings(second.events)).toEqual([]);
+    } finally {
+      await lm.close();
+    }
+  });
+
+  it("fields refused one by one are each dropped once; a required one is never dropped and the refusal stands", async () => {
+    const { fake: v, p } = await localFake({ local: { server: "llamacpp", refuse: ["prompt_cache_key", "stream_options"] } });
+    try {
+      v.script({ text: "done" });
+      const { result, events } = await run(p, req({ model: "llama-3.1-8b", cache }));
+      expect(result.blocks).toEqual([{ type: "text", text: "done" }]);
+      // llama.cpp names one field per refusal: three requests, each without one more field
+      expect(v.requests.map((r) => [Object.keys(r.body).filter((k) => k === "prompt_cache_key" || k === "stream_options"), r.rejected])).toEqual([
+        [["stream_options", "prompt_cache_key"], "llamacpp refused prompt_cache_key, stream_options"],
+        [["stream_options"], "llamacpp refused stream_options"],
+        [[], undefined],
+      ]);
+      expect(warnings(events)).toHaveLength(2);
+    } finally {
+      await v.close();
+    }
+    // tools: required, so the refusal is the answer
+    const { fake: t, p: pt } = await localFake({ local: { server: "llamacpp", refuse: ["tools"] } });
+    try {
+      const err = await failure(pt, req({ model: "llama-3.1-8b" }));
+      expect(err.kind).toBe("bad_request");
+      expect(err.message).toContain("Unsupported param: tools");
+      expect(t.requests).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("vLLM's extra_forbidden on a message: reasoning_content stops being echoed; another model is asked afresh", async () => {
+    const { fake: v, p } = await localFake({ local: "vllm" });
+    try {
+      const live: WireMessage[] = [
+        { role: "assistant", content: [{ type: "reasoning", text: "Think." }, { type: "tool_call", id: "call_A", name: "read", input: { path: "a.ts" } }] },
+        { role: "user", content: [{ type: "tool_result", callId: "call_A", name: "read", output: "x", isError: false }] },
+      ];
+      v.script({ text: "one" }, { text: "two" });
+      const resent: unknown[] = [];
+      const events: StreamEvent[] = [];
+      await p.stream(req({ model: "qwen3-32b", live }), {
+        onEvent: (e) => events.push(e),
+        onResend: async (enc) => {
+          resent.push(enc.body);
+        },
+      });
+      expect(v.requests.map((r) => r.rejected)).toEqual(["vllm refused reasoning_content", undefined]);
+      expect(JSON.stringify(v.requests[0]!.body.messages)).toContain("reasoning_content");
+      expect(JSON.stringify(v.requests[1]!.body.messages)).not.toContain("reasoning_content");
+      // the turn was handed the very body that went, to capture again
+      expect(resent).toEqual([v.requests[1]!.body]);
+      expect(warnings(events)[0]).toContain('refused "reasoning_content" (HTTP 400: [{\'type\': \'extra_forbidden\'');
+      // the memory is per model: another model on the same server sends it again
+      await p.stream(req({ model: "deepseek-r1", live }));
+      expect(JSON.stringify(v.requests[2]!.body.messages)).toContain("reasoning_content");
+    } finally {
+      await v.close();
+    }
+  });
+
+  it("a refused output limit field is swapped for the other one (OpenAI's words for a model the catalog does not know)", async () => {
+    fake.script(
+      {
+        status: 400,
+        body: {
+          error: {
+            message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+            type: "invalid_request_error",
+            param: "max_tokens",
+            code: "unsupported_parameter",
+          },
+        },
+      },
+      { text: "ok" },
+    );
+    const { events } = await run(provider(), req({ model: "gpt-7-preview" }));
+    expect(fake.requests.map((r) => [r.body.max_tokens, r.body.max_completion_tokens])).toEqual([
+      [4096, undefined],
+      [undefined, 4096],
+    ]);
+    expect(warnings(events)[0]).toContain('refused "max_tokens"');
+    expect(warnings(events)[0]).toContain('it gets "max_completion_tokens" instead');
+  });
+
+  it("a 400 that names no optional field stands, with no second request", async () => {
+    fake.script({ status: 400, body: { error: { message: "Invalid 'messages[0].content': string too long.", type: "invalid_request_error", param: "messages[0].content", code: "string_above_max_length" } } });
+    const err = await failure(provider(), req({ cache }));
+    expect(err.kind).toBe("bad_request");
+    expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe("openai: reasoning per model", () => {
+  it("gpt-4o with reasoning high gets no reasoning_effort; o3 and an unknown local model get it", async () => {
+    fake.script({ text: "a" }, { text: "b" }, { text: "c" });
+    await run(provider(), req({ model: "gpt-4o", reasoning: "high" }));
+    await run(provider(), req({ model: "o3", reasoning: "high" }));
+    await run(provider(), req({ model: "qwen3:8b", reasoning: "high" }));
+    expect(fake.rejections()).toEqual([]);
+    expect(fake.requests.map((r) => r.body.reasoning_effort)).toEqual([undefined, "high", "high"]);
+  });
+});

@@ -1,7 +1,16 @@
 // The request bodies, as pure functions of the provider-neutral Request.
 import { describe, expect, it } from "vitest";
 import { encodeAnthropic, encodeAnthropicBody } from "../../src/provider/anthropic.js";
-import { encodeOpenAI, encodeOpenAIBody } from "../../src/provider/openai.js";
+import {
+  ChatSession,
+  CHAT_OPTIONAL_FIELDS,
+  encodeOpenAI,
+  encodeOpenAIBody,
+  optionalFieldsOf,
+  refusedFields,
+  type ChatOptionalField,
+} from "../../src/provider/openai.js";
+import { createProvider } from "../../src/provider/create.js";
 import { encodeRequest } from "../../src/provider/encode.js";
 import { encodeAnthropicTool, encodeOpenAITool } from "../../src/provider/encode-tools.js";
 import type { EncodedRequest, Request, WireContent, WireMessage, WireSection } from "../../src/provider/types.js";
@@ -195,7 +204,7 @@ describe("encodeOpenAIBody", () => {
           { id: "t1", type: "function", function: { name: "read", arguments: '{"path":"a"}' } },
           { id: "t2", type: "function", function: { name: "read", arguments: '"b"' } },
         ],
-        reasoning_content: "plan",
+        // the reasoning is Anthropic's signed thinking, not what a Chat server streamed: it does not go back
       },
       { role: "tool", tool_call_id: "t1", content: "A" },
       { role: "tool", tool_call_id: "t2", content: "Error: " },
@@ -233,8 +242,8 @@ describe("encodeOpenAIBody", () => {
   });
 
   it("asks for reasoning_effort only when reasoning is on", () => {
-    expect((encodeOpenAIBody(oreq({ reasoning: "high" })) as Body)["reasoning_effort"]).toBe("high");
-    expect((encodeOpenAIBody(oreq({ reasoning: "off" })) as Body)["reasoning_effort"]).toBeUndefined();
+    expect((encodeOpenAIBody(oreq({ model: "o3", reasoning: "high" })) as Body)["reasoning_effort"]).toBe("high");
+    expect((encodeOpenAIBody(oreq({ model: "o3", reasoning: "off" })) as Body)["reasoning_effort"]).toBeUndefined();
   });
 
   it("is pure: the same request encodes to the same JSON and is not changed", () => {
@@ -342,3 +351,150 @@ describe("the encoding: one pass gives the body and its wire items", () => {
     expect(encodeOpenAIBody(o)).toBe(encodeRequest(o).body);
   });
 });
+
+describe("Chat Completions: parameters per model and per endpoint (issue 16, item 2)", () => {
+  const oreq = (over: Partial<Request> = {}): Request => req({ provider: "openai", model: "gpt-4o", ...over });
+  const wire = (refused: ChatOptionalField[] = [], hosted = false) => ({ hosted, refused: new Set(refused) });
+  const reasoningRound: WireMessage[] = [
+    { role: "user", content: [{ type: "text", text: "go" }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: "streamed thoughts" },
+        { type: "tool_call", id: "c1", name: "read", input: { path: "a" } },
+      ],
+    },
+    { role: "user", content: [{ type: "tool_result", callId: "c1", name: "read", output: "A", isError: false }] },
+  ];
+  const assistantOf = (b: Body) => (b["messages"] as Body[]).find((m) => m["role"] === "assistant")!;
+
+  it.each([
+    ["gpt-4o", undefined],
+    ["gpt-4.1", undefined],
+    ["gpt-4-turbo", undefined],
+    ["gpt-5-chat-latest", undefined],
+    ["o1-mini", undefined],
+    ["o1-preview", undefined],
+    ["o3", "high"],
+    ["o4-mini", "high"],
+    ["gpt-5", "high"],
+    ["gpt-5.1-codex", "high"],
+    // unknown to the catalog (a local or gateway model): what was asked
+    ["qwen3:8b", "high"],
+    ["deepseek-reasoner", "high"],
+  ])("%s with reasoning high gets reasoning_effort %s", (model, effort) => {
+    expect((encodeOpenAIBody(oreq({ model, reasoning: "high" })) as Body)["reasoning_effort"]).toBe(effort);
+  });
+
+  // every OpenAI model of the catalog, and a gateway's spelling of one
+  it.each([
+    ["gpt-5-chat-latest", "max_completion_tokens"],
+    ["gpt-5.1-chat-latest", "max_completion_tokens"],
+    ["gpt-5.4", "max_completion_tokens"],
+    ["gpt-5.2", "max_completion_tokens"],
+    ["gpt-5.1", "max_completion_tokens"],
+    ["gpt-5-mini", "max_completion_tokens"],
+    ["openai/gpt-5", "max_completion_tokens"],
+    ["o4-mini", "max_completion_tokens"],
+    ["o3-mini", "max_completion_tokens"],
+    ["o1-preview", "max_completion_tokens"],
+    ["o1-mini", "max_completion_tokens"],
+    ["o1", "max_completion_tokens"],
+    ["gpt-4.1", "max_tokens"],
+    ["gpt-4o-mini", "max_tokens"],
+    ["gpt-4-turbo", "max_tokens"],
+    ["claude-sonnet-4-5", "max_tokens"],
+    ["gpt-oss-120b", "max_tokens"],
+  ])("%s gets its output limit as %s", (model, field) => {
+    const b = encodeOpenAIBody(oreq({ model, maxOutputTokens: 777 })) as Body;
+    expect(b[field]).toBe(777);
+    expect(b[field === "max_tokens" ? "max_completion_tokens" : "max_tokens"]).toBeUndefined();
+  });
+
+  it("a server that refused the model's limit field gets the other one, and one that refused both gets none", () => {
+    expect(encodeOpenAIBody(oreq({ maxOutputTokens: 500 }), wire(["max_tokens"]))).toMatchObject({ max_completion_tokens: 500 });
+    expect(encodeOpenAIBody(oreq({ model: "o3", maxOutputTokens: 500 }), wire(["max_completion_tokens"]))).toMatchObject({ max_tokens: 500 });
+    const none = encodeOpenAIBody(oreq(), wire(["max_tokens", "max_completion_tokens"]));
+    expect(none["max_tokens"]).toBeUndefined();
+    expect(none["max_completion_tokens"]).toBeUndefined();
+  });
+
+  it("echoes streamed reasoning to a compatible server, never to OpenAI's own endpoint nor to a server that refused it", () => {
+    const r = oreq({ model: "deepseek-reasoner", history: [], live: reasoningRound });
+    expect(assistantOf(encodeOpenAIBody(r))["reasoning_content"]).toBe("streamed thoughts");
+    expect(assistantOf(encodeOpenAIBody(r, wire([], true)))).not.toHaveProperty("reasoning_content");
+    expect(assistantOf(encodeOpenAIBody(r, wire(["reasoning_content"])))).not.toHaveProperty("reasoning_content");
+    // and the capture, read from the provider's own encoding, has it exactly when the body does
+    const historyOf = (enc: EncodedRequest) => captureRequestFrom(r, enc).sections.find((s) => s.kind === "history")!;
+    const openai = createProvider({ provider: "openai", apiKey: "sk-test", baseUrl: "https://api.openai.com/v1" });
+    const local = createProvider({ provider: "openai", baseUrl: "http://127.0.0.1:9/v1" });
+    const sentToOpenAI = openai.encode!({ ...r, api: "chat" });
+    const sentToLocal = local.encode!(r);
+    expect(JSON.stringify(sentToOpenAI.body)).not.toContain("streamed thoughts");
+    expect(JSON.stringify(sentToLocal.body)).toContain("streamed thoughts");
+    expect(historyOf(sentToLocal).bytes - historyOf(sentToOpenAI).bytes).toBe(Buffer.byteLength("streamed thoughts"));
+  });
+
+  it("sends prompt_cache_key (the session id) when the request has cache hints, unless the server refused it", () => {
+    const cache = { key: "01JSESSIONID", ttl: "5m" as const };
+    expect(encodeOpenAIBody(oreq({ cache }))["prompt_cache_key"]).toBe("01JSESSIONID");
+    expect(encodeOpenAIBody(oreq())).not.toHaveProperty("prompt_cache_key");
+    expect(encodeOpenAIBody(oreq({ cache }), wire(["prompt_cache_key"]))).not.toHaveProperty("prompt_cache_key");
+  });
+
+  it("leaves out every refused optional field and nothing required", () => {
+    const r = oreq({ model: "deepseek-reasoner", reasoning: "low", cache: { key: "k", ttl: "5m" }, live: reasoningRound });
+    const all = encodeOpenAIBody(r);
+    expect(optionalFieldsOf(all)).toEqual(["stream_options", "prompt_cache_key", "reasoning_effort", "max_tokens", "reasoning_content"]);
+    const bare = encodeOpenAIBody(r, wire([...CHAT_OPTIONAL_FIELDS]));
+    expect(optionalFieldsOf(bare)).toEqual([]);
+    expect(Object.keys(bare).sort()).toEqual(["messages", "model", "stream", "tools"]);
+  });
+
+  it("a session's encoding is shared by capture and send, and changes only when a field is refused", () => {
+    const session = new ChatSession(false);
+    const r = oreq({ cache: { key: "k", ttl: "5m" } });
+    const first = session.encode(r);
+    expect(session.encode(r)).toBe(first);
+    session.refuse("gpt-4o", ["prompt_cache_key"]);
+    const after = session.encode(r);
+    expect(after.body).not.toHaveProperty("prompt_cache_key");
+    expect(after.body["stream_options"]).toEqual({ include_usage: true });
+    // per model: another model on the same server still gets it
+    expect(session.encode(oreq({ model: "qwen3:8b", cache: { key: "k", ttl: "5m" } })).body["prompt_cache_key"]).toBe("k");
+  });
+});
+
+describe("refusedFields: the field a refusal names, in the wordings servers use", () => {
+  const SENT: ChatOptionalField[] = ["stream_options", "prompt_cache_key", "reasoning_effort", "max_tokens", "reasoning_content"];
+  it.each<[string, { message: string; text?: string; param?: string; code?: string; type?: string }, ChatOptionalField[]]>([
+    ["Azure OpenAI", { message: "Unrecognized request argument supplied: prompt_cache_key" }, ["prompt_cache_key"]],
+    ["Azure OpenAI, two", { message: "Unrecognized request arguments supplied: prompt_cache_key, stream_options" }, ["stream_options", "prompt_cache_key"]],
+    ["a gateway", { message: "Unknown parameter: 'stream_options'.", param: "stream_options", code: "unknown_parameter" }, ["stream_options"]],
+    ["param alone, with OpenAI's code", { message: "Invalid request.", param: "stream_options", code: "unsupported_parameter" }, ["stream_options"]],
+    ["OpenAI, a model without the field", { message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.", param: "reasoning_effort", code: "unsupported_parameter" }, ["reasoning_effort"]],
+    ["OpenAI, max_tokens", { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", param: "max_tokens" }, ["max_tokens"]],
+    ["Azure AI inference", { message: "Extra parameters ['stream_options'] are not allowed when extra-parameters is not set or set to be 'error'." }, ["stream_options"]],
+    ["Groq, on a message", { message: "'messages.3' : for 'role:assistant' the following must be satisfied[('messages.3' : property 'reasoning_content' is unsupported)]" }, ["reasoning_content"]],
+    ["vLLM (pydantic)", { message: "[{'type': 'extra_forbidden', 'loc': ('body', 'prompt_cache_key'), 'msg': 'Extra inputs are not permitted', 'input': 'k'}]" }, ["prompt_cache_key"]],
+    ["vLLM, on a message", { message: "[{'type': 'extra_forbidden', 'loc': ('body', 'messages', 2, 'typed-dict', 'reasoning_content'), 'msg': 'Extra inputs are not permitted', 'input': 'x'}]" }, ["reasoning_content"]],
+    ["pydantic's text", { message: "1 validation error for ChatCompletionRequest\nstream_options\n  Extra inputs are not permitted [type=extra_forbidden, input_value={'include_usage': True}, input_type=dict]" }, ["stream_options"]],
+    ["FastAPI's detail list", { message: "…", text: '{"detail":[{"type":"extra_forbidden","loc":["body","prompt_cache_key"],"msg":"Extra inputs are not permitted","input":"k"}]}' }, ["prompt_cache_key"]],
+    ["LM Studio (zod)", { message: "Unrecognized key(s) in object: 'prompt_cache_key', 'stream_options'" }, ["stream_options", "prompt_cache_key"]],
+    ["Go", { message: 'json: unknown field "prompt_cache_key"' }, ["prompt_cache_key"]],
+    ["serde", { message: "Failed to deserialize the JSON body into the target type: unknown field `reasoning_effort`, expected one of `model`, `messages`" }, ["reasoning_effort"]],
+    ["OpenAI's message schema", { message: "Invalid 'messages[3]': Additional properties are not allowed ('reasoning_content' was unexpected)", param: "messages[3]" }, ["reasoning_content"]],
+    // not a refusal of an optional field: these stand
+    ["a context overflow", { message: "This model's maximum context length is 128000 tokens.", param: "messages", code: "context_length_exceeded" }, []],
+    ["a value too large", { message: "max_tokens is too large: 100000. This model supports at most 16384 completion tokens", param: "max_tokens", code: "invalid_value" }, []],
+    ["a required field", { message: "Unrecognized request argument supplied: tools" }, []],
+    ["a field not sent", { message: "Unrecognized request argument supplied: max_completion_tokens" }, []],
+    ["a bad request about nothing named", { message: "Bad request" }, []],
+  ])("%s", (_who, detail, expected) => {
+    expect(refusedFields(detail, SENT)).toEqual(expected);
+  });
+});
+
+function captureRequestFrom(r: Request, enc: EncodedRequest) {
+  return captureEncoded(r, enc, { iteration: 1, capturedAt: "t" });
+}
