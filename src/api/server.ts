@@ -35,7 +35,9 @@ import { z } from "zod";
 import type { HistoryStore } from "../store/types.js";
 import { MACHINE_NUMBERING } from "../inspector/format.js";
 
-export const API_CAPABILITIES = ["session_context"] as const;
+/** session_context: the inspector's record; extensions: requests may hold MCP servers' tools
+ * and instructions (their sections are named by the server, issue 18) */
+export const API_CAPABILITIES = ["session_context", "extensions"] as const;
 
 export interface ApiServerOptions {
   store: HistoryStore;

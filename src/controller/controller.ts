@@ -32,6 +32,8 @@ import { methodFor } from "../tokens/count.js";
 import type { Capture, InspectorView, Page, SectionSummary } from "../inspector/types.js";
 import { formatInt } from "../record/numbers.js";
 import { messageOf } from "../record/errors.js";
+import { ExtensionManager } from "../extensions/manager.js";
+import type { McpControl } from "./types.js";
 
 export const DEFAULT_BASE_URL: Record<ProviderName, string> = {
   anthropic: "https://api.anthropic.com",
@@ -145,6 +147,8 @@ export class App implements Controller {
   private stored = true;
   private bad: string[] = [];
   private readonly tools = builtinTools();
+  /** MCP servers (src/extensions/): their tools and instructions join every request */
+  private readonly ext: ExtensionManager;
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
     return this.hub.subscribe(fn, opts);
@@ -158,7 +162,42 @@ export class App implements Controller {
     this.hub.subscribe((e) => {
       if (e.type === "capture") void this.refreshFigure();
     });
+    this.ext = new ExtensionManager({
+      workspace: opts.workspace,
+      ...(opts.configFile ? { configFile: opts.configFile } : {}),
+      headless: opts.headless,
+      // a server started, stopped, or changed its tools: the next request differs
+      onChange: (reason) => {
+        this.markPending(reason).catch((e: unknown) => {
+          this.hub.emit({ type: "notice", level: "warning", text: `The context view could not be marked pending: ${messageOf(e)}` });
+        });
+        this.hub.emit({ type: "info" });
+      },
+      onNotice: (level, text) => this.hub.emit({ type: "notice", level, text }),
+      redact: (t) => this.redactKeys(t),
+    });
   }
+
+  /** the tools of a request: the built-in ones, then the MCP servers' */
+  private allTools(): ReturnType<typeof builtinTools> {
+    return [...this.tools, ...this.ext.tools()];
+  }
+
+  /** the context items of a request: the project's, then each MCP server's instructions */
+  private requestContext(): ContextItem[] {
+    const ext = this.ext.context();
+    return ext.length > 0 ? [...this.context, ...ext] : this.context;
+  }
+
+  /** MCP servers for the front ends: the screen starts them after its first frame */
+  readonly mcp: McpControl = {
+    start: () => {
+      if (this.ext.hasServers()) void this.ext.start();
+    },
+    describe: () => this.ext.describe(),
+    approve: () => this.ext.approveProject(),
+    status: () => this.ext.status(),
+  };
 
   static async create(opts: AppOptions): Promise<App> {
     const app = new App(opts);
@@ -166,6 +205,8 @@ export class App implements Controller {
     const keyProblem = app.keyProblem();
     if (opts.headless && keyProblem) throw new MissingKeyError(keyProblem);
     app.context = await loadProjectContext(opts.workspace, app.redactKeys);
+    // reads the MCP configuration only: servers start later (mcp.start, or a headless turn)
+    app.ext.configure();
     const o = opts.open;
     if ("resume" in o) {
       const s = await opts.store.getSession(o.resume);
@@ -348,8 +389,8 @@ export class App implements Controller {
       provider: this.providerName,
       model: this.model,
       system: SYSTEM_PROMPT,
-      context: this.context,
-      tools: toolSchemas(this.tools),
+      context: this.requestContext(),
+      tools: toolSchemas(this.allTools()),
       maxOutputTokens: this.opts.maxOutputTokens ?? m.maxOutput ?? 8192,
       reasoning: this.opts.reasoning,
       vision: m.vision,
@@ -467,7 +508,7 @@ export class App implements Controller {
 
   /** The configured keys out of anything on its way into the record or a request (read at
    * each call: /reload may bring new keys). */
-  private redactKeys = redactorFor(() => [...Object.values(this.opts.credentials.keys), ...(this.opts.credentials.secrets ?? [])]);
+  private redactKeys = redactorFor(() => [...Object.values(this.opts.credentials.keys), ...(this.opts.credentials.secrets ?? []), ...(this.ext?.secrets() ?? [])]);
 
   /** Prompt caching for this session's requests: keyed by the session (OpenAI's
    * prompt_cache_key), with the configured TTL (Anthropic's breakpoints). */
@@ -497,8 +538,8 @@ export class App implements Controller {
       cache: this.cacheHints(),
       ...this.apiSetting(),
       system: SYSTEM_PROMPT,
-      context: this.context,
-      tools: this.tools,
+      context: this.requestContext(),
+      tools: this.allTools(),
       toolCtx: {
         workspace: this.opts.workspace,
         policy: this.opts.permission,
@@ -553,6 +594,13 @@ export class App implements Controller {
     const env = this.env();
     const turn = async (): Promise<TurnOutcome> => {
       await this.wholeHistory;
+      // headless: the servers' tools belong to the one turn there is, so it waits for their
+      // start (each bounded by its startup timeout); the screen never waits for them
+      if (this.opts.headless && this.ext.hasServers()) {
+        await this.ext.start();
+        env.tools = this.allTools();
+        env.context = this.requestContext();
+      }
       await this.ensureStored();
       env.sessionId = this.current.id; // the same id, unless the draft's clashed and the store chose another
       if (!this.current.title && text) {
@@ -723,11 +771,13 @@ export class App implements Controller {
       // the project context is already re-read even when the config is not
       await this.markPending(`project context reloaded (/reload)${changed.length > 0 ? `: ${changed.join(", ")} changed` : ""}`);
     }
+    const mcp = await this.ext.reload().catch((e: unknown) => `MCP: not reloaded: ${messageOf(e)}`);
     this.hub.emit({ type: "info" });
     const context = `Reloaded the project context: ${this.context.map((c) => c.source).join(", ")}${changed.length > 0 ? ` (${changed.join(", ")} changed)` : " (unchanged)"}.`;
-    if (settings === undefined) return context;
+    const withMcp = this.ext.hasServers() ? ` ${mcp}` : "";
+    if (settings === undefined) return context + withMcp;
     const from = this.opts.configFile ? `the config (${this.opts.configFile}) and the environment` : "the config and the environment";
-    return `${context} Reloaded from ${from}: permission, compaction, reasoning, API keys and per-provider base URLs (${settings}). The model and --base-url stay as they are; /model switches.`;
+    return `${context} Reloaded from ${from}: permission, compaction, reasoning, API keys and per-provider base URLs (${settings}). The model and --base-url stay as they are; /model switches.${withMcp}`;
   }
 
   async compact(): Promise<string> {
@@ -816,6 +866,8 @@ export class App implements Controller {
     this.abort?.abort();
     if (this.running) await this.running.catch(() => undefined);
     if (this.compacting) await this.compacting.catch(() => undefined);
+    // every MCP server's process group ends with the app
+    await this.ext.close().catch(() => undefined);
     await this.opts.store.close();
   }
 }

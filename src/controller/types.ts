@@ -6,6 +6,7 @@ import type { PermissionPolicy } from "../tools/types.js";
 import type { InspectorView, Page } from "../inspector/types.js";
 import type { FigureBasis } from "../inspector/format.js";
 import type { Listener, SubscribeOptions } from "../turn/events.js";
+import type { ServerStatus } from "../extensions/manager.js";
 
 import type { CompactionStrategy } from "../compaction/types.js";
 export type { CompactionStrategy };
@@ -56,6 +57,17 @@ export interface ContextStatus {
   compaction: string;
 }
 
+/** MCP servers (src/extensions/), for the front ends. */
+export interface McpControl {
+  /** starts the configured servers in parallel; the screen calls it after its first frame */
+  start(): void;
+  /** /mcp: each server's state, tool count, last error and approval, in lines */
+  describe(): string;
+  /** /mcp approve: approves the workspace's .mcp.json (remembered per content) and starts it */
+  approve(): Promise<string>;
+  status(): ServerStatus[];
+}
+
 export interface Controller {
   /** the one channel of what happens: returns the unsubscribe */
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void;
@@ -84,4 +96,6 @@ export interface Controller {
   inspectorView(): Promise<InspectorView>;
   inspectorPage(section: number, page: number): Promise<Page | undefined>;
   close(): Promise<void>;
+  /** MCP servers; absent in front-end tests' stand-ins */
+  mcp?: McpControl;
 }

@@ -284,6 +284,8 @@ class TuiApp {
       }
     }
     this.frames.drawNow();
+    // MCP servers start behind this frame: they never delay the prompt
+    setImmediate(() => controller.mcp?.start());
     return this.done;
   }
 

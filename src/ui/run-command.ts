@@ -153,6 +153,18 @@ export function runCommand(s: ScreenHandle, name: CommandName, arg: string): voi
       guard("/export", c.exportSession(fmt).then((p) => info(`exported to ${p}`)));
       return;
     }
+    case "mcp": {
+      const m = c.mcp;
+      const sub = arg.trim().toLowerCase();
+      if (!m) info("MCP servers are not available in this screen.");
+      else if (sub === "") {
+        s.transcript.lines(m.describe().split("\n").map((t, i): Line => [i === 0 ? { t: inertLine(t), s: "heading" } : { t: inertLine(t) }]));
+        s.transcript.bottom();
+        s.render();
+      } else if (sub === "approve") guard("/mcp approve", m.approve().then(info));
+      else s.flash(`/mcp takes nothing (the list) or approve (got "${inertLine(arg)}")`, "err");
+      return;
+    }
     case "clear-screen":
       s.transcript.clearView();
       s.repaintAll();

@@ -160,11 +160,11 @@ describe("local API over the real store", () => {
     expect(refused).toBe(true);
   });
 
-  it("GET /health names the session_context capability", async () => {
+  it("GET /health names the session_context and extensions capabilities", async () => {
     const r = await call(server.port, "/health", { token });
     expect(r.status).toBe(200);
     expect(r.headers["content-type"]).toMatch(/^application\/json/);
-    expect(r.json).toEqual({ status: "ok", capabilities: ["session_context"], version: "9.9.9-test" });
+    expect(r.json).toEqual({ status: "ok", capabilities: ["session_context", "extensions"], version: "9.9.9-test" });
   });
 
   it("GET /sessions/:id/context gives the metadata and ordered summaries, numbered from 0 and saying so", async () => {
