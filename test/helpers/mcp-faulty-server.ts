@@ -1,0 +1,90 @@
+// A small MCP server built with the SDK that misbehaves on request, for the tests of
+// src/extensions/: it crashes mid-call, hangs (at initialize or in a call), answers with
+// something that is not a tool result, floods, writes escape sequences, and can tell what
+// it was given. Run: node --import tsx test/helpers/mcp-faulty-server.ts [options]
+//   --hang-initialize     never answer initialize (the process stays up)
+//   --marker FILE         write FILE (holding the pid) as soon as the process starts
+//   --instructions TEXT   the instructions initialize returns
+//   --tool-prefix P       name every tool P + its name (collision tests)
+import fs from "node:fs";
+import { spawn } from "node:child_process";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const argv = process.argv.slice(2);
+const opt = (name: string): string | undefined => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const marker = opt("--marker");
+if (marker) fs.writeFileSync(marker, String(process.pid));
+const prefix = opt("--tool-prefix") ?? "";
+
+if (argv.includes("--hang-initialize")) {
+  // reads stdin and never answers: a server stuck before initialize completes
+  process.stdin.resume();
+  setInterval(() => undefined, 60_000);
+} else {
+  const instructions = opt("--instructions");
+  const server = new Server({ name: "faulty", version: "1.0.0" }, { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) });
+  const obj = (props: Record<string, unknown> = {}, required: string[] = []) => ({ type: "object" as const, properties: props, required });
+  const tools = [
+    { name: "ok", description: "answers ok", inputSchema: obj() },
+    { name: "crash", description: "exits mid-call", inputSchema: obj() },
+    { name: "hang", description: "never answers", inputSchema: obj() },
+    { name: "invalid", description: "answers with something that is not a tool result", inputSchema: obj() },
+    { name: "huge", description: "answers with `bytes` of text", inputSchema: obj({ bytes: { type: "number" } }, ["bytes"]) },
+    { name: "escapes", description: "answers with terminal escape sequences", inputSchema: obj() },
+    { name: "env", description: "answers with the value of an environment variable", inputSchema: obj({ name: { type: "string" } }, ["name"]) },
+    { name: "mixed", description: "text, a resource, a resource link, audio, a bad image", inputSchema: obj() },
+    { name: "fail", description: "answers isError", inputSchema: obj() },
+    { name: "spawn-child", description: "starts a long sleep in the background and gives its pid", inputSchema: obj() },
+    { name: "weird name/with.dots", description: "a name providers refuse", inputSchema: obj() },
+  ].map((t) => ({ ...t, name: prefix + t.name }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const name = req.params.name.slice(prefix.length);
+    const args = (req.params.arguments ?? {}) as Record<string, unknown>;
+    switch (name) {
+      case "ok":
+      case "weird name/with.dots":
+        return { content: [{ type: "text", text: `ok from ${name}` }] };
+      case "crash":
+        setTimeout(() => process.exit(3), 20);
+        return new Promise(() => undefined);
+      case "hang":
+        return new Promise(() => undefined);
+      case "invalid":
+        return { content: "this is not a list of content items", isError: "maybe" } as never;
+      case "huge": {
+        const n = Number(args.bytes);
+        return { content: [{ type: "text", text: "head-of-output\n" + "x".repeat(n) + "\ntail-of-output" }] };
+      }
+      case "escapes":
+        return { content: [{ type: "text", text: "before\u001b[2J\u001b[31mred\u001b[0m\u001b]52;c;cGF3bmVk\u0007\u001b]0;title\u0007\rafter\u009b6n end" }] };
+      case "env":
+        return { content: [{ type: "text", text: `value=${process.env[String(args.name)] ?? "(unset)"}` }] };
+      case "mixed":
+        return {
+          content: [
+            { type: "text", text: "the text part" },
+            { type: "resource", resource: { uri: "file:///tmp/notes.txt", mimeType: "text/plain", text: "resource body" } },
+            { type: "resource_link", uri: "https://example.invalid/doc", name: "doc" },
+            { type: "audio", data: Buffer.from("not really audio").toString("base64"), mimeType: "audio/wav" },
+            { type: "image", data: Buffer.from("not an image at all").toString("base64"), mimeType: "image/png" },
+          ],
+        };
+      case "fail":
+        return { content: [{ type: "text", text: "it went wrong on purpose" }], isError: true };
+      case "spawn-child": {
+        const child = spawn("sleep", ["1000"], { stdio: "ignore" });
+        child.unref();
+        return { content: [{ type: "text", text: String(child.pid) }] };
+      }
+      default:
+        return { content: [{ type: "text", text: `no tool ${name}` }], isError: true };
+    }
+  });
+  await server.connect(new StdioServerTransport());
+}

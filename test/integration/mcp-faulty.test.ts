@@ -1,0 +1,160 @@
+// A server that misbehaves leaves the agent working: every failure ends the call as an error
+// result with a sentence, the server's state says what happened, and nothing it started
+// outlives it. Against test/helpers/mcp-faulty-server.ts (built with the SDK), over stdio.
+import { afterEach, describe, expect, it } from "vitest";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { tempDir } from "../helpers/tmp.js";
+import { waitUntil } from "../helpers/cli.js";
+import { alive, faultyStdio, managerFor } from "../helpers/mcp-servers.js";
+import type { ExtensionManager } from "../../src/extensions/manager.js";
+import type { ToolContext, ToolOutput } from "../../src/tools/types.js";
+import { outputImages } from "../../src/extensions/results.js";
+import { MAX_TOOL_OUTPUT } from "../../src/tools/cap.js";
+
+const T = 60_000;
+const open: ExtensionManager[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((m) => m.close()));
+});
+
+async function setup(servers: Record<string, unknown>) {
+  const dir = await tempDir("albedo-mcp-");
+  const configFile = path.join(dir, "config.json");
+  await fs.writeFile(configFile, JSON.stringify({ mcpServers: servers }));
+  const r = managerFor({ workspace: dir, configFile });
+  open.push(r.m);
+  await r.m.start();
+  return { ...r, dir };
+}
+
+function ctx(signal = new AbortController().signal): ToolContext {
+  return { workspace: "/", signal, policy: "auto", askPermission: async () => "deny" };
+}
+
+async function call(m: ExtensionManager, name: string, input: unknown = {}, signal?: AbortSignal): Promise<ToolOutput> {
+  const tool = m.tools().find((t) => t.name === name);
+  if (!tool) throw new Error(`no tool ${name}; have ${m.tools().map((t) => t.name).join(", ")}`);
+  return tool.run(input, ctx(signal));
+}
+
+describe("a faulty MCP server", () => {
+  it("crashes mid-call: the call is an error result, the server is marked failed with its exit, /reload brings it back", async () => {
+    const { m, notices, changes } = await setup({ f: faultyStdio() });
+    const out = await call(m, "mcp__f__crash");
+    expect(out.isError).toBe(true);
+    expect(out.output).toMatch(/closed the connection|Connection closed/);
+    await waitUntil(() => m.status()[0]!.state === "failed", 20_000, "the server marked failed");
+    expect(m.status()[0]!.lastError).toContain("exit code 3");
+    expect(notices.join("\n")).toContain("MCP server f stopped");
+    // its tools leave the request, and that is a change the inspector must show
+    expect(m.tools()).toEqual([]);
+    expect(changes.at(-1)).toContain("extensions changed: f stopped");
+    expect(await m.reload()).toContain("f restarted");
+    expect(m.status()[0]!.state).toBe("ready");
+    expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
+  }, T);
+
+  it("hangs at initialize: the start fails within its timeout, saying so, and the process is gone", async () => {
+    const dir = await tempDir("albedo-mcp-marker-");
+    const marker = path.join(dir, "pid");
+    const { m, notices } = await setup({ h: { ...faultyStdio("--hang-initialize", "--marker", marker), startupTimeoutSeconds: 2 }, ok: faultyStdio() });
+    const [h, ok] = m.status();
+    expect(h!.state).toBe("failed");
+    expect(h!.lastError).toContain("initialize got no answer within 2 s");
+    expect(notices.join("\n")).toContain("MCP server h could not start");
+    // the other server is not held up by it
+    expect(ok!.state).toBe("ready");
+    const pid = Number(await fs.readFile(marker, "utf8"));
+    await waitUntil(() => !alive(pid), 10_000, "the hung server's process gone");
+  }, T);
+
+  it("hangs mid-call: the call ends at its timeout as an error result, and the server keeps working", async () => {
+    const { m } = await setup({ f: { ...faultyStdio(), toolTimeoutSeconds: 1 } });
+    const out = await call(m, "mcp__f__hang");
+    expect(out).toEqual({ output: "hang on MCP server f got no answer within 1 s", isError: true });
+    expect(m.status()[0]!.state).toBe("ready");
+    expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
+  }, T);
+
+  it("Esc (the turn's signal) ends a hung call at once as interrupted", async () => {
+    const { m } = await setup({ f: faultyStdio() });
+    const abort = new AbortController();
+    const pending = call(m, "mcp__f__hang", {}, abort.signal);
+    setTimeout(() => abort.abort(), 200);
+    const out = await pending;
+    expect(out.isError).toBe(true);
+    expect(out.output).toContain("interrupted");
+    expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
+  }, T);
+
+  it("answers with something that is not a tool result: an error result that says so", async () => {
+    const { m } = await setup({ f: faultyStdio() });
+    const out = await call(m, "mcp__f__invalid");
+    expect(out.isError).toBe(true);
+    expect(out.output).toMatch(/^invalid on MCP server f failed: /);
+    expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
+  }, T);
+
+  it("floods: 3 MB of output is capped like a built-in tool's, head and tail kept", async () => {
+    const { m } = await setup({ f: faultyStdio() });
+    const out = await call(m, "mcp__f__huge", { bytes: 3_000_000 });
+    expect(out.isError).toBe(false);
+    expect(out.output.length).toBeLessThanOrEqual(MAX_TOOL_OUTPUT);
+    expect(out.output.startsWith("head-of-output")).toBe(true);
+    expect(out.output.endsWith("tail-of-output")).toBe(true);
+    expect(out.output).toMatch(/\[… [\d,]+ bytes cut …\]/);
+  }, T);
+
+  it("writes escape sequences: none reaches the record, the text does", async () => {
+    const { m } = await setup({ f: faultyStdio() });
+    const out = await call(m, "mcp__f__escapes");
+    expect(out.output).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(out.output).toContain("before");
+    expect(out.output).toContain("red");
+    expect(out.output).toContain("after");
+    expect(out.output).not.toContain("cGF3bmVk");
+  }, T);
+
+  it("maps every kind of content: resource text under its URI, a link, audio and a bad image named, no image kept", async () => {
+    const { m } = await setup({ f: faultyStdio() });
+    const out = await call(m, "mcp__f__mixed");
+    expect(out.isError).toBe(false);
+    expect(out.output).toContain("the text part");
+    expect(out.output).toContain("Resource <file:///tmp/notes.txt> (text/plain):\nresource body");
+    expect(out.output).toContain("[resource link: doc <https://example.invalid/doc>]");
+    expect(out.output).toContain("[audio not kept: audio/wav");
+    expect(out.output).toContain("[image not kept: declared image/png, but its bytes are not a PNG, JPEG, GIF or WebP image]");
+    expect(outputImages(out)).toEqual([]);
+    expect(await call(m, "mcp__f__fail")).toEqual({ output: "it went wrong on purpose", isError: true });
+  }, T);
+
+  it("names: characters providers refuse are replaced, and two tools that end up alike are refused by name", async () => {
+    const { m, notices } = await setup({ "x.y": faultyStdio(), x_y: faultyStdio() });
+    const names = m.tools().map((t) => t.name);
+    expect(names).toContain("mcp__x_y__weird_name_with_dots");
+    for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    // the second server's tools all collide with the first's
+    expect(names.filter((n) => n === "mcp__x_y__ok")).toHaveLength(1);
+    expect(notices.join("\n")).toContain('tool "ok" of server "x_y" is not offered: its name mcp__x_y__ok is already taken by tool "ok" of server "x.y"');
+    expect(m.describe()).toContain("refused: tool");
+    expect((await call(m, "mcp__x_y__weird_name_with_dots")).output).toBe("ok from weird name/with.dots");
+  }, T);
+
+  it("what a server started ends with it: its process group is stopped on close", async () => {
+    const { m } = await setup({ f: faultyStdio() });
+    const serverPid = m.status()[0]!.pid!;
+    const child = Number((await call(m, "mcp__f__spawn-child")).output);
+    expect(alive(child)).toBe(true);
+    await m.close();
+    await waitUntil(() => !alive(child) && !alive(serverPid), 10_000, "the server and its child gone");
+  }, T);
+
+  it("a command that does not exist fails to start with the reason, and the rest work", async () => {
+    const { m } = await setup({ nope: { command: "/nonexistent/mcp-server" }, f: faultyStdio() });
+    const [nope, f] = m.status();
+    expect(nope!.state).toBe("failed");
+    expect(nope!.lastError).toContain("ENOENT");
+    expect(f!.state).toBe("ready");
+  }, T);
+});
