@@ -126,6 +126,8 @@ export function microcompact(
 }
 
 const MARKER = /^\[(?:error )?output of .* cleared: [\d,]+ bytes\]$/;
+/** A blurred output's marker anywhere in a text (the inspector counts them to say a step blurred N). */
+export const CLEARED_OUTPUT_RE = /\[(?:error )?output of [^\]\n]{1,100} cleared: [\d,]+ bytes\]/g;
 
 function blur(b: ToolResultBlock): { block: ToolResultBlock; bytes: number } | undefined {
   // already a marker (a prepared copy blurred again): the size it names is the real one

@@ -139,10 +139,13 @@ function newer(a: StoredSummary, b: StoredSummary): boolean {
   return a.id > b.id;
 }
 
+/** How a summary's note begins (the inspector recognises a summary applied by it). */
+export const SUMMARY_NOTE_PREFIX = "[Summary of earlier conversation (";
+
 /** "[Summary of earlier conversation (messages 1–120), written by claude-sonnet-4]\n…" */
 export function summaryText(summary: Pick<StoredSummary, "text" | "model">, count: number): string {
   const range = count === 1 ? "message 1" : `messages 1–${formatInt(count)}`;
-  return `[Summary of earlier conversation (${range}), written by ${summary.model}]\n${summary.text}`;
+  return `${SUMMARY_NOTE_PREFIX}${range}), written by ${summary.model}]\n${summary.text}`;
 }
 
 /** The history with the summarised prefix replaced by one user message holding the note.

@@ -22,6 +22,7 @@
 // Tools are the definitions as indented JSON, separated by a blank line.
 import type { EncodedRequest, ProviderName, Request, Usage, WireContent, WireItemStart, WireSection } from "../provider/types.js";
 import { encodeRequest } from "../provider/encode.js";
+import { describeChange, printEncoded, SIDE_REQUEST_CHANGE, type RequestPrint } from "./change.js";
 import { assertNever } from "../record/types.js";
 import { formatInt } from "../record/numbers.js";
 import { countTokens, methodFor, type TokenMethod } from "../tokens/count.js";
@@ -39,6 +40,11 @@ export interface CaptureOptions {
   previousBytes?: Map<string, number>;
   /** what compaction left out of this request, in words */
   compaction?: string;
+  /** take the request's print and say what changed since `previous` (inspector/change.ts).
+   * `side`: a request beside the conversation (the summary's): it keeps `previous` as the
+   * print the next request is compared with, so that one names what changed in the
+   * conversation's own prefix */
+  print?: { previous?: RequestPrint | undefined; side?: boolean };
 }
 
 /** Longest marker this file can produce; paginate() looks back this far at each boundary. */
@@ -405,5 +411,14 @@ export function captureEncoded(req: Request, enc: EncodedRequest, opts: CaptureO
   if (opts.contextWindow !== undefined) meta.contextWindow = opts.contextWindow;
   if (opts.providerUsage !== undefined) meta.providerUsage = opts.providerUsage;
   if (opts.compaction !== undefined && opts.compaction.length > 0) meta.compaction = opts.compaction;
-  return { meta, sections, pages };
+  if (!opts.print) return { meta, sections, pages };
+  const { previous, side } = opts.print;
+  if (side) {
+    meta.change = SIDE_REQUEST_CHANGE;
+    return previous ? { meta, sections, pages, print: previous } : { meta, sections, pages };
+  }
+  const print = printEncoded(req, enc);
+  const change = describeChange(previous, print);
+  if (change !== undefined) meta.change = change;
+  return { meta, sections, pages, print };
 }

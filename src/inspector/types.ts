@@ -1,6 +1,7 @@
 // What the inspector records of the last request and shows page by page
 // (docs/architecture.md, Design rules).
 import type { ProviderName, Usage } from "../provider/types.js";
+import type { RequestPrint } from "./change.js";
 
 export const PAGE_CHARS = 8000;
 
@@ -45,6 +46,9 @@ export interface CaptureMeta {
   providerUsage?: Usage;
   /** what compaction left out of this request, in words, when it did anything */
   compaction?: string;
+  /** what differs from the previous request and where the cached prefix broke
+   * ("history changed from item 14: microcompact blurred 3 outputs"; inspector/change.ts) */
+  change?: string;
 }
 
 export interface Capture {
@@ -52,6 +56,8 @@ export interface Capture {
   sections: SectionSummary[];
   /** pages[i] are the 8,000-character pages of section i's inspectable text */
   pages: string[][];
+  /** the request's print, stored for the next request's change line (not shown) */
+  print?: RequestPrint;
 }
 
 export type InspectorView =

@@ -5,6 +5,7 @@ import type { Statement } from "sqlite3";
 import { z } from "zod";
 import { messageOf } from "../record/errors.js";
 import type { Capture, CaptureMeta, InspectorView, Page, SectionSummary } from "../inspector/types.js";
+import { requestPrintSchema, type RequestPrint } from "../inspector/change.js";
 import type { HistoryStore } from "./types.js";
 import { type Connection, nowIso, stmtAll, stmtRun } from "./sqlite.js";
 import { requireSession } from "./messages.js";
@@ -30,6 +31,7 @@ const metaSchema = z.object({
   totalBytes: z.number().int().nonnegative(),
   providerUsage: usageSchema.optional(),
   compaction: z.string().optional(),
+  change: z.string().optional(),
 });
 
 const sectionSchema = z.object({
@@ -88,7 +90,7 @@ interface Statements {
   getPage: Statement;
 }
 
-export type CaptureMethods = "saveCapture" | "setPending" | "inspectorView" | "capturePage" | "lastSectionBytes";
+export type CaptureMethods = "saveCapture" | "setPending" | "inspectorView" | "capturePage" | "lastSectionBytes" | "lastRequestPrint";
 
 export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
   private constructor(
@@ -122,7 +124,9 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
         );
       }
     }
-    const meta = JSON.stringify(capture.meta);
+    // the print rides in the meta row under its own key; reading the view drops it (metaSchema
+    // strips what it does not name), so it is never shown, only compared (lastRequestPrint)
+    const meta = JSON.stringify(capture.print ? { ...capture.meta, print: capture.print } : capture.meta);
     const sections = JSON.stringify(capture.sections);
     return this.conn.tx(async () => {
       await requireSession(this.conn, sessionId);
@@ -193,6 +197,16 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
       const [p] = await stmtAll<{ text: string }>(this.s.getPage, [sessionId, section, page]);
       if (!p) return undefined;
       return { section, page, pages: sec.pages, text: p.text };
+    });
+  }
+
+  lastRequestPrint(sessionId: string): Promise<RequestPrint | undefined> {
+    return this.conn.serial(async () => {
+      const [row] = await stmtAll<CaptureRow>(this.s.getCapture, [sessionId]);
+      if (!row || row.meta_json === null) return undefined;
+      // an older capture has no print, and one that cannot be read is no basis to compare with
+      const r = parseJson(z.object({ print: requestPrintSchema }), row.meta_json);
+      return r.ok ? r.value.print : undefined;
     });
   }
 

@@ -9,6 +9,7 @@ import type { Database } from "sqlite3";
 import type { Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
 import { messageOf } from "../record/errors.js";
 import type { Capture, InspectorView, Page } from "../inspector/types.js";
+import type { RequestPrint } from "../inspector/change.js";
 import type { HistoryStore, LoadedHistory, StoredSummary } from "./types.js";
 import { LATEST_VERSION } from "./migrations.js";
 import {
@@ -216,6 +217,9 @@ export class SqliteStore implements HistoryStore {
   }
   lastSectionBytes(sessionId: string): Promise<Map<string, number> | undefined> {
     return this.captures.lastSectionBytes(sessionId);
+  }
+  lastRequestPrint(sessionId: string): Promise<RequestPrint | undefined> {
+    return this.captures.lastRequestPrint(sessionId);
   }
 
   /** Waits for queued work, then closes. Later calls reject; closing twice is harmless. */

@@ -2,6 +2,7 @@
 // store codes against this interface.
 import type { Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
 import type { Capture, InspectorView, Page } from "../inspector/types.js";
+import type { RequestPrint } from "../inspector/change.js";
 import type { StoredSummary } from "../compaction/types.js";
 
 // the stored summary is compaction's notion; the store only keeps it
@@ -51,6 +52,8 @@ export interface HistoryStore {
   capturePage(sessionId: string, section: number, page: number): Promise<Page | undefined>;
   /** the sections' bytes of the current capture, for "change since last" */
   lastSectionBytes(sessionId: string): Promise<Map<string, number> | undefined>;
+  /** the current capture's request print, for the next capture's change line */
+  lastRequestPrint(sessionId: string): Promise<RequestPrint | undefined>;
 
   saveSummary(s: Omit<StoredSummary, "id" | "createdAt">): Promise<StoredSummary>;
   /** newest first */

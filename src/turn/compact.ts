@@ -67,7 +67,7 @@ export async function summarize(
   const parts = summaryRequestParts(input.prefix, input.previous?.text);
   const req = redactRequest(summaryRequest(input.prefix, parts, { provider: env.providerName, model: env.model, maxOutputTokens: env.maxOutputTokens, ...(env.api ? { api: env.api } : {}) }), redact);
   env.events.emit({ type: "state", state: "compacting" });
-  await recordCapture(env, req, { iteration: opts.iteration ?? 0, note: SUMMARY_REQUEST_NOTE, providerUsage: opts.providerUsage });
+  await recordCapture(env, req, { iteration: opts.iteration ?? 0, note: SUMMARY_REQUEST_NOTE, providerUsage: opts.providerUsage, side: true });
   const result = await env.provider.stream(req, { signal });
   const text = redact(
     result.blocks
@@ -85,6 +85,11 @@ export async function summarize(
 /**
  * The prior history for the next request, summarised first when the strategy says one is
  * due. A failed automatic summary is a warning: the history goes as it is.
+ *
+ * An automatic summary is asked for only at the turn's first request: the prior history does
+ * not change within a turn, so one asked later would only follow a failure, and applying it
+ * mid-turn would break the prefix the turn's earlier requests cached. A stored summary is
+ * applied at every request after it, unchanged (its note depends only on the record).
  */
 export async function compactIfDue(
   env: TurnEnv,
@@ -93,7 +98,7 @@ export async function compactIfDue(
   o: { iteration: number; providerUsage?: Usage },
 ): Promise<{ prepared: PrepareResult; usage?: Usage } | { interrupted: true }> {
   const prepared = await prepare(env, turnStart);
-  if (!prepared.needsSummary) return { prepared };
+  if (!prepared.needsSummary || o.iteration > 1) return { prepared };
   try {
     const s = await summarize(env, turnStart, signal, { iteration: o.iteration, ...(o.providerUsage ? { providerUsage: o.providerUsage } : {}) });
     if (!s.said) return { prepared };

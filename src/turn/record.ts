@@ -42,9 +42,17 @@ export async function update(env: TurnEnv, msg: StoredMessage, raw: Block[], sta
 export async function recordCapture(
   env: TurnEnv,
   req: Request,
-  o: { iteration: number; note?: string | undefined; providerUsage?: Usage | undefined },
+  o: {
+    iteration: number;
+    note?: string | undefined;
+    providerUsage?: Usage | undefined;
+    /** a side request (the summary's): the next request is compared with the one before it */
+    side?: boolean;
+  },
 ): Promise<(enc: EncodedRequest) => Promise<void>> {
   const previousBytes = await env.store.lastSectionBytes(env.sessionId);
+  // the previous request's print: the capture says where this one differs (the cache's break)
+  const previousPrint = await env.store.lastRequestPrint(env.sessionId);
   const save = async (enc: EncodedRequest): Promise<void> => {
     const capture = captureEncoded(req, enc, {
       iteration: o.iteration,
@@ -52,6 +60,7 @@ export async function recordCapture(
       ...(env.contextWindow !== undefined ? { contextWindow: env.contextWindow } : {}),
       ...(o.providerUsage ? { providerUsage: o.providerUsage } : {}),
       ...(previousBytes ? { previousBytes } : {}),
+      print: { previous: previousPrint, ...(o.side ? { side: true } : {}) },
       ...(o.note && o.note !== "none" ? { compaction: o.note } : {}),
     });
     await env.store.saveCapture(env.sessionId, capture);

@@ -181,6 +181,7 @@ export class ContextPane {
       ...wrapText(`provider usage (previous response, as reported): ${m.providerUsage ? formatUsage(m.providerUsage) : "none reported"}`, w, "dim"),
       ...(strategy ? wrapText(`compaction in force: ${inertLine(strategy)}`, w, "dim") : []),
       ...wrapText(`compaction in this request: ${m.compaction ? inertLine(m.compaction) : "nothing left out"}`, w, "dim"),
+      ...(m.change ? wrapText(`since the previous request: ${inertLine(m.change)}`, w, "dim") : []),
       [],
       ...this.table(view.sections, w, true),
       ...rule(s ? ` ${forPeople(s.index)} ${inertLine(s.source)} · ${pageLabel} ` : ""),

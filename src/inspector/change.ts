@@ -1,0 +1,217 @@
+// What changed since the previous request, and where a provider's cached prefix broke
+// (issue 17, item 4): "history changed from item 14: microcompact blurred 3 outputs".
+// Pure: a request's print is read from the adapter's own encoding (the wire items that are
+// sent), and two prints are compared. The print is small (one short digest per history item)
+// and is stored with the capture, so the comparison holds across a restart.
+//
+// Why a break happened is read from the request itself, not guessed from the turn: a summary
+// note begins with SUMMARY_NOTE_PREFIX, a blurred output is a CLEARED_OUTPUT_RE marker, the
+// previous request's live round (its turn in progress) is replayed as prose at the next turn,
+// and the model and each section have their own digests.
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { EncodedRequest, Request } from "../provider/types.js";
+import { assertNever } from "../record/types.js";
+import { formatInt } from "../record/numbers.js";
+import { CLEARED_OUTPUT_RE } from "../compaction/microcompact.js";
+import { SUMMARY_NOTE_PREFIX } from "../compaction/summary.js";
+
+/** The change line of a request beside the conversation (a summary's): the next request is
+ * compared with the conversation's request before it. */
+export const SIDE_REQUEST_CHANGE = "a side request with its own prefix; the conversation's cached prefix is left as it was";
+
+/** Hex digits kept of each digest: 64 bits, plenty to tell two items of one session apart. */
+const DIGEST_HEX = 16;
+
+export const requestPrintSchema = z.object({
+  provider: z.string(),
+  model: z.string(),
+  /** digest of each section other than history, by its name ("system", "AGENTS.md", "tools") */
+  sections: z.array(z.tuple([z.string(), z.string()])),
+  /** digest of each history item, in wire order */
+  history: z.array(z.string()),
+  /** [item, blurred outputs in it], for items that hold any */
+  cleared: z.array(z.tuple([z.number().int().nonnegative(), z.number().int().positive()])),
+  /** the item holding a summary's note, if any */
+  summary: z.number().int().nonnegative().optional(),
+  /** the first item of the live round (the turn in progress, sent natively) */
+  liveFrom: z.number().int().nonnegative(),
+});
+
+/** A request's fingerprint, for the next request's change line. */
+export type RequestPrint = z.infer<typeof requestPrintSchema>;
+
+class ItemHash {
+  private readonly h = createHash("sha256");
+  cleared = 0;
+  summary = false;
+  private texts = 0;
+  constructor(role: string) {
+    this.h.update(`${role}\0`);
+  }
+  block(): void {
+    this.h.update("\0b");
+  }
+  text(kind: string, s: string): void {
+    this.h.update(`\0${kind}\0`);
+    this.h.update(s);
+  }
+  note(s: string): void {
+    if (this.texts++ === 0 && s.startsWith(SUMMARY_NOTE_PREFIX)) this.summary = true;
+    if (s.includes(" cleared: ")) this.cleared += s.match(CLEARED_OUTPUT_RE)?.length ?? 0;
+  }
+  digest(): string {
+    return this.h.digest("hex").slice(0, DIGEST_HEX);
+  }
+}
+
+/** The print of a request, from the encoding that is sent. */
+export function printEncoded(req: Request, enc: EncodedRequest): RequestPrint {
+  // context sections are named as the capture names them: a repeated source is numbered
+  const seen = new Map<string, number>();
+  const contextNames = req.context.map((c) => {
+    const n = (seen.get(c.source) ?? 0) + 1;
+    seen.set(c.source, n);
+    return n === 1 ? c.source : `${c.source} (${n})`;
+  });
+  const sections = new Map<string, ItemHash>();
+  const history: string[] = [];
+  const cleared: [number, number][] = [];
+  let summary: number | undefined;
+  let item: ItemHash | undefined;
+  let inHistory = false;
+  const closeItem = (): void => {
+    if (!item || !inHistory) return;
+    const i = history.length;
+    history.push(item.digest());
+    if (item.cleared > 0) cleared.push([i, item.cleared]);
+    if (item.summary && summary === undefined) summary = i;
+  };
+  for (const e of enc.wire) {
+    switch (e.type) {
+      case "item": {
+        closeItem();
+        const s = e.section;
+        inHistory = s.kind === "history";
+        if (inHistory) {
+          item = new ItemHash(e.role);
+          break;
+        }
+        const name = s.kind === "context" ? `context:${contextNames[s.index] ?? s.index}` : s.kind;
+        // a section of several items (the tools) is one running digest, items separated
+        let h = sections.get(name);
+        if (!h) {
+          h = new ItemHash(s.kind);
+          sections.set(name, h);
+        } else h.block();
+        item = h;
+        item.text("role", e.role);
+        break;
+      }
+      case "block":
+        item?.block();
+        break;
+      case "text":
+        item?.text("t", e.text);
+        if (inHistory) item?.note(e.text);
+        break;
+      case "label":
+        item?.text("l", e.text);
+        break;
+      case "image":
+        item?.text("i", e.data);
+        break;
+      case "opaque":
+        item?.text("o", e.body);
+        break;
+      case "schema":
+        item?.text("s", e.json);
+        break;
+      case "cache_breakpoint":
+        // a mark, not content: the provider's cache hash leaves it out, and so does the print
+        break;
+      default:
+        assertNever(e, "wire event");
+    }
+  }
+  closeItem();
+  const print: RequestPrint = {
+    provider: req.provider,
+    model: req.model,
+    sections: [...sections].map(([name, h]) => [name, h.digest()]),
+    history,
+    cleared,
+    liveFrom: Math.min(req.history.length, history.length),
+  };
+  if (summary !== undefined) print.summary = summary;
+  return print;
+}
+
+function sectionWords(name: string): string {
+  if (name === "system") return "system prompt";
+  if (name === "tools") return "tools";
+  if (name.startsWith("context:")) return `project context (${name.slice("context:".length)})`;
+  return name;
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${formatInt(n)} ${n === 1 ? one : many}`;
+}
+
+/** Why history differs from item i on, when the request shows it. */
+function historyReason(prev: RequestPrint, cur: RequestPrint, i: number): string | undefined {
+  if (cur.summary === i) return prev.summary === undefined ? "summary applied" : "a new summary applied";
+  const before = new Map(prev.cleared);
+  let blurred = 0;
+  for (const [j, n] of cur.cleared) {
+    if (j < i || j >= prev.history.length) continue;
+    blurred += Math.max(0, n - (before.get(j) ?? 0));
+  }
+  if (blurred > 0) return `microcompact blurred ${plural(blurred, "output", "outputs")}`;
+  if (i >= prev.liveFrom && prev.liveFrom < prev.history.length) return "the previous turn now replays as prose";
+  return undefined;
+}
+
+/**
+ * The change line: what differs from the previous request, in request order, naming the
+ * first history item (counted from 1, as the pages number them) that differs and why when
+ * the request shows it. Undefined when there is no previous request.
+ */
+export function describeChange(prev: RequestPrint | undefined, cur: RequestPrint): string | undefined {
+  if (!prev) return undefined;
+  if (prev.provider !== cur.provider || prev.model !== cur.model) {
+    return `model switched (${prev.provider}/${prev.model} → ${cur.provider}/${cur.model}): nothing cached carries over`;
+  }
+  const parts: string[] = [];
+  const before = new Map(prev.sections);
+  const now = new Map(cur.sections);
+  for (const [name, digest] of cur.sections) {
+    const was = before.get(name);
+    if (was === undefined) parts.push(`${sectionWords(name)} added`);
+    else if (was !== digest) parts.push(`${sectionWords(name)} changed`);
+  }
+  for (const [name] of prev.sections) if (!now.has(name)) parts.push(`${sectionWords(name)} removed`);
+
+  let diff: number | undefined;
+  const common = Math.min(prev.history.length, cur.history.length);
+  for (let i = 0; i < common; i++) {
+    if (prev.history[i] !== cur.history[i]) {
+      diff = i;
+      break;
+    }
+  }
+  if (diff === undefined && cur.history.length < prev.history.length) diff = cur.history.length;
+  if (diff === undefined) {
+    const added = cur.history.length - prev.history.length;
+    parts.push(
+      added > 0
+        ? `history: the previous ${plural(prev.history.length, "item", "items")} unchanged, ${formatInt(added)} new`
+        : "history unchanged",
+    );
+  } else {
+    const why = diff < cur.history.length ? historyReason(prev, cur, diff) : undefined;
+    const where = diff < cur.history.length ? `history changed from item ${formatInt(diff + 1)}` : `history shortened to ${plural(diff, "item", "items")}`;
+    parts.push(why ? `${where}: ${why}` : where);
+  }
+  return parts.join("; ");
+}
