@@ -261,8 +261,12 @@ function blocks(tokens: Token[], width: number, tight: boolean): Line[] {
   return out;
 }
 
+/** characters laid out by renderMarkdown so far; tests and benchmarks read it */
+export const markdownStats = { chars: 0 };
+
 /** markdown text (already inert) → lines no wider than `width` */
 export function renderMarkdown(src: string, width: number): Line[] {
+  markdownStats.chars += src.length;
   const w = Math.max(4, width);
   let tokens: Token[];
   try {
@@ -271,4 +275,102 @@ export function renderMarkdown(src: string, width: number): Line[] {
     return src.split("\n").flatMap((l) => wrapLine(l ? [{ t: l }] : [], w));
   }
   return blocks(tokens, w, false).map((l) => (lineWidth(l) > w ? truncate(l, w) : l));
+}
+
+/** a line that opens or closes fenced code: up to 3 spaces, then ``` or ~~~ */
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** a line that may continue the block before it even after a blank line, or whose meaning
+ * depends on it: indented (list continuation, indented code), a list item (a loose list), a
+ * quote, a table row, a reference definition or footnote */
+const CONTINUES = /^(?:[ \t]|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|>|\||\[)/;
+/** a reference definition (or footnote): it may define a link anywhere above it, so text that
+ * has one is laid out whole */
+const DEFINITION = /^ {0,3}\[[^\]\n]+\]:/m;
+/** what inert() removes: a cut must not fall inside a control sequence */
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+
+/**
+ * The Markdown of an answer that is still arriving, laid out as it grows (issue 19). Laying
+ * the whole text out again for every frame made a long answer quadratic: a 200,000-word answer
+ * drew 15 frames in 3 s, each lexing and wrapping all 1.2 MB of it. Here the text before the
+ * last block boundary that later text cannot change is laid out once and kept; a frame lays
+ * out only what follows it. A boundary is a blank line followed, outside fenced code, by a
+ * line that starts a new top-level block and cannot continue the one before (see CONTINUES);
+ * top-level blocks are laid out independently with one blank line between them, so the lines
+ * are the same as renderMarkdown of the whole text. Anything else (text that is not a
+ * continuation of what was laid out, another width, a control character before the boundary)
+ * starts again from the whole text, which is never wrong, only slower.
+ */
+export class GrowingMarkdown {
+  private width = -1;
+  /** the raw text laid out in `done` */
+  private prefix = "";
+  private done: Line[] = [];
+  /** a reference definition was seen: the whole text is laid out every time */
+  private whole = false;
+
+  /**
+   * Lines of `raw` at `width`; `prep` makes raw text safe to show (inert) and `deco` decorates
+   * each line (a gutter): both run once for the kept part.
+   */
+  render(raw: string, width: number, prep: (s: string) => string, deco: (l: Line) => Line = (l) => l): Line[] {
+    if (width !== this.width || !raw.startsWith(this.prefix)) {
+      this.width = width;
+      this.prefix = "";
+      this.done = [];
+    }
+    if (!this.whole && DEFINITION.test(this.prefix.length ? raw.slice(this.prefix.length) : raw)) {
+      this.whole = true;
+      this.prefix = "";
+      this.done = [];
+    }
+    const cut = this.whole ? 0 : lastBoundary(raw, this.prefix.length);
+    if (cut > this.prefix.length) {
+      const chunk = raw.slice(this.prefix.length, cut);
+      if (!CONTROL.test(chunk)) {
+        const lines = renderMarkdown(prep(chunk), width);
+        if (lines.length) {
+          if (this.done.length) this.done.push(deco([]));
+          for (const l of lines) this.done.push(deco(l));
+        }
+        this.prefix = raw.slice(0, cut);
+      }
+    }
+    const tail = renderMarkdown(prep(raw.slice(this.prefix.length)), width);
+    if (tail.length === 0) return this.done.slice();
+    const out = this.done.slice();
+    if (out.length) out.push(deco([]));
+    for (const l of tail) out.push(deco(l));
+    return out;
+  }
+}
+
+/** The start of the last line after `from` that begins a block nothing later can change
+ * (see GrowingMarkdown), or `from` when there is none. `from` is outside fenced code. */
+function lastBoundary(text: string, from: number): number {
+  let best = from;
+  let fence: string | undefined;
+  let blank = false;
+  let at = from;
+  while (at < text.length) {
+    const nl = text.indexOf("\n", at);
+    if (nl === -1) {
+      // the last line is still growing: a boundary once its start can no longer change what
+      // it is (the longest list marker is 11 characters: nine digits, ".", a space)
+      if (blank && !fence && text.length - at >= 12 && text.slice(at).trim() && !CONTINUES.test(text.slice(at, at + 12))) best = at;
+      break;
+    }
+    const line = text.slice(at, nl);
+    const f = FENCE.exec(line);
+    if (fence !== undefined) {
+      // a fence closes with at least as many of the same character, and nothing after them
+      if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && !line.slice(f[0].length).trim()) fence = undefined;
+    } else {
+      if (blank && line.trim() && !CONTINUES.test(line)) best = at;
+      if (f) fence = f[1];
+    }
+    blank = !line.trim();
+    at = nl + 1;
+  }
+  return best;
 }

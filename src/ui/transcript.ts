@@ -13,7 +13,7 @@ import type { AnswerId } from "../turn/events.js";
 import { diffForInput, diffLines } from "./diffview.js";
 import { plainMisses } from "./highlight.js";
 import { inert } from "./inert.js";
-import { renderMarkdown } from "./markdown.js";
+import { GrowingMarkdown, renderMarkdown } from "./markdown.js";
 import type { Line, StyleName } from "./style.js";
 import { formatBytes, formatInt, restyle, wrapLine, wrapText } from "./text.js";
 import { formatToolLine, toolSummary, type ToolState } from "./toolline.js";
@@ -43,6 +43,9 @@ interface Item {
   uid: number;
   version: number;
   body: Body;
+  /** an answer's text laid out as it streamed: kept when its message settles, so the stored
+   * text (the same, unless redaction changed it) is not laid out again from the start */
+  md?: GrowingMarkdown;
 }
 
 interface Rendered {
@@ -215,6 +218,7 @@ export class Transcript {
     let item = this.answers.get(answer);
     if (!item) {
       item = this.add({ kind: "live", answer, reasoning: "", text: "", toolInputs: new Map(), closed: false });
+      item.md = new GrowingMarkdown();
       this.answers.set(answer, item);
     }
     // deltas after the answer was settled (none are sent) change nothing
@@ -495,7 +499,9 @@ export class Transcript {
     const pad: Line = [{ t: " ".repeat(GUTTER) }];
     const sel = this.selected?.uid === item.uid ? this.selected.id : undefined;
     const push = (ls: Line[], gutter: Line = pad): void => {
-      for (const l of ls) lines.push([...gutter, ...l]);
+      // no gutter: the lines come with theirs (and are shared with a cache)
+      if (gutter.length === 0) for (const l of ls) lines.push(l);
+      else for (const l of ls) lines.push([...gutter, ...l]);
     };
     const target = (id: string, first: Line): void => {
       targets.push({ id, line: lines.length });
@@ -611,9 +617,19 @@ export class Transcript {
       if (!first) push([[]]);
       first = false;
     };
+    // the answer's first text is the one that streamed (GrowingMarkdown); others are laid out whole
+    const grown = blocks.findIndex((b) => b.type === "text");
     blocks.forEach((b, bi) => {
       switch (b.type) {
         case "text": {
+          if (item.md && bi === grown) {
+            // the gutter goes on once, with the lines that are kept
+            const lines = item.md.render(b.text, inner, inert, (l) => [{ t: " ".repeat(GUTTER) }, ...l]);
+            if (lines.length === 0) return;
+            gap();
+            push(lines, []);
+            return;
+          }
           const text = inert(b.text);
           if (!text.trim()) return;
           gap();
