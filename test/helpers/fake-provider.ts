@@ -146,6 +146,9 @@ export interface FakeOptions {
   onRequest?: (req: http.IncomingMessage) => void;
   /** simulate prompt caching: usage then reports cache reads and writes (test/helpers/fake-cache.ts) */
   cache?: FakeCache;
+  /** a step chosen by the request itself, ahead of the script (bench/cache.ts answers each
+   * summary request so, wherever compaction puts it); undefined: the script's next step */
+  respond?: (shape: Shape, body: unknown) => Step | undefined;
   /** the Chat endpoint behaves like a local server: its refusals and stream quirks (test/helpers/fake-local-servers.ts) */
   local?: LocalServer | LocalOptions;
 }
@@ -236,8 +239,9 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
       sendJson(res, localRefused.status, localRefused.body);
       return;
     }
-    if (queue.length === 0 && opts.repeat && lastScript.length > 0) queue.push(...lastScript);
-    const step = queue.shift() ?? { text: "ok" };
+    const chosen = opts.respond?.(shape, body);
+    if (!chosen && queue.length === 0 && opts.repeat && lastScript.length > 0) queue.push(...lastScript);
+    const step = chosen ?? queue.shift() ?? { text: "ok" };
     const ctx: RenderCtx = { shape, body: body as Record<string, unknown>, rawBody, req, res, timers, nextId, faults };
     if (shape === "openai" && opts.local) ctx.local = opts.local;
     // a refused request (an error step) is not processed, so it caches nothing
@@ -245,7 +249,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
       if (shape === "anthropic") {
         const r = opts.cache.anthropic(ctx.body);
         if ("error" in r) {
-          queue.unshift(step);
+          if (!chosen) queue.unshift(step);
           rec.rejected = r.error;
           sendJson(res, 400, errorBody(shape, invalid(r.error)));
           return;
