@@ -570,6 +570,10 @@ export class App implements Controller {
 
   /** runs one turn and reports how it ended (headless mode needs the outcome) */
   async runPrompt(text: string, images: ImageBlock[] = []): Promise<TurnOutcome> {
+    // headless: the servers' tools belong to the one turn there is, so it waits for their
+    // start (each bounded by its startup timeout) before its requests are built, and their
+    // arrival is no change to that turn's view; the screen never waits for them
+    if (this.opts.headless && this.ext.hasServers() && !this.busy()) await this.ext.start();
     const busy = this.running
       ? "A turn is already running; press Esc to interrupt it first."
       : this.compacting
@@ -594,13 +598,6 @@ export class App implements Controller {
     const env = this.env();
     const turn = async (): Promise<TurnOutcome> => {
       await this.wholeHistory;
-      // headless: the servers' tools belong to the one turn there is, so it waits for their
-      // start (each bounded by its startup timeout); the screen never waits for them
-      if (this.opts.headless && this.ext.hasServers()) {
-        await this.ext.start();
-        env.tools = this.allTools();
-        env.context = this.requestContext();
-      }
       await this.ensureStored();
       env.sessionId = this.current.id; // the same id, unless the draft's clashed and the store chose another
       if (!this.current.title && text) {
