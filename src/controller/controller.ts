@@ -298,7 +298,9 @@ export class App implements Controller {
     this.messages = loaded.messages;
     const partial = first !== undefined && loaded.messages.length + loaded.bad.length >= first;
     this.bad = partial ? [] : badLines(loaded.bad);
-    this.lastUsage = undefined;
+    // the provider's report for the session's last answer, as stored with it: the first
+    // request after a restart shows it as the previous response's usage
+    this.lastUsage = loaded.messages.findLast((m) => m.role === "assistant")?.usage;
     this.lastPrepare = undefined;
     this.figure = undefined;
     // "allow for this session" answers belong to the session they were given in

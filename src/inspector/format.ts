@@ -66,6 +66,35 @@ export function formatDelta(d: number | null): string {
   return "0";
 }
 
+/** The share (0–1) of a request's input the provider reports it read from its prompt cache;
+ * undefined when it reported nothing about caching. The whole input is uncached + read +
+ * written (Usage). */
+export function cacheHitShare(u: Usage): number | undefined {
+  if (u.cacheReadTokens === undefined && u.cacheWriteTokens === undefined) return undefined;
+  const read = u.cacheReadTokens ?? 0;
+  const all = u.inputTokens + read + (u.cacheWriteTokens ?? 0);
+  return all > 0 ? read / all : undefined;
+}
+
+/** "cache 92%": rounded down, so a request with anything uncached never shows 100%. */
+export function formatCacheShare(share: number): string {
+  return `cache ${Math.floor(share * 100)}%`;
+}
+
+/** The provider's own report, cache first: "9,000 read from cache, 800 written to cache,
+ * 12 uncached input, 340 output tokens (cache 91%)". */
+export function formatCacheUsage(u: Usage): string {
+  const share = cacheHitShare(u);
+  if (share === undefined) return formatUsage(u);
+  const parts = [
+    `${num(u.cacheReadTokens ?? 0)} read from cache`,
+    `${num(u.cacheWriteTokens ?? 0)} written to cache`,
+    `${num(u.inputTokens)} uncached input`,
+    `${num(u.outputTokens)} output`,
+  ];
+  return `${parts.join(", ")} tokens (${formatCacheShare(share)})`;
+}
+
 export function formatUsage(u: Usage): string {
   const parts = [`${num(u.inputTokens)} input`, `${num(u.outputTokens)} output`];
   if (u.cacheReadTokens !== undefined) parts.push(`${num(u.cacheReadTokens)} cache read`);

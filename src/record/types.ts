@@ -52,6 +52,16 @@ export type BlockType = Block["type"];
 export type Role = "user" | "assistant";
 export type MessageStatus = "complete" | "interrupted";
 
+/** The usage a provider reported for the request that brought an answer: its own count, not
+ * an estimate. inputTokens leaves out cached input, so the whole prompt is input + cacheRead +
+ * cacheWrite (provider/types.ts, Usage, has the same shape). */
+export interface AnswerUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
 export interface StoredMessage {
   id: number;
   sessionId: string;
@@ -61,6 +71,8 @@ export interface StoredMessage {
   status: MessageStatus;
   /** the model that wrote it (assistant messages) */
   model?: string;
+  /** what the provider reported for the request that brought it (complete answers) */
+  usage?: AnswerUsage;
   createdAt: string;
 }
 
@@ -70,6 +82,7 @@ export interface NewMessage {
   blocks: Block[];
   status: MessageStatus;
   model?: string;
+  usage?: AnswerUsage;
 }
 
 export interface Session {

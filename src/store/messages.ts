@@ -2,7 +2,8 @@
 // connection (sqlite.ts). Appending or updating a message is one statement.
 import crypto from "node:crypto";
 import type { Statement } from "sqlite3";
-import type { Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
+import { z } from "zod";
+import type { AnswerUsage, Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
 import { parseBlocks, roleSchema, statusSchema } from "../record/schema.js";
 import { messageOf } from "../record/errors.js";
 import type { BadMessage, HistoryStore, LoadedHistory, StoredSummary } from "./types.js";
@@ -26,7 +27,45 @@ interface MessageRow {
   status: string;
   model: string | null;
   blocks_json: string;
+  usage_json: string | null;
   created_at: string;
+}
+
+const count = z.number().int().nonnegative();
+/** The usage stored with an answer (migration 3), checked on read like the blocks are. */
+const usageSchema = z.object({
+  inputTokens: count,
+  outputTokens: count,
+  cacheReadTokens: count.optional(),
+  cacheWriteTokens: count.optional(),
+});
+
+/** The stored usage, or why it cannot be read. */
+export function parseUsage(json: string): { ok: true; usage: AnswerUsage } | { ok: false; error: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (e) {
+    return { ok: false, error: `usage is not JSON: ${messageOf(e)}` };
+  }
+  const r = usageSchema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    return { ok: false, error: `usage: ${issue?.path.join(".") || "value"}: ${issue?.message ?? "invalid"}` };
+  }
+  const u: AnswerUsage = { inputTokens: r.data.inputTokens, outputTokens: r.data.outputTokens };
+  if (r.data.cacheReadTokens !== undefined) u.cacheReadTokens = r.data.cacheReadTokens;
+  if (r.data.cacheWriteTokens !== undefined) u.cacheWriteTokens = r.data.cacheWriteTokens;
+  return { ok: true, usage: u };
+}
+
+function usageJson(u: AnswerUsage | undefined): string | null {
+  if (!u) return null;
+  // only the known fields: what a provider sends beyond them is not the record's
+  const o: AnswerUsage = { inputTokens: u.inputTokens, outputTokens: u.outputTokens };
+  if (u.cacheReadTokens !== undefined) o.cacheReadTokens = u.cacheReadTokens;
+  if (u.cacheWriteTokens !== undefined) o.cacheWriteTokens = u.cacheWriteTokens;
+  return JSON.stringify(o);
 }
 
 interface SummaryRow {
@@ -56,7 +95,7 @@ function toSummary(r: SummaryRow): StoredSummary {
 }
 
 const SESSION_COLS = "id, title, workspace, created_at, updated_at";
-const MESSAGE_COLS = "id, session_id, seq, role, status, model, blocks_json, created_at";
+const MESSAGE_COLS = "id, session_id, seq, role, status, model, blocks_json, usage_json, created_at";
 
 export function newSessionId(): string {
   return crypto.randomBytes(6).toString("hex");
@@ -103,11 +142,12 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
       // seq is taken inside the statement and the session is touched by a trigger, so an
       // append is one atomic statement
       insertMessage: await p(
-        "INSERT INTO messages (session_id, seq, role, status, model, blocks_json, created_at) " +
-          "VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6) " +
+        "INSERT INTO messages (session_id, seq, role, status, model, blocks_json, usage_json, created_at) " +
+          "VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7) " +
           "RETURNING id, seq",
       ),
-      updateMessage: await p("UPDATE messages SET blocks_json = ?, status = ? WHERE id = ?"),
+      // a checkpoint passes no usage and leaves the column as it is
+      updateMessage: await p("UPDATE messages SET blocks_json = ?, status = ?, usage_json = COALESCE(?, usage_json) WHERE id = ?"),
       loadMessages: await p(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq`),
       loadTail: await p(
         `SELECT ${MESSAGE_COLS} FROM (SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
@@ -217,6 +257,7 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
           msg.status,
           msg.model ?? null,
           blocksJson,
+          usageJson(msg.usage),
           createdAt,
         ]);
       } catch (e) {
@@ -238,15 +279,16 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
         createdAt,
       };
       if (msg.model !== undefined) stored.model = msg.model;
+      if (msg.usage !== undefined) stored.usage = msg.usage;
       return stored;
     });
   }
 
-  updateMessage(id: number, blocks: Block[], status: MessageStatus): Promise<void> {
+  updateMessage(id: number, blocks: Block[], status: MessageStatus, usage?: AnswerUsage): Promise<void> {
     const blocksJson = JSON.stringify(blocks);
     return this.conn.serial(async () => {
       // one statement: the trigger touches the session
-      const { changes } = await stmtRun(this.s.updateMessage, [blocksJson, status, id]);
+      const { changes } = await stmtRun(this.s.updateMessage, [blocksJson, status, usageJson(usage), id]);
       if (changes === 0) throw new Error(`no stored message with id ${id}`);
     });
   }
@@ -286,6 +328,11 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
           createdAt: r.created_at,
         };
         if (r.model !== null) m.model = r.model;
+        if (r.usage_json !== null) {
+          // a usage that cannot be read costs only the figure, not the message
+          const u = parseUsage(r.usage_json);
+          if (u.ok) m.usage = u.usage;
+        }
         messages.push(m);
       }
       return { messages, bad };

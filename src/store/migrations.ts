@@ -91,6 +91,13 @@ export const migrations: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 3,
+    description: "the provider's usage (cache reads and writes included) stored with each answer",
+    // NULL for user messages, answers from before this version, and providers that report none;
+    // JSON so a field the providers add later needs no migration (read through a zod schema)
+    sql: `ALTER TABLE messages ADD COLUMN usage_json TEXT;`,
+  },
 ];
 
 export const LATEST_VERSION: number = migrations.length;

@@ -6,7 +6,7 @@ import fs from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import sqlite3 from "sqlite3";
 import type { Database } from "sqlite3";
-import type { Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
+import type { AnswerUsage, Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
 import { messageOf } from "../record/errors.js";
 import type { Capture, InspectorView, Page } from "../inspector/types.js";
 import type { RequestPrint } from "../inspector/change.js";
@@ -190,8 +190,8 @@ export class SqliteStore implements HistoryStore {
   appendMessage(sessionId: string, msg: NewMessage): Promise<StoredMessage> {
     return this.messages.appendMessage(sessionId, msg);
   }
-  updateMessage(id: number, blocks: Block[], status: MessageStatus): Promise<void> {
-    return this.messages.updateMessage(id, blocks, status);
+  updateMessage(id: number, blocks: Block[], status: MessageStatus, usage?: AnswerUsage): Promise<void> {
+    return this.messages.updateMessage(id, blocks, status, usage);
   }
   loadHistory(sessionId: string, opts?: { last?: number }): Promise<LoadedHistory> {
     return this.messages.loadHistory(sessionId, opts);

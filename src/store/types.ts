@@ -1,6 +1,6 @@
 // The store's contract. The SQLite implementation is in store.ts; everything above the
 // store codes against this interface.
-import type { Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
+import type { AnswerUsage, Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
 import type { Capture, InspectorView, Page } from "../inspector/types.js";
 import type { RequestPrint } from "../inspector/change.js";
 import type { StoredSummary } from "../compaction/types.js";
@@ -37,8 +37,9 @@ export interface HistoryStore {
   /** one transaction; returns the stored message with its id and seq (seq starts at 1 in
    *  each session and grows by one per message) */
   appendMessage(sessionId: string, msg: NewMessage): Promise<StoredMessage>;
-  /** replace blocks/status of a stored message in place (streaming checkpoints, completion) */
-  updateMessage(id: number, blocks: Block[], status: MessageStatus): Promise<void>;
+  /** replace blocks/status of a stored message in place (streaming checkpoints, completion);
+   *  `usage`, when given, is stored with it (the provider's report for a complete answer) */
+  updateMessage(id: number, blocks: Block[], status: MessageStatus, usage?: AnswerUsage): Promise<void>;
   /** the whole history in order; with `last`, only its newest `last` messages (still in order) */
   loadHistory(sessionId: string, opts?: { last?: number }): Promise<LoadedHistory>;
 

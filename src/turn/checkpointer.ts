@@ -1,7 +1,7 @@
 // Streamed text is insurance against a kill: it is stored as an `interrupted` message about
 // once a second while it arrives, and that same row becomes the answer's final form (complete,
 // or interrupted with what arrived), so a kill loses at most about a second of it.
-import type { Block, MessageStatus, StoredMessage } from "../record/types.js";
+import type { AnswerUsage, Block, MessageStatus, StoredMessage } from "../record/types.js";
 import { messageOf } from "../record/errors.js";
 import type { AnswerId } from "./events.js";
 import type { TurnEnv } from "./env.js";
@@ -54,14 +54,15 @@ export class Checkpointer {
 
   /**
    * The answer's final form: replaces the checkpoint in place, or appends when none was
-   * written. Stops the timer and waits for checkpoints in flight first.
+   * written. Stops the timer and waits for checkpoints in flight first. `usage` (the
+   * provider's report) is stored with it in the same statement.
    */
-  async finish(blocks: Block[], status: MessageStatus): Promise<void> {
+  async finish(blocks: Block[], status: MessageStatus, usage?: AnswerUsage): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.writes;
-    if (this.message) await update(this.env, this.message, blocks, status, this.answer);
-    else await append(this.env, "assistant", blocks, status, this.answer);
+    if (this.message) await update(this.env, this.message, blocks, status, this.answer, usage);
+    else await append(this.env, "assistant", blocks, status, this.answer, usage);
   }
 
   private schedule(): void {

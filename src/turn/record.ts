@@ -1,7 +1,7 @@
 // The turn's one door into the record: every block is redacted on its way in, every stored
 // message is told to the front ends (with its answer's id when it is a streamed answer),
 // and every request is captured for the inspector just before it is sent.
-import type { Block, MessageStatus, StoredMessage } from "../record/types.js";
+import type { AnswerUsage, Block, MessageStatus, StoredMessage } from "../record/types.js";
 import type { EncodedRequest, Request, Usage } from "../provider/types.js";
 import { encodeRequest } from "../provider/encode.js";
 import { captureEncoded } from "../inspector/capture.js";
@@ -14,24 +14,40 @@ export function clean(env: TurnEnv, blocks: Block[]): Block[] {
   return redactBlocks(blocks, env.redact ?? noRedaction);
 }
 
-export async function append(env: TurnEnv, role: "user" | "assistant", raw: Block[], status: MessageStatus, answer?: AnswerId): Promise<StoredMessage> {
+export async function append(
+  env: TurnEnv,
+  role: "user" | "assistant",
+  raw: Block[],
+  status: MessageStatus,
+  answer?: AnswerId,
+  usage?: AnswerUsage,
+): Promise<StoredMessage> {
   const blocks = clean(env, raw);
   const msg = await env.store.appendMessage(env.sessionId, {
     role,
     blocks,
     status,
     ...(role === "assistant" ? { model: env.model } : {}),
+    ...(usage ? { usage } : {}),
   });
   env.history.push(msg);
   env.events.emit(answer === undefined ? { type: "message", msg } : { type: "message", msg, answer });
   return msg;
 }
 
-export async function update(env: TurnEnv, msg: StoredMessage, raw: Block[], status: MessageStatus, answer?: AnswerId): Promise<void> {
+export async function update(
+  env: TurnEnv,
+  msg: StoredMessage,
+  raw: Block[],
+  status: MessageStatus,
+  answer?: AnswerId,
+  usage?: AnswerUsage,
+): Promise<void> {
   const blocks = clean(env, raw);
-  await env.store.updateMessage(msg.id, blocks, status);
+  await env.store.updateMessage(msg.id, blocks, status, usage);
   msg.blocks = blocks;
   msg.status = status;
+  if (usage) msg.usage = usage;
   env.events.emit(answer === undefined ? { type: "message", msg } : { type: "message", msg, answer });
 }
 

@@ -78,7 +78,7 @@ export async function streamAnswer(
   // the complete answer replaces the checkpoint in place; its tools run with the input as
   // stored (redacted), so what runs is what the record and the next request show
   const blocks = clean(env, result.blocks);
-  await checkpoints.finish(blocks, "complete");
+  await checkpoints.finish(blocks, "complete", result.usage);
   return { kind: "complete", blocks, stopReason: result.stopReason, ...(result.usage ? { usage: result.usage } : {}) };
 }
 

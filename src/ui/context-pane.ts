@@ -2,7 +2,7 @@
 // selected section's 8,000-character pages. It only ever calls the two read methods; opening,
 // paging and refreshing never prepare, compact or send anything.
 import { messageOf } from "../record/errors.js";
-import { formatDelta, formatEstimate, formatFigure, formatUsage, forPeople, num, requestEstimate } from "../inspector/format.js";
+import { formatDelta, formatEstimate, formatCacheUsage, formatFigure, forPeople, num, requestEstimate } from "../inspector/format.js";
 import type { ContextFigure } from "../controller/types.js";
 import type { InspectorView, Page, SectionSummary } from "../inspector/types.js";
 import { assertNever } from "../record/types.js";
@@ -178,7 +178,7 @@ export class ContextPane {
       ...wrapText(`${m.provider} / ${inertLine(m.model)} · iteration ${m.iteration} · captured ${time}`, w, "dim"),
       // the whole request's estimate, first so that it is not wrapped apart: the figure the status line gives
       ...wrapText(`total ${num(m.totalBytes)} bytes · ${estimate} · ${windowText}`, w, "dim"),
-      ...wrapText(`provider usage (previous response, as reported): ${m.providerUsage ? formatUsage(m.providerUsage) : "none reported"}`, w, "dim"),
+      ...wrapText(`provider usage (previous response, as reported): ${m.providerUsage ? formatCacheUsage(m.providerUsage) : "none reported"}`, w, "dim"),
       ...(strategy ? wrapText(`compaction in force: ${inertLine(strategy)}`, w, "dim") : []),
       ...wrapText(`compaction in this request: ${m.compaction ? inertLine(m.compaction) : "nothing left out"}`, w, "dim"),
       ...(m.change ? wrapText(`since the previous request: ${inertLine(m.change)}`, w, "dim") : []),

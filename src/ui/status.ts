@@ -5,6 +5,7 @@ import type { AppInfo, ContextStatus } from "../controller/types.js";
 import type { TurnState } from "../turn/events.js";
 import type { Usage } from "../provider/types.js";
 import { assertNever } from "../record/types.js";
+import { cacheHitShare, formatCacheShare } from "../inspector/format.js";
 import { keyLabel, prettyKey, type Keymap } from "./bindings.js";
 import { matchingCommands } from "./commands.js";
 import { inertLine } from "./inert.js";
@@ -107,6 +108,9 @@ export function statusLine(s: StatusInput, cols: number): Line {
   if (figure) parts.push({ line: [{ t: figure, s: "status" }], prio: 4 });
   if (s.context) parts.push({ line: [{ t: inertLine(s.context.compaction), s: "status" }], prio: 6 });
   if (s.usage) parts.push({ line: [{ t: `provider usage: ${formatInt(s.usage.inputTokens)} in / ${formatInt(s.usage.outputTokens)} out`, s: "status" }], prio: 7 });
+  // the last request's prompt-cache hits, as the provider reported them
+  const share = s.usage ? cacheHitShare(s.usage) : undefined;
+  if (share !== undefined) parts.push({ line: [{ t: formatCacheShare(share), s: "status" }], prio: 6 });
   parts.push({ line: [{ t: `${keyLabel(s.km, "context.toggle")} context`, s: "statusAccent" }], prio: 2 });
   if (info.api) parts.push({ line: [{ t: `api ${info.api.url}`, s: "status" }], prio: 6 });
   let shown = parts;
