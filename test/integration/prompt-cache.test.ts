@@ -82,6 +82,10 @@ describe("prompt caching over a multi-turn session with restarts", () => {
       expect(answers.map((m) => m.usage && [m.usage.inputTokens, m.usage.cacheReadTokens, m.usage.cacheWriteTokens])).toEqual(
         log.map((e) => [e.uncachedTokens, e.readTokens, e.writtenTokens]),
       );
+      // and read back after a restart: process C's request shows B's answer's usage as the
+      // previous response's
+      const view = await store.inspectorView(s!.id);
+      expect(view.state === "current" && view.meta.providerUsage).toEqual(answers[2]!.usage);
     } finally {
       await store.close();
     }
