@@ -204,9 +204,9 @@ function encodeAssistant(parts: readonly AssistantPart[], w: WireWriter, echoRea
         texts.push(p.text);
         break;
       case "reasoning":
-        // DeepSeek-style servers require their reasoning back on the assistant message; only
-        // what a Chat server streamed goes back (an opaque body is another API's reasoning)
-        if (echoReasoning && p.opaque === undefined && p.text.length > 0) reasoning.push(p.text);
+        // DeepSeek-style servers require their reasoning back on the assistant message (the
+        // live round's reasoning is this server's: a turn keeps its provider)
+        if (echoReasoning && p.text.length > 0) reasoning.push(p.text);
         break;
       case "tool_call":
         calls.push(p);

@@ -204,7 +204,7 @@ describe("encodeOpenAIBody", () => {
           { id: "t1", type: "function", function: { name: "read", arguments: '{"path":"a"}' } },
           { id: "t2", type: "function", function: { name: "read", arguments: '"b"' } },
         ],
-        // the reasoning is Anthropic's signed thinking, not what a Chat server streamed: it does not go back
+        reasoning_content: "plan",
       },
       { role: "tool", tool_call_id: "t1", content: "A" },
       { role: "tool", tool_call_id: "t2", content: "Error: " },
