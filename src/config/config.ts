@@ -82,7 +82,9 @@ export class ConfigError extends Error {
 function describeIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.length > 0 ? issue.path.join(".") : undefined;
   if (issue.code === "unrecognized_keys") {
-    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+    const what = `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+    // inside an object (an MCP server's entry): say whose field it is
+    return field ? `field "${field}": ${what}` : what;
   }
   return field ? `field "${field}": ${issue.message}` : issue.message;
 }

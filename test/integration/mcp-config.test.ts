@@ -1,0 +1,156 @@
+// MCP configuration: entries normalized with `${VAR}` expansion, bad entries named (the rest
+// still start), secrets collected and never listed; /reload restarts what changed and makes
+// the inspector pending ("extensions changed") when the tools or instructions differ; the
+// instructions come after the project's context items, in the server's own section.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { tempDir } from "../helpers/tmp.js";
+import { faultyStdio, managerFor } from "../helpers/mcp-servers.js";
+import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
+import { makeApp } from "../helpers/app.js";
+import { expandVars, loadExtensionConfig } from "../../src/extensions/config.js";
+import { readApprovals } from "../../src/extensions/approvals.js";
+
+const T = 60_000;
+
+describe("MCP configuration", () => {
+  it("expands ${VAR} and ${VAR:-default}, and names a variable that is not set", () => {
+    expect(expandVars("Bearer ${TOK}", { TOK: "abc" }, "x")).toBe("Bearer abc");
+    expect(expandVars("${NOPE:-fallback}", {}, "x")).toBe("fallback");
+    expect(() => expandVars("${NOPE}", {}, 'field "env.A"')).toThrow('field "env.A" names ${NOPE}, which is not set in the environment');
+  });
+
+  it("names what is wrong with each bad entry, keeps the good ones, and keeps env and header values as secrets only", async () => {
+    const dir = await tempDir("albedo-mcp-cfg-");
+    const configFile = path.join(dir, "config.json");
+    await fs.writeFile(
+      configFile,
+      JSON.stringify({
+        mcpServers: {
+          both: { command: "x", url: "http://127.0.0.1:1/mcp" },
+          neither: { args: ["a"] },
+          old: { type: "sse", url: "http://127.0.0.1:1/sse" },
+          "bad name!": { command: "x" },
+          unset: { command: "x", env: { T: "${NOT_SET_ANYWHERE}" } },
+          ftp: { url: "ftp://example.invalid/" },
+          good: { command: "x", env: { API_TOKEN: "${GOOD_TOKEN}" } },
+          web: { url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer ${WEB_TOKEN}" } },
+        },
+      }),
+    );
+    const c = loadExtensionConfig({ configFile, workspace: dir, env: { GOOD_TOKEN: "tok-good-0123456789", WEB_TOKEN: "tok-web-0123456789" } });
+    const problem = (n: string) => c.servers.find((s) => s.name === n)?.problem ?? "";
+    expect(problem("both")).toContain('give "command" (a stdio server) or "url" (Streamable HTTP), not both');
+    expect(problem("neither")).toContain('needs "command" (a stdio server) or "url" (Streamable HTTP)');
+    expect(problem("old")).toContain("is not supported; use the server's Streamable HTTP endpoint");
+    expect(problem("bad name!")).toContain("a server's name must be 1 to 40 of");
+    expect(problem("unset")).toContain('field "env.T" names ${NOT_SET_ANYWHERE}, which is not set');
+    expect(problem("ftp")).toContain('"url" must be http(s)');
+    expect(problem("good")).toBe("");
+    expect(problem("web")).toBe("");
+    expect(c.secrets).toEqual(expect.arrayContaining(["tok-good-0123456789", "Bearer tok-web-0123456789", "tok-web-0123456789"]));
+    const { m } = managerFor({ workspace: dir, configFile, env: { GOOD_TOKEN: "tok-good-0123456789", WEB_TOKEN: "tok-web-0123456789" } });
+    const listing = m.describe();
+    expect(listing).toContain("both (none): invalid");
+    expect(listing).not.toContain("tok-good");
+    expect(m.status().find((s) => s.name === "good")!.envNames).toEqual(["API_TOKEN"]);
+  });
+
+  it("a config file with a bad server entry is refused at start, naming the entry and the field", async () => {
+    const dir = await tempDir("albedo-mcp-cfg-");
+    const configFile = path.join(dir, "config.json");
+    await fs.writeFile(configFile, JSON.stringify({ mcpServers: { typo: { command: "x", argz: [] } } }));
+    expect(() => loadExtensionConfig({ configFile, workspace: dir })).toThrow(`${configFile}: field "mcpServers.typo": unknown field "argz"`);
+    // in a project's file the same entry is that server's problem; the others start
+    await fs.writeFile(configFile, "{}");
+    await fs.writeFile(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { typo: { command: "x", argz: [] }, ok: { command: "x" } } }));
+    const c = loadExtensionConfig({ configFile, workspace: dir });
+    expect(c.servers.map((s) => [s.name, s.problem ?? "fine"])).toEqual([
+      ["typo", expect.stringContaining('mcpServers.typo: unknown field "argz"')],
+      ["ok", "fine"],
+    ]);
+  });
+
+  it("a project .mcp.json that is not JSON, or not the shape, is a problem named by its file; a name the config has is the config's", async () => {
+    const dir = await tempDir("albedo-mcp-proj-");
+    const configFile = path.join(dir, "config.json");
+    await fs.writeFile(configFile, JSON.stringify({ mcpServers: { same: { command: "x" } } }));
+    await fs.writeFile(path.join(dir, ".mcp.json"), "{ not json");
+    expect(loadExtensionConfig({ configFile, workspace: dir }).problems[0]).toMatch(/\.mcp\.json is not valid JSON/);
+    await fs.writeFile(path.join(dir, ".mcp.json"), JSON.stringify({ servers: {} }));
+    expect(loadExtensionConfig({ configFile, workspace: dir }).problems[0]).toContain('field "mcpServers"');
+    await fs.writeFile(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { same: { command: "y" } } }));
+    const c = loadExtensionConfig({ configFile, workspace: dir });
+    expect(c.problems[0]).toContain('server "same" is also in');
+    expect(c.servers.map((s) => [s.name, s.origin])).toEqual([["same", "config"]]);
+  });
+
+  it("a damaged approvals file is named, and approves nothing", async () => {
+    const dir = await tempDir("albedo-mcp-appr-");
+    const file = path.join(dir, "mcp-approvals.json");
+    await fs.writeFile(file, "[1,2");
+    expect(readApprovals(file)).toEqual({ approvals: [], problem: expect.stringContaining(`the MCP approvals file ${file} is not valid JSON`) });
+    await fs.writeFile(file, JSON.stringify({ version: 1, approvals: [{ workspace: "/w", sha256: "nothex" }] }));
+    expect(readApprovals(file).problem).toContain("is not in the expected shape");
+  });
+});
+
+describe("/reload and the inspector", () => {
+  let fake: FakeProvider;
+  beforeAll(async () => {
+    fake = await startFakeProvider();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  it("restarts a changed server; new instructions make the view pending, and the next request carries them after the project's items", async () => {
+    const dir = await tempDir("albedo-mcp-reload-");
+    const configFile = path.join(dir, "config.json");
+    const config = (instructions: string) => JSON.stringify({ mcpServers: { f: faultyStdio("--instructions", instructions) } });
+    await fs.writeFile(configFile, config("First instructions."));
+    const { app, workspace } = await makeApp(fake, { dir, configFile });
+    try {
+      await fs.writeFile(path.join(workspace, "AGENTS.md"), "Project rules.");
+      fake.script({ text: "one" });
+      await app.runPrompt("hi");
+      expect((await app.inspectorView()).state).toBe("current");
+
+      // nothing changed: the servers stay, the view stays current as far as MCP goes
+      const same = await app.reload();
+      expect(same).toContain("MCP: no server changed");
+
+      await fs.writeFile(configFile, config("Second instructions."));
+      const said = await app.reload();
+      expect(said).toContain("MCP: f restarted");
+      const view = await app.inspectorView();
+      expect(view.state).toBe("pending");
+      if (view.state === "pending") expect(view.reason).toContain("extensions changed");
+
+      fake.requests.length = 0;
+      fake.script({ text: "two" });
+      await app.runPrompt("again");
+      expect(fake.rejections()).toEqual([]);
+      const system = JSON.stringify(fake.requests[0]!.body.system);
+      expect(system).toContain("Second instructions.");
+      expect(system).not.toContain("First instructions.");
+      expect(system.indexOf("Project rules.")).toBeLessThan(system.indexOf("Second instructions."));
+      const now = await app.inspectorView();
+      expect(now.state).toBe("current");
+      if (now.state === "current") {
+        const sources = now.sections.map((s) => s.source);
+        const mcp = sources.indexOf("MCP server f (instructions)");
+        expect(mcp).toBeGreaterThan(sources.findIndex((s) => s?.includes("AGENTS.md")));
+        expect(mcp).toBeLessThan(sources.length - 1);
+      }
+
+      // a config that cannot be read is said, and the running servers stay
+      await fs.writeFile(configFile, "{ broken");
+      expect(await app.reload()).toContain("MCP: not reloaded:");
+      expect(app.mcp.status()[0]!.state).toBe("ready");
+    } finally {
+      await app.close();
+    }
+  }, T);
+});
