@@ -6,7 +6,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { request } from "undici";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { createProvider, openaiApi } from "../../src/provider/create.js";
-import { OPAQUE_OPENAI_REASONING } from "../../src/provider/responses.js";
+import { OPAQUE_OPENAI_REASONING, ResponsesStreamHandler } from "../../src/provider/responses.js";
+import { AnswerBudget } from "../../src/provider/http.js";
+import type { SseFrame } from "../../src/provider/sse.js";
+import { summaryRequest } from "../../src/replay/request.js";
 import type { Block } from "../../src/record/types.js";
 import {
   ProviderError,
@@ -344,5 +347,99 @@ describe("the fake's /v1/responses refuses what the real API refuses", () => {
     expect(edited.message).toBe(`The encrypted content for item ${item.id} could not be verified.`);
     const verbatim = await post({ ...base, input: [user, item, call, out] });
     expect(verbatim.status).toBe(200);
+  });
+});
+
+describe("responses: the summary request", () => {
+  it("goes in the same shape as the turn's requests, all prose", async () => {
+    fake.script({ text: "The note." });
+    const prefix = [
+      { role: "user" as const, blocks: [{ type: "text" as const, text: "read a" }] },
+      {
+        role: "assistant" as const,
+        blocks: [
+          { type: "reasoning" as const, text: "first", opaque: { kind: OPAQUE_OPENAI_REASONING, body: '{"type":"reasoning","id":"rs_x","summary":[],"encrypted_content":"zzz"}' } },
+          { type: "tool_use" as const, id: "call_S", name: "read", input: { path: "a" } },
+        ],
+      },
+      { role: "user" as const, blocks: [{ type: "tool_result" as const, toolUseId: "call_S", name: "read", output: "A", isError: false }] },
+    ];
+    const r = summaryRequest(prefix, { system: "Summarise.", prompt: "Write the note." }, { provider: "openai", model: "gpt-5", maxOutputTokens: 4096, api: "responses" });
+    expect(r.api).toBe("responses");
+    const { result } = await run(provider(), r);
+    expect(result.blocks).toEqual([{ type: "text", text: "The note." }]);
+    expect(fake.rejections()).toEqual([]);
+    const input = fake.requests[0]!.body.input as { type: string }[];
+    expect(input.every((i) => i.type === "message")).toBe(true);
+    expect(JSON.stringify(input)).not.toContain("zzz");
+  });
+});
+
+describe("responses: the stream parser on what the fake does not send", () => {
+  /** Feeds events to the real parser, as postStream would. */
+  function parse(events: Record<string, unknown>[], budgetBytes = 1 << 20): { handler: ResponsesStreamHandler; events: StreamEvent[]; error?: unknown } {
+    const out: StreamEvent[] = [];
+    const handler = new ResponsesStreamHandler({ emit: (e) => out.push(e), budget: new AnswerBudget(budgetBytes) }, "OpenAI");
+    try {
+      for (const [i, e] of events.entries()) handler.onFrame({ event: String(e["type"]), data: JSON.stringify({ sequence_number: i, ...e }) } as SseFrame);
+    } catch (error) {
+      return { handler, events: out, error };
+    }
+    return { handler, events: out };
+  }
+  const done = { type: "response.completed", response: { status: "completed", usage: { input_tokens: 100, input_tokens_details: { cached_tokens: 60 }, output_tokens: 5 } } };
+
+  it("takes arguments and text from the finished items when no deltas came, and joins summary parts with a blank line", () => {
+    const { handler } = parse([
+      { type: "response.output_item.added", output_index: 0, item: { type: "reasoning", id: "rs_1", summary: [] } },
+      { type: "response.reasoning_summary_part.added", output_index: 0, summary_index: 0 },
+      { type: "response.reasoning_summary_text.delta", output_index: 0, summary_index: 0, delta: "One." },
+      { type: "response.reasoning_summary_part.added", output_index: 0, summary_index: 1 },
+      { type: "response.reasoning_summary_text.delta", output_index: 0, summary_index: 1, delta: "Two." },
+      { type: "response.output_item.done", output_index: 0, item: { type: "reasoning", id: "rs_1", summary: [] } },
+      { type: "response.output_item.added", output_index: 1, item: { type: "message", role: "assistant", content: [] } },
+      { type: "response.output_item.done", output_index: 1, item: { type: "message", role: "assistant", content: [{ type: "output_text", text: "Whole text." }] } },
+      { type: "response.output_item.added", output_index: 2, item: { type: "function_call", call_id: "call_1", name: "read", arguments: "" } },
+      { type: "response.function_call_arguments.done", output_index: 2, arguments: '{"path":"a"}' },
+      { type: "response.output_item.done", output_index: 2, item: { type: "function_call", call_id: "call_1", name: "read", arguments: '{"path":"a"}' } },
+      { type: "response.output_item.added", output_index: 3, item: { type: "web_search_call", id: "ws_1" } },
+      done,
+    ]);
+    expect(handler.result()).toEqual({
+      blocks: [
+        { type: "reasoning", text: "One.\n\nTwo." },
+        { type: "text", text: "Whole text." },
+        { type: "tool_use", id: "call_1", name: "read", input: { path: "a" } },
+      ],
+      stopReason: "tool_use",
+      usage: { inputTokens: 40, outputTokens: 5, cacheReadTokens: 60 },
+    });
+  });
+
+  it("an incomplete answer says why; a failed one is an error naming its code", () => {
+    const cut = parse([
+      { type: "response.output_item.added", output_index: 0, item: { type: "message" } },
+      { type: "response.output_text.delta", output_index: 0, delta: "Half" },
+      { type: "response.incomplete", response: { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } } },
+    ]);
+    expect(cut.handler.result().stopReason).toBe("max_tokens");
+    const failed = parse([{ type: "response.failed", response: { status: "failed", error: { code: "rate_limit_exceeded", message: "slow down" } } }]);
+    expect(failed.error).toMatchObject({ kind: "rate_limit", retryable: true, message: "OpenAI reported an error mid-stream: slow down (rate_limit_exceeded)" });
+    const bad = parse([{ type: "response.output_text.delta", output_index: 4, delta: "x" }]);
+    expect((bad.error as Error).message).toBe("OpenAI sent text for output item 4, which never started");
+  });
+
+  it("an encrypted item that passes the answer's bound is not kept (a cut body is worthless); its text is", () => {
+    const big = "E".repeat(5000);
+    const r = parse(
+      [
+        { type: "response.output_item.added", output_index: 0, item: { type: "reasoning", id: "rs_b", summary: [] } },
+        { type: "response.reasoning_summary_text.delta", output_index: 0, summary_index: 0, delta: "short thought" },
+        { type: "response.output_item.done", output_index: 0, item: { type: "reasoning", id: "rs_b", summary: [{ type: "summary_text", text: "short thought" }], encrypted_content: big } },
+      ],
+      1000,
+    );
+    expect(r.error).toMatchObject({ kind: "too_large" });
+    expect(r.handler.partial()).toEqual([{ type: "reasoning", text: "short thought" }]);
   });
 });
