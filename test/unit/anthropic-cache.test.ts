@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { encodeAnthropic, estimatePrefixTokens, MAX_CACHE_BREAKPOINTS } from "../../src/provider/anthropic.js";
 import { minCacheableTokens } from "../../src/provider/catalog.js";
-import { captureRequest } from "../../src/inspector/capture.js";
+import { captureRequest, paginate } from "../../src/inspector/capture.js";
 import { turnRequest, type RequestSettings } from "../../src/replay/request.js";
 import type { Block, MessageStatus } from "../../src/record/types.js";
 import type { Request } from "../../src/provider/types.js";
@@ -128,5 +128,15 @@ describe("Anthropic cache breakpoints", () => {
     expect(a.pages[context.index]!.join("")).toBe("Keep it tidy.\n[cache breakpoint: 1h]");
     const tools = a.sections.find((s) => s.kind === "tools")!;
     expect(a.pages[tools.index]!.join("").endsWith("}\n[cache breakpoint: 1h]")).toBe(true);
+  });
+
+  it("no page boundary cuts a breakpoint marker", () => {
+    const marker = "\n[cache breakpoint: 1h]";
+    for (let at = 80; at <= 100; at++) {
+      const text = "x".repeat(at) + marker + "y".repeat(50);
+      const pages = paginate(text, 100);
+      expect(pages.join("")).toBe(text);
+      expect(pages.some((p) => p.includes("[cache breakpoint: 1h]"))).toBe(true);
+    }
   });
 });
