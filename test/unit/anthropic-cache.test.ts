@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { encodeAnthropic, estimatePrefixTokens, MAX_CACHE_BREAKPOINTS } from "../../src/provider/anthropic.js";
 import { minCacheableTokens } from "../../src/provider/catalog.js";
 import { captureRequest, paginate } from "../../src/inspector/capture.js";
-import { turnRequest, type RequestSettings } from "../../src/replay/request.js";
+import { summaryRequest, turnRequest, type RequestSettings } from "../../src/replay/request.js";
 import type { Block, MessageStatus } from "../../src/record/types.js";
 import type { Request } from "../../src/provider/types.js";
 
@@ -96,9 +96,13 @@ describe("Anthropic cache breakpoints", () => {
     expect(estimatePrefixTokens(4096)).toBe(1024);
   });
 
-  it("sends none when the request asks for no caching (the summary request, a provider without it)", () => {
+  it("sends none when the request asks for no caching, and none in the summary request", () => {
     const req = turnRequest([user(LONG), assistant("ok")], [user("next")], settings({ cache: undefined } as Partial<RequestSettings>));
     expect(JSON.stringify(body(req))).not.toContain("cache_control");
+    // the summary's prefix (its own system prompt, no tools) is shared with nothing and sent
+    // once: a write would never be read
+    const summary = summaryRequest([user(LONG), assistant(LONG), user(LONG)], { system: "Summarise.", prompt: "Write the note." }, { provider: "anthropic", model: "claude-sonnet-4-5", maxOutputTokens: 4096 });
+    expect(JSON.stringify(body(summary))).not.toContain("cache_control");
   });
 
   it("never more than four, whatever the shape of the request", () => {
