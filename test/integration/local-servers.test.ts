@@ -135,21 +135,24 @@ describe("LM Studio", () => {
 describe("vLLM (a build that forbids fields it does not know)", () => {
   it("refuses reasoning_content on the live round: sent again without it, and the capture is the body that went", { timeout: TIMEOUT }, async () => {
     const f = await server({ local: "vllm" });
-    f.script({ reasoning: "Read it first.", toolCalls: [READ] }, { text: "pelican" });
+    f.script({ reasoning: "Read it first.", toolCalls: [READ] }, { reasoning: "Now the folder.", toolCalls: [LS] }, { text: "pelican" });
     const h = await home();
     const r = await cli(f, h, "Qwen/Qwen3-8B", "what is the word?");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("pelican\n");
-    // its first request: prompt_cache_key refused (extra_forbidden); the tool round's: reasoning_content too
+    // its first request: prompt_cache_key refused (extra_forbidden); the first tool round's:
+    // reasoning_content too; the second tool round's goes without either at once
     expect(f.requests.map((q) => q.rejected)).toEqual([
       "vllm refused prompt_cache_key",
       undefined,
       "vllm refused reasoning_content",
       undefined,
+      undefined,
     ]);
     expect(r.stderr).toContain(`refused "reasoning_content"`);
-    const last = f.requests[3]!.body;
+    const last = f.requests[4]!.body;
     expect(JSON.stringify(last)).not.toContain("Read it first.");
+    expect(JSON.stringify(last)).not.toContain("Now the folder.");
     // the inspector's record equals the body the server took, section by section
     const { view } = await record(h);
     if (view.state !== "current") throw new Error("expected a capture");
