@@ -580,7 +580,7 @@ export class ChatSession {
 const REFUSAL_WORDS = /unknown|unrecogni[sz]ed|unsupported|not supported|not permitted|not allowed|unexpected|extra/i;
 const NAMED_REFUSALS: RegExp[] = [
   // OpenAI, Azure OpenAI: "Unrecognized request argument(s) supplied: prompt_cache_key, stream_options"
-  /unrecognized request arguments? supplied:?\s*([\w\s,'"`]+)/gi,
+  /unrecognized request arguments? supplied:?[ \t]*([\w \t,'"`]+)/gi,
   // OpenAI and gateways: "Unknown parameter: 'stream_options'", "Unsupported parameter:
   // 'max_tokens' is not supported…"; llama.cpp's "Unsupported param: x"; Go's "json: unknown
   // field \"x\""; serde's "unknown field `x`"

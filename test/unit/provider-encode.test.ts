@@ -470,6 +470,7 @@ describe("refusedFields: the field a refusal names, in the wordings servers use"
   it.each<[string, { message: string; text?: string; param?: string; code?: string; type?: string }, ChatOptionalField[]]>([
     ["Azure OpenAI", { message: "Unrecognized request argument supplied: prompt_cache_key" }, ["prompt_cache_key"]],
     ["Azure OpenAI, two", { message: "Unrecognized request arguments supplied: prompt_cache_key, stream_options" }, ["stream_options", "prompt_cache_key"]],
+    ["a named field, and another one on a later line that is not refused", { message: "Unrecognized request argument supplied: max_tokens\nSee the docs for stream_options." }, ["max_tokens"]],
     ["a gateway", { message: "Unknown parameter: 'stream_options'.", param: "stream_options", code: "unknown_parameter" }, ["stream_options"]],
     ["param alone, with OpenAI's code", { message: "Invalid request.", param: "stream_options", code: "unsupported_parameter" }, ["stream_options"]],
     ["OpenAI, a model without the field", { message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.", param: "reasoning_effort", code: "unsupported_parameter" }, ["reasoning_effort"]],
