@@ -13,7 +13,8 @@ export class Checkpointer {
   private text = "";
   private reasoning = "";
   private message: StoredMessage | undefined;
-  private writes: Promise<void> = Promise.resolve();
+  /** the chain of writes; it starts after `before` (the capture's write) and fails with it */
+  private writes: Promise<void>;
   private timer: NodeJS.Timeout | undefined;
   private lastWrite = 0;
   private failed = false;
@@ -22,7 +23,12 @@ export class Checkpointer {
     private readonly env: TurnEnv,
     private readonly answer: AnswerId,
     private readonly intervalMs = env.checkpointMs ?? DEFAULT_CHECKPOINT_MS,
-  ) {}
+    before: Promise<void> = Promise.resolve(),
+  ) {
+    // nothing of the answer is stored before its request's capture, nor when that failed: a
+    // failed capture skips every checkpoint, and finish() rejects with its error
+    this.writes = before;
+  }
 
   addText(t: string): void {
     this.text += t;
@@ -93,5 +99,7 @@ export class Checkpointer {
         }
       }
     });
+    // rejects only with a failed capture, which finish() reports: not an unhandled rejection
+    this.writes.catch(() => undefined);
   }
 }

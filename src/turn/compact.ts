@@ -67,7 +67,7 @@ export async function summarize(
   const parts = summaryRequestParts(input.prefix, input.previous?.text);
   const req = redactRequest(summaryRequest(input.prefix, parts, { provider: env.providerName, model: env.model, maxOutputTokens: env.maxOutputTokens, ...(env.api ? { api: env.api } : {}) }), redact);
   env.events.emit({ type: "state", state: "compacting" });
-  await recordCapture(env, req, { iteration: opts.iteration ?? 0, note: SUMMARY_REQUEST_NOTE, providerUsage: opts.providerUsage, side: true });
+  await (await recordCapture(env, req, { iteration: opts.iteration ?? 0, note: SUMMARY_REQUEST_NOTE, providerUsage: opts.providerUsage, side: true })).written;
   const result = await env.provider.stream(req, { signal });
   const text = redact(
     result.blocks

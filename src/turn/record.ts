@@ -51,10 +51,16 @@ export async function update(
   env.events.emit(answer === undefined ? { type: "message", msg } : { type: "message", msg, answer });
 }
 
-/** Stores the request the provider is about to get, for the inspector, from the provider's own
- * encoding (what its server refused this session is left out of both). Returns how to store it
- * again from the encoding the provider re-sends after a refused field (StreamOptions.onResend),
- * compared with the same previous request, so the record holds what was sent last. */
+/** Records the request the provider is about to get, for the inspector, from the provider's own
+ * encoding (what its server refused this session is left out of both). The capture is made
+ * here, before the call: that is the record. Its write is queued now and runs alongside the
+ * call (issue 19: awaiting it put a transaction and its fsync between Enter and the request).
+ * `written` settles when it is stored; the store runs its statements one at a time in order,
+ * so nothing of the answer can commit before it, and streamAnswer stores nothing of the answer
+ * when it fails: a crash or a failed write loses the capture only together with the answer.
+ * `resave` stores it again from the encoding the provider re-sends after a refused field
+ * (StreamOptions.onResend), compared with the same previous request, so the record holds what
+ * was sent last. */
 export async function recordCapture(
   env: TurnEnv,
   req: Request,
@@ -65,7 +71,7 @@ export async function recordCapture(
     /** a side request (the summary's): the next request is compared with the one before it */
     side?: boolean;
   },
-): Promise<(enc: EncodedRequest) => Promise<void>> {
+): Promise<{ written: Promise<void>; resave: (enc: EncodedRequest) => Promise<void> }> {
   const previousBytes = await env.store.lastSectionBytes(env.sessionId);
   // the previous request's print: the capture says where this one differs (the cache's break)
   const previousPrint = await env.store.lastRequestPrint(env.sessionId);
@@ -82,6 +88,8 @@ export async function recordCapture(
     await env.store.saveCapture(env.sessionId, capture);
     env.events.emit({ type: "capture" });
   };
-  await save(env.provider.encode?.(req) ?? encodeRequest(req));
-  return save;
+  const written = save(env.provider.encode?.(req) ?? encodeRequest(req));
+  // handled by whoever awaits it (streamAnswer); never an unhandled rejection meanwhile
+  written.catch(() => undefined);
+  return { written, resave: save };
 }

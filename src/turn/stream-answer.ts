@@ -13,22 +13,36 @@ export type AnswerOutcome =
   /** what arrived is stored as interrupted (when anything did); `partial` is that */
   | { kind: "failed"; error: unknown; partial: Block[]; streamedText: string };
 
-/** `recapture` stores the capture again when the provider re-sends the request changed (recordCapture). */
+/** `recapture` stores the capture again when the provider re-sends the request changed;
+ * `captured` is the capture's write, running alongside the call (recordCapture): nothing of the
+ * answer is stored before it is, and when it fails the call is stopped and the turn fails with
+ * its error, the answer unstored. */
 export async function streamAnswer(
   env: TurnEnv,
   req: Request,
   signal: AbortSignal,
   recapture?: (enc: EncodedRequest) => Promise<void>,
+  captured: Promise<void> = Promise.resolve(),
 ): Promise<AnswerOutcome> {
   env.events.emit({ type: "state", state: "streaming" });
   const answer = env.events.newAnswer();
   env.events.emit({ type: "answer_start", answer });
-  const checkpoints = new Checkpointer(env, answer);
+  const checkpoints = new Checkpointer(env, answer, undefined, captured);
   const toolInputs = new Map<number, { name: string; bytes: number }>();
+  // the call stops with the person's Esc, or when the capture cannot be stored
+  const ac = new AbortController();
+  const stop = (): void => ac.abort(signal.reason);
+  if (signal.aborted) stop();
+  else signal.addEventListener("abort", stop, { once: true });
+  let captureFailed = false;
+  captured.catch(() => {
+    captureFailed = true;
+    ac.abort();
+  });
   let result;
   try {
     result = await env.provider.stream(req, {
-      signal,
+      signal: ac.signal,
       ...(recapture ? { onResend: recapture } : {}),
       onEvent: (e) => {
         switch (e.type) {
@@ -70,10 +84,14 @@ export async function streamAnswer(
       },
     });
   } catch (error) {
+    // the capture's own error, not the abort it caused; nothing of the answer is stored
+    if (captureFailed) await captured;
     const partial = error instanceof ProviderError && error.partial.length > 0 ? error.partial : checkpoints.partial();
     // keep what arrived, marked interrupted
     if (partial.length > 0 || checkpoints.started()) await checkpoints.finish(partial, "interrupted");
     return { kind: "failed", error, partial, streamedText: checkpoints.streamedText() };
+  } finally {
+    signal.removeEventListener("abort", stop);
   }
   // the complete answer replaces the checkpoint in place; its tools run with the input as
   // stored (redacted), so what runs is what the record and the next request show

@@ -60,9 +60,9 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
     prepared = due.prepared;
     if (due.usage) usage = due.usage;
     const req = buildRequest(env, prepared, turnStart);
-    const recapture = await recordCapture(env, req, { iteration, note: prepared.note, providerUsage: usage });
+    const { written, resave } = await recordCapture(env, req, { iteration, note: prepared.note, providerUsage: usage });
 
-    const answer = await streamAnswer(env, req, signal, recapture);
+    const answer = await streamAnswer(env, req, signal, resave, written);
     if (answer.kind === "failed") {
       const e = answer.error;
       if (signal.aborted || (e instanceof ProviderError && e.kind === "aborted")) {
