@@ -28,6 +28,7 @@ const BENCHES: Bench[] = [
   { name: "pages", what: "inspector page fetch", run: async (q) => (await import("./pages.js")).benchPages(q) },
   { name: "store", what: "store append and load", run: async (q) => (await import("./store.js")).benchStore(q) },
   { name: "compaction", what: "compaction strategies", run: runCompaction },
+  { name: "mcp", what: "first usable frame with two MCP servers vs none (issue 18)", cli: true, run: async (q) => (await import("./mcp.js")).benchMcp(q) },
 ];
 
 /** bench/compaction.ts belongs to another part of the project; its rows are taken as they come. */

@@ -169,6 +169,8 @@ export class ExtensionManager {
         s.conn = conn;
         s.state = "ready";
         this.setTools(s, conn.tools, `${s.spec.name} started`, conn.instructions);
+        const n = this.status().find((x) => x.name === s.spec.name)?.tools ?? 0;
+        this.opts.onNotice("info", `MCP server ${s.spec.name} ready: ${n} tool${n === 1 ? "" : "s"}${s.instructions ? " and instructions" : ""}.`);
       } catch (e) {
         s.state = "failed";
         s.lastError = this.clean(messageOf(e));
