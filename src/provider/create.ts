@@ -5,7 +5,7 @@ import { lookupModel } from "./catalog.js";
 import type { RetryOptions, TransportOptions } from "./http.js";
 import { ChatSession, createOpenAIProvider, isOpenAIHosted } from "./openai.js";
 import { encodeRequest } from "./encode.js";
-import { createResponsesProvider } from "./responses.js";
+import { createResponsesProvider, ResponsesSession } from "./responses.js";
 import { ProviderError, type OpenAIApi, type Provider, type ProviderName, type Request, type StreamOptions } from "./types.js";
 import { assertNever } from "../record/types.js";
 
@@ -68,13 +68,14 @@ export function createProvider(cfg: ProviderConfig): Provider {
       const base = { ...(cfg.baseUrl ? { baseUrl: cfg.baseUrl } : {}), ...(key ? { apiKey: key } : {}) };
       // what the server refused lives as long as this provider: the session's (ChatSession)
       const session = new ChatSession(isOpenAIHosted(cfg.baseUrl));
+      const responses = new ResponsesSession();
       return perRequest("openai", (req) => {
         const api = req.api ?? "chat";
         switch (api) {
           case "chat":
             return createOpenAIProvider({ ...base, transport: transport(req), session });
           case "responses":
-            return createResponsesProvider({ ...base, transport: transport(req) });
+            return createResponsesProvider({ ...base, transport: transport(req), session: responses });
           default:
             return assertNever(api, "OpenAI API");
         }

@@ -15,6 +15,7 @@ import { parseToolInput, toolInputJson } from "./tool-input.js";
 import {
   hostOf,
   postStream,
+  RequestRefused,
   StreamFault,
   type AnswerBudget,
   type AnswerContext,
@@ -57,7 +58,65 @@ type Json = Record<string, unknown>;
 /** The body and its wire items (docs/providers.md, "OpenAI Responses"), encoded once for the
  * request's capture and its sending. */
 export function encodeResponses(req: Request): EncodedRequest {
-  return encodeOnce(req, build);
+  return encodeOnce(req, buildAll);
+}
+
+/** Fields the body may go without: a server (or an account) that refuses one gets the request
+ * again without it. OpenAI refuses reasoning summaries to organizations it has not verified;
+ * a local server forced to this shape may not know `include` or `prompt_cache_key`. */
+export type ResponsesOptionalField = "reasoning.summary" | "include" | "prompt_cache_key";
+const OPTIONAL_FIELDS: readonly ResponsesOptionalField[] = ["reasoning.summary", "include", "prompt_cache_key"];
+const NONE: ReadonlySet<ResponsesOptionalField> = new Set();
+
+function buildAll(req: Request): EncodedRequest {
+  return build(req, NONE);
+}
+
+/** What one provider's server refused, per model, for the provider's life (the session): the
+ * capture (Provider.encode) and the sending use the same encoding. */
+export class ResponsesSession {
+  private readonly perModel = new Map<string, { refused: ReadonlySet<ResponsesOptionalField>; build: (req: Request) => EncodedRequest }>();
+
+  encode(req: Request): EncodedRequest {
+    return encodeOnce(req, this.entry(req.model).build);
+  }
+
+  /** A new encoding after a refusal, not kept for a later use. */
+  encodeAgain(req: Request): EncodedRequest {
+    return this.entry(req.model).build(req);
+  }
+
+  refused(model: string): ReadonlySet<ResponsesOptionalField> {
+    return this.entry(model).refused;
+  }
+
+  refuse(model: string, fields: readonly ResponsesOptionalField[]): void {
+    const refused = new Set([...this.entry(model).refused, ...fields]);
+    this.perModel.set(model, { refused, build: (req) => build(req, refused) });
+  }
+
+  private entry(model: string): { refused: ReadonlySet<ResponsesOptionalField>; build: (req: Request) => EncodedRequest } {
+    let e = this.perModel.get(model);
+    if (!e) {
+      e = { refused: NONE, build: buildAll };
+      this.perModel.set(model, e);
+    }
+    return e;
+  }
+}
+
+/** The optional fields of `body` that a refusal names: by `error.param`, by the field named
+ * in quotes beside a word of refusal, or (summaries) by OpenAI's verification sentence. */
+export function refusedFields(e: RequestRefused, body: Json): ResponsesOptionalField[] {
+  const d = e.detail;
+  const present = OPTIONAL_FIELDS.filter((f) => (f === "reasoning.summary" ? (body["reasoning"] as Json | undefined)?.["summary"] !== undefined : body[f] !== undefined));
+  const refusal = /unknown|unrecogni[sz]ed|unsupported|not supported|not permitted|not allowed|unexpected|extra|must be verified/i.test(d.message);
+  return present.filter((f) => {
+    if (d.param === f) return true;
+    if (f === "reasoning.summary" && /reasoning summar/i.test(d.message)) return true;
+    const quoted = new RegExp(`['"\`]${f.replace(".", "\\.")}['"\`]`);
+    return refusal && quoted.test(d.message);
+  });
 }
 
 export function encodeResponsesBody(req: Request): Json {
@@ -70,7 +129,7 @@ export function encodeResponsesTool(t: ToolSchema): Json {
   return { type: "function", name: t.name, description: t.description, parameters: t.inputSchema, strict: false };
 }
 
-function build(req: Request): EncodedRequest {
+function build(req: Request, refused: ReadonlySet<ResponsesOptionalField>): EncodedRequest {
   const w = new WireWriter();
   const body: Json = { model: req.model };
   if (/\S/.test(req.system)) body["instructions"] = w.item(SYSTEM_ITEM).block().text(req.system);
@@ -87,12 +146,14 @@ function build(req: Request): EncodedRequest {
   body["max_output_tokens"] = Math.max(MIN_OUTPUT_TOKENS, Math.floor(req.maxOutputTokens));
   // a model the catalog knows not to reason gets no reasoning field (it would be refused)
   const reasons = supportsReasoning(req.model);
-  if (req.reasoning !== "off" && reasons !== false) body["reasoning"] = { effort: req.reasoning, summary: "auto" };
+  if (req.reasoning !== "off" && reasons !== false) {
+    body["reasoning"] = refused.has("reasoning.summary") ? { effort: req.reasoning } : { effort: req.reasoning, summary: "auto" };
+  }
   // stateless: reasoning models reason even when not asked to, and their items must come
   // back encrypted to be replayed within the live round
   body["store"] = false;
-  if (reasons !== false) body["include"] = ["reasoning.encrypted_content"];
-  if (req.cache) body["prompt_cache_key"] = req.cache.key;
+  if (reasons !== false && !refused.has("include")) body["include"] = ["reasoning.encrypted_content"];
+  if (req.cache && !refused.has("prompt_cache_key")) body["prompt_cache_key"] = req.cache.key;
   body["stream"] = true;
   return { provider: "openai", body, wire: w.wire };
 }
@@ -634,6 +695,8 @@ export interface ResponsesConfig {
   /** optional: a local server forced to this shape may need none */
   apiKey?: string;
   transport: TransportOptions;
+  /** what the server refused so far; one per provider, so it lasts the session */
+  session?: ResponsesSession;
 }
 
 export function createResponsesProvider(cfg: ResponsesConfig): Provider {
@@ -645,23 +708,49 @@ export function createResponsesProvider(cfg: ResponsesConfig): Provider {
     label: isOpenAIHosted(base) ? "OpenAI" : `the server at ${hostOf(base)}`,
     keyHint: "OPENAI_API_KEY",
   };
+  const session = cfg.session ?? new ResponsesSession();
+  const post = (req: Request, enc: EncodedRequest, opts: StreamOptions): Promise<StreamResult> => {
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
+    if (apiKey) headers["authorization"] = `Bearer ${apiKey}`;
+    const args = {
+      who,
+      model: req.model,
+      url,
+      headers,
+      body: JSON.stringify(enc.body),
+      transport: cfg.transport,
+      stream: opts,
+      maxOutputTokens: req.maxOutputTokens,
+      newHandler: (ctx: AnswerContext) => new ResponsesStreamHandler(ctx, who.label),
+    };
+    return postStream(apiKey ? { ...args, secret: apiKey } : args);
+  };
   return {
     name: "openai",
-    stream(req: Request, opts: StreamOptions = {}): Promise<StreamResult> {
-      const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
-      if (apiKey) headers["authorization"] = `Bearer ${apiKey}`;
-      const args = {
-        who,
-        model: req.model,
-        url,
-        headers,
-        body: JSON.stringify(encodeResponses(req).body),
-        transport: cfg.transport,
-        stream: opts,
-        maxOutputTokens: req.maxOutputTokens,
-        newHandler: (ctx: AnswerContext) => new ResponsesStreamHandler(ctx, who.label),
-      };
-      return postStream(apiKey ? { ...args, secret: apiKey } : args);
+    encode: (req: Request) => session.encode(req),
+    async stream(req: Request, opts: StreamOptions = {}): Promise<StreamResult> {
+      // A refusal that names an optional field the request carried is answered by sending it
+      // again without it: each try drops at least one more (so this ends), remembered for the
+      // session, said in a warning. Anything else stands.
+      let enc = session.encode(req);
+      for (;;) {
+        try {
+          return await post(req, enc, opts);
+        } catch (e) {
+          if (!(e instanceof RequestRefused) || opts.signal?.aborted) throw e;
+          const fields = refusedFields(e, enc.body);
+          if (fields.length === 0) throw e;
+          session.refuse(req.model, fields);
+          const list = fields.map((f) => `"${f}"`).join(", ");
+          opts.onEvent?.({
+            type: "warning",
+            message: `${who.label} refused ${list} (HTTP ${e.status ?? 400}: ${clip(e.detail.message)}); sent the request again without ${fields.length === 1 ? "it" : "them"}, and ${req.model} will not get ${fields.length === 1 ? "it" : "them"} again this session`,
+          });
+          enc = session.encodeAgain(req);
+          // the capture is recorded again from the encoding now sent: the inspector still equals the wire
+          await opts.onResend?.(enc);
+        }
+      }
     },
   };
 }

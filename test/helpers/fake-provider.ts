@@ -17,7 +17,7 @@ import { pathToFileURL } from "node:url";
 import { anthropicImageRefusal, serveModels, type ServedModels } from "./fake-images-models.js";
 import { FakeCache, type AnthropicCacheUsage, type OpenAICacheUsage } from "./fake-cache.js";
 import { localFrames, localRefusal, type LocalOptions, type LocalServer } from "./fake-local-servers.js";
-import { serveResponses } from "./fake-responses.js";
+import { serveResponses, type ResponsesFakeOptions } from "./fake-responses.js";
 
 export type Shape = "anthropic" | "openai";
 
@@ -146,6 +146,8 @@ export interface FakeOptions {
   onRequest?: (req: http.IncomingMessage) => void;
   /** simulate prompt caching: usage then reports cache reads and writes (test/helpers/fake-cache.ts) */
   cache?: FakeCache;
+  /** how the Responses endpoint departs from OpenAI's own (test/helpers/fake-responses.ts) */
+  responses?: ResponsesFakeOptions;
   /** a step chosen by the request itself, ahead of the script (bench/cache.ts answers each
    * summary request so, wherever compaction puts it); undefined: the script's next step */
   respond?: (shape: Shape, body: unknown) => Step | undefined;
@@ -210,7 +212,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
         if (queue.length === 0 && opts.repeat && lastScript.length > 0) queue.push(...lastScript);
         return queue.shift() ?? { text: "ok" };
       };
-      await serveResponses({ rec, req, res, key, next, timers, nextId });
+      await serveResponses({ rec, req, res, key, next, timers, nextId, ...(opts.responses ? { options: opts.responses } : {}) });
       return;
     }
     if (!shape) {

@@ -11,7 +11,16 @@ import type http from "node:http";
 import type { Socket } from "node:net";
 import type { ErrorStep, FaultStep, RecordedRequest, Step, TextStep, ToolStep } from "./fake-provider.js";
 
+/** How this endpoint departs from OpenAI's own, account by account or server by server. */
+export interface ResponsesFakeOptions {
+  /** an organization OpenAI has not verified: reasoning summaries are refused, in its words */
+  unverifiedOrg?: boolean;
+  /** parameters this server does not know (a local server serving /v1/responses) */
+  unknownParams?: string[];
+}
+
 export interface ResponsesServe {
+  options?: ResponsesFakeOptions;
   rec: RecordedRequest;
   req: http.IncomingMessage;
   res: http.ServerResponse;
@@ -83,7 +92,7 @@ function summaryText(summary: unknown): string {
 }
 
 /** What the real API would refuse in this request, or undefined. */
-export function validateResponses(h: http.IncomingHttpHeaders, body: unknown, key: string | undefined): Rejection | undefined {
+export function validateResponses(h: http.IncomingHttpHeaders, body: unknown, key: string | undefined, options: ResponsesFakeOptions = {}): Rejection | undefined {
   if (key !== undefined) {
     const auth = h["authorization"];
     const a = Array.isArray(auth) ? auth[0] : auth;
@@ -93,7 +102,9 @@ export function validateResponses(h: http.IncomingHttpHeaders, body: unknown, ke
     if (a.slice("Bearer ".length) !== key) return { status: 401, message: "Incorrect API key provided.", code: "invalid_api_key" };
   }
   if (!isObj(body)) return bad("We could not parse the JSON body of your request.");
-  for (const k of Object.keys(body)) if (!PARAMS.has(k)) return bad(`Unknown parameter: '${k}'.`, k, "unknown_parameter");
+  for (const k of Object.keys(body)) {
+    if (!PARAMS.has(k) || options.unknownParams?.includes(k)) return bad(`Unknown parameter: '${k}'.`, k, "unknown_parameter");
+  }
   const model = body["model"];
   if (typeof model !== "string" || model === "") return bad("Missing required parameter: 'model'.", "model", "missing_required_parameter");
   if (body["instructions"] !== undefined && typeof body["instructions"] !== "string") return bad("Invalid type for 'instructions': expected a string.", "instructions", "invalid_type");
@@ -123,6 +134,13 @@ export function validateResponses(h: http.IncomingHttpHeaders, body: unknown, ke
     const summary = reasoning["summary"];
     if (summary !== undefined && !["auto", "concise", "detailed"].includes(String(summary))) {
       return bad(`Invalid value: '${String(summary)}'. Supported values are: 'auto', 'concise', and 'detailed'.`, "reasoning.summary", "invalid_value");
+    }
+    if (summary !== undefined && options.unverifiedOrg) {
+      return bad(
+        "Your organization must be verified to generate reasoning summaries. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.",
+        "reasoning.summary",
+        "unsupported_value",
+      );
     }
     if (effort !== undefined && NON_REASONING.test(model)) {
       return bad("Unsupported parameter: 'reasoning.effort' is not supported with this model.", "reasoning.effort", "unsupported_parameter");
@@ -243,7 +261,7 @@ function checkMessage(it: Obj, at: string): Rejection | undefined {
 // ------------------------------------------------------------------ serving
 
 export async function serveResponses(s: ResponsesServe): Promise<void> {
-  const r = validateResponses(s.req.headers, s.rec.body, s.key);
+  const r = validateResponses(s.req.headers, s.rec.body, s.key, s.options);
   if (r) {
     s.rec.rejected = r.message;
     json(s.res, r.status, { error: { message: r.message, type: r.type ?? "invalid_request_error", param: r.param ?? null, code: r.code ?? null } });

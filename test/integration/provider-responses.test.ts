@@ -443,3 +443,66 @@ describe("responses: the stream parser on what the fake does not send", () => {
     expect(r.handler.partial()).toEqual([{ type: "reasoning", text: "short thought" }]);
   });
 });
+
+describe("responses: a refused optional field is sent again without it, for the session", () => {
+  it("an organization OpenAI has not verified gets no reasoning summaries: one refusal, a warning, then none again", async () => {
+    const unverified = await startFakeProvider({ key: KEY, responses: { unverifiedOrg: true } });
+    try {
+      const p = createProvider({ provider: "openai", baseUrl: unverified.openaiBase, apiKey: KEY, retry: { maxRetries: 0 } });
+      unverified.script({ text: "first" }, { text: "second" });
+      const resent: Record<string, unknown>[] = [];
+      const events: StreamEvent[] = [];
+      const r = req({ reasoning: "high" });
+      // the capture is taken from the provider's own encoding, as the turn takes it
+      const captured = p.encode!(r).body;
+      const first = await p.stream(r, { onEvent: (e) => events.push(e), onResend: async (enc) => void resent.push(enc.body) });
+      expect(first.blocks).toEqual([{ type: "text", text: "first" }]);
+      expect(captured["reasoning"]).toEqual({ effort: "high", summary: "auto" });
+      expect(unverified.rejections()).toEqual([expect.stringContaining("must be verified to generate reasoning summaries")]);
+      // what was sent again is what the capture was recorded again from
+      expect(resent).toEqual([unverified.requests[1]!.body]);
+      expect(unverified.requests[1]!.body.reasoning).toEqual({ effort: "high" });
+      expect(events.filter((e) => e.type === "warning")).toEqual([
+        { type: "warning", message: expect.stringMatching(/refused "reasoning\.summary" \(HTTP 400: Your organization must be verified.*sent the request again without it, and gpt-5 will not get it again this session/) },
+      ]);
+      // the next request of the session goes without at once, and its capture says so
+      const next = req({ reasoning: "high", live: [{ role: "user", content: [{ type: "text", text: "again" }] }] });
+      expect(p.encode!(next).body["reasoning"]).toEqual({ effort: "high" });
+      await p.stream(next);
+      expect(unverified.rejections()).toHaveLength(1);
+      expect(unverified.requests).toHaveLength(3);
+    } finally {
+      await unverified.close();
+    }
+  });
+
+  it("a local server that knows neither include nor prompt_cache_key keeps working; a refusal of anything else stands", async () => {
+    const local = await startFakeProvider({ responses: { unknownParams: ["include", "prompt_cache_key"] } });
+    try {
+      const p = createProvider({ provider: "openai", baseUrl: local.openaiBase, retry: { maxRetries: 0 } });
+      local.script({ text: "works" });
+      const events: StreamEvent[] = [];
+      const out = await p.stream(req({ cache: { key: "s-1", ttl: "5m" } }), { onEvent: (e) => events.push(e) });
+      expect(out.blocks).toEqual([{ type: "text", text: "works" }]);
+      expect(local.rejections()).toEqual(["Unknown parameter: 'include'.", "Unknown parameter: 'prompt_cache_key'."]);
+      const sent = local.requests[2]!.body;
+      expect(sent.include).toBeUndefined();
+      expect(sent.prompt_cache_key).toBeUndefined();
+      expect(events.filter((e) => e.type === "warning")).toHaveLength(2);
+
+      // max_output_tokens is not optional: its refusal is the error it was
+      const strict = await startFakeProvider({ responses: { unknownParams: ["max_output_tokens"] } });
+      try {
+        const q = createProvider({ provider: "openai", baseUrl: strict.openaiBase, retry: { maxRetries: 0 } });
+        const err = await q.stream(req()).then(() => undefined, (e: unknown) => e as ProviderError);
+        expect(err?.kind).toBe("bad_request");
+        expect(err?.message).toContain("Unknown parameter: 'max_output_tokens'");
+        expect(strict.requests).toHaveLength(1);
+      } finally {
+        await strict.close();
+      }
+    } finally {
+      await local.close();
+    }
+  });
+});
