@@ -6,7 +6,8 @@ import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.
 import type { ContextItem, Provider, ProviderName, Request, RequestCache, Usage } from "../provider/types.js";
 import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage, openaiApi } from "../provider/create.js";
 import type { OpenAIApi } from "../provider/types.js";
-import { familyOf, supportsReasoning, type ModelInfo } from "../provider/catalog.js";
+import { catalogModels, familyOf, supportsReasoning, type ModelInfo } from "../provider/catalog.js";
+import { fetchModels, ModelsError, type ModelChoices, type ProviderModels } from "../provider/models.js";
 import type { BadMessage, HistoryStore } from "../store/types.js";
 import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
@@ -395,7 +396,7 @@ export class App implements Controller {
       tools: toolSchemas(this.allTools()),
       maxOutputTokens: this.opts.maxOutputTokens ?? m.maxOutput ?? 8192,
       reasoning: this.opts.reasoning,
-      vision: m.vision,
+      vision: imageTarget(this.providerName, m.vision),
       cache: this.cacheHints(),
       ...this.apiSetting(),
     });
@@ -462,7 +463,7 @@ export class App implements Controller {
       model: this.model,
       baseUrl: this.baseUrlFor(this.providerName),
       ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}),
-      vision: imageTarget(this.providerName, m.vision),
+      vision: m.vision,
       permission: this.opts.permission,
       compaction: this.opts.compaction,
       reasoning: this.opts.reasoning,
@@ -664,6 +665,31 @@ export class App implements Controller {
     this.hub.emit({ type: "info" });
   }
 
+  /**
+   * /model with no argument: the catalog's models for each configured provider (the one in
+   * use, and another with a key or base URL of its own) and what its server lists. A server
+   * that cannot list them gives a line saying why; the catalog's are there all the same.
+   */
+  async listModels(): Promise<ModelChoices> {
+    const creds = this.opts.credentials;
+    const others = (["anthropic", "openai"] as const).filter((p) => p !== this.providerName && (creds.keys[p] || creds.baseUrls[p]));
+    const providers = await Promise.all(
+      [this.providerName, ...others].map(async (provider): Promise<ProviderModels> => {
+        const baseUrl = this.baseUrlFor(provider);
+        const base: ProviderModels = { provider, baseUrl, catalog: catalogModels(provider) };
+        const apiKey = creds.keys[provider];
+        if (!apiKey && keyRequired(provider, baseUrl)) return { ...base, error: "not listed from the server: no API key" };
+        try {
+          const got = await fetchModels({ provider, baseUrl, ...(apiKey ? { apiKey } : {}) });
+          return { ...base, served: got.models, ...(got.more ? { more: true } : {}) };
+        } catch (e) {
+          return { ...base, error: e instanceof ModelsError ? e.message : `the model list failed: ${messageOf(e)}` };
+        }
+      }),
+    );
+    return { current: { provider: this.providerName, model: this.model }, providers };
+  }
+
   listSessions(): Promise<Session[]> {
     return this.opts.store.listSessions({ limit: 200 });
   }
@@ -695,7 +721,7 @@ export class App implements Controller {
     // a model that cannot see gets markers for every image: nothing to single out then
     const big = info.vision ? this.imagesNotTaken(targetForRequest(imageTarget(provider, true), this.messages)) : 0;
     const images = big
-      ? ` ${big} image${big === 1 ? "" : "s"} in this session ${big === 1 ? "is" : "are"} larger than ${imageLimit(provider).text}; ${provider} will refuse requests that carry ${big === 1 ? "it" : "them"}: start a /new session, or switch back.`
+      ? ` ${big} image${big === 1 ? "" : "s"} in this session ${big === 1 ? "is" : "are"} more than ${provider} accepts: ${big === 1 ? "it goes" : "they go"} as a note saying so, not as ${big === 1 ? "an image" : "images"} (switch back to send ${big === 1 ? "it" : "them"}).`
       : "";
     return `Model: ${provider}:${model} (context window ${window}${info.known ? "" : ", not in the catalog"}).${said ? " " + said : ""}${key ? " " + key : ""}${images}`;
   }
@@ -740,7 +766,7 @@ export class App implements Controller {
    * the rule each request applies (replay/replay.ts, unseenReason) */
   private imagesNotTaken(target: ImageTarget): number {
     let n = 0;
-    for (const m of this.messages) for (const b of m.blocks) if (b.type === "image" && b.bytes > limit) n++;
+    for (const m of this.messages) for (const b of m.blocks) if (b.type === "image" && unseenReason(b, target)) n++;
     return n;
   }
 

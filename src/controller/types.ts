@@ -2,6 +2,7 @@
 // The screen sends intents down through this and renders the events that come up.
 import type { ImageBlock, Session, StoredMessage } from "../record/types.js";
 import type { ProviderName, ReasoningLevel } from "../provider/types.js";
+import type { ModelChoices } from "../provider/models.js";
 import type { PermissionPolicy } from "../tools/types.js";
 import type { InspectorView, Page } from "../inspector/types.js";
 import type { FigureBasis } from "../inspector/format.js";
@@ -85,6 +86,9 @@ export interface Controller {
   switchSession(id: string): Promise<void>;
   /** "/model NAME" or "/model provider:NAME"; returns a line for the transcript */
   setModel(spec: string): Promise<string>;
+  /** what "/model" with no argument lists: each configured provider's catalog and served
+   * models (a server that cannot list them says why); never throws for a failed fetch */
+  listModels(): Promise<ModelChoices>;
   /** re-reads AGENTS.md and config; returns a line for the transcript */
   reload(): Promise<string>;
   compact(): Promise<string>;

@@ -179,3 +179,8 @@ const IMAGE_LIMITS: Record<ProviderName, ImageLimits> = {
 export function imageLimits(provider: ProviderName): ImageLimits {
   return IMAGE_LIMITS[provider];
 }
+
+/** The models the catalog lists for a provider, in its order (the /model list). */
+export function catalogModels(provider: ProviderName): string[] {
+  return (provider === "anthropic" ? ANTHROPIC : OPENAI).map((e) => e.prefix);
+}

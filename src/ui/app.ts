@@ -33,6 +33,7 @@ import { watchBackground, type ThemeChoice } from "./background.js";
 import { KeyRouter, type EditOp, type Intent, type PaneOp, type TranscriptOp } from "./keyrouter.js";
 import { centred, layout, modalLimit, promptScroll, promptWidth, sideBySide, type Rect } from "./layout.js";
 import type { Box } from "./modal.js";
+import type { ModelPicker } from "./model-list.js";
 import type { ScreenHandle } from "./run-command.js";
 import { createSurface, processTerminal, type Surface, type Terminal } from "./screen.js";
 import { activeFlash, hintLine, placeholder, startingHint, startingStatus, statusLine, type Flash, type Retry } from "./status.js";
@@ -77,7 +78,8 @@ const PANE_FLASH_MS = 2100;
 
 type Modal =
   | { kind: "permission"; queue: { req: PermissionRequest; answer: (a: PermissionAnswer) => void }[]; scroll: number; maxScroll: number }
-  | { kind: "sessions"; list: Session[]; index: number };
+  | { kind: "sessions"; list: Session[]; index: number }
+  | { kind: "models"; picker: ModelPicker };
 
 /** the rest of the screen, loaded while the first frame is up */
 type Parts = [
@@ -243,6 +245,13 @@ class TuiApp {
           const cur = list.findIndex((x) => x.id === controller.session().id);
           if (!this.modal) {
             this.modal = { kind: "sessions", list, index: Math.max(0, cur) };
+            this.guard.reset();
+          }
+          this.frames.request();
+        },
+        pickModel: (picker) => {
+          if (!this.modal) {
+            this.modal = { kind: "models", picker };
             this.guard.reset();
           }
           this.frames.request();
@@ -605,6 +614,11 @@ class TuiApp {
       }
       case "pickerMove": {
         const m = this.modal;
+        if (m?.kind === "models") {
+          const p = m.picker;
+          p.index = i.by < 0 ? Math.max(0, p.index + i.by) : Math.max(0, Math.min(p.rows.length - 1, p.index + i.by));
+          return;
+        }
         if (m?.kind !== "sessions") return;
         m.index = i.by < 0 ? Math.max(0, m.index + i.by) : Math.min(m.list.length - 1, m.index + i.by);
         return;
@@ -613,7 +627,7 @@ class TuiApp {
         this.modal = undefined;
         return;
       case "pickerChoose":
-        return this.chooseSession();
+        return this.modal?.kind === "models" ? this.chooseModel(i.index) : this.chooseSession();
       default:
         assertNever(i, "intent");
     }
@@ -631,6 +645,24 @@ class TuiApp {
     const said = answer === "once" ? "allowed once" : answer === "session" ? "allowed for this session" : "denied";
     this.flash(`${inertLine(q.req.tool)}: ${said}`, answer === "deny" ? "warn" : "ok");
     q.answer(answer);
+  }
+
+  /** a row of the model list, by its number or the selection: /model with that row's spec */
+  private chooseModel(index: number | undefined): void {
+    const m = this.modal;
+    const a = this.s;
+    if (m?.kind !== "models" || !a) return;
+    const row = m.picker.rows[index ?? m.picker.index];
+    // a number past the list chooses nothing and leaves it open
+    if (!row) return;
+    this.modal = undefined;
+    a.controller.setModel(row.spec).then(
+      (said) => {
+        a.transcript.notice("info", said);
+        this.frames.request();
+      },
+      (e: unknown) => this.fail("/model", e),
+    );
   }
 
   private chooseSession(): void {
@@ -888,6 +920,14 @@ class TuiApp {
           m.list,
           a.controller.session().id,
           m.index,
+          lim.w,
+          lim.h,
+          { move: `${keyLabel(this.km, "sessions.prev")}/${keyLabel(this.km, "sessions.next")}`, choose: keyLabel(this.km, "sessions.choose"), close: keyLabel(this.km, "sessions.close") },
+          this.guard.isReady(),
+        );
+      case "models":
+        return a.run.modelsBox(
+          m.picker,
           lim.w,
           lim.h,
           { move: `${keyLabel(this.km, "sessions.prev")}/${keyLabel(this.km, "sessions.next")}`, choose: keyLabel(this.km, "sessions.choose"), close: keyLabel(this.km, "sessions.close") },

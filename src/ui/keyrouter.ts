@@ -99,7 +99,8 @@ export type Intent =
   /** move the session picker's selection by `by` (±Infinity: first, last) */
   | { type: "pickerMove"; by: number }
   | { type: "pickerClose" }
-  | { type: "pickerChoose" };
+  /** `index`: the row chosen by its number (the model list), instead of the selected one */
+  | { type: "pickerChoose"; index?: number };
 
 export interface Rect {
   x: number;
@@ -112,7 +113,7 @@ export interface Rect {
 export interface RouteView {
   /** the session is open (before that only the prompt takes keys) */
   attached: boolean;
-  modal: "permission" | "sessions" | undefined;
+  modal: "permission" | "sessions" | "models" | undefined;
   /** the open box has been on screen long enough, with no key typed, to take keys (focus.ts) */
   boxReady: boolean;
   focus: Focus;
@@ -280,8 +281,11 @@ export class KeyRouter {
    * Once ready, its own keys act; typing on (a character it does not bind) is still the
    * prompt's, and the box waits again.
    */
-  private boxKey(box: "permission" | "sessions", k: KeyEvent, view: RouteView): Intent[] {
+  private boxKey(box: "permission" | "sessions" | "models", k: KeyEvent, view: RouteView): Intent[] {
+    // the model list is a picker like the sessions': the same keys move, choose and close it
     const a = box === "permission" ? this.first(PERMISSION_ACTIONS, k) : this.first(SESSIONS_ACTIONS, k);
+    // and a row's number chooses it, once the list is ready (before, a digit is typed ahead)
+    if (box === "models" && view.boxReady && !k.at && printable(k) && /^[1-9]$/.test(k.ch)) return [{ type: "pickerChoose", index: Number(k.ch) - 1 }];
     const deciding = a !== undefined && DECIDING_ACTIONS.has(a);
     // the wheel is not typing: it scrolls a box at once, and answers one only when it is ready
     if (k.at) return a && (!deciding || view.boxReady) ? this.boxAction(a) : [];

@@ -14,6 +14,10 @@ import type { InputEditor, PromptHistory } from "./input.js";
 import type { Line, Seg, StyleName } from "./style.js";
 import { formatBytes, textWidth } from "./text.js";
 import type { Transcript } from "./transcript.js";
+import { buildModelPicker, type ModelPicker } from "./model-list.js";
+
+// the screen draws the model list from here: this module is loaded with the session, as the box is
+export { modelsBox } from "./model-list.js";
 
 /** the parts of the screen a command may use */
 export interface ScreenHandle {
@@ -31,6 +35,8 @@ export interface ScreenHandle {
   render(): void;
   /** opens the session picker, unless another box is up */
   pickSession(list: Session[]): void;
+  /** opens the model list, unless another box is up */
+  pickModel(picker: ModelPicker): void;
   toggleContext(): void;
   repaintAll(): void;
   quit(code: number): void;
@@ -102,6 +108,12 @@ export function runCommand(s: ScreenHandle, name: CommandName, arg: string): voi
       );
       return;
     case "model":
+      if (!arg.trim()) {
+        // the list comes once the servers have answered (or not); typing meanwhile goes to the prompt
+        s.flash("listing models…");
+        guard("/model", c.listModels().then((m) => s.pickModel(buildModelPicker(m))));
+        return;
+      }
       guard("/model", c.setModel(arg).then(info));
       return;
     case "image": {

@@ -201,6 +201,7 @@ export class ScriptedController implements Omit<Controller, "events"> {
   listSessions = notHere("listSessions");
   switchSession = notHere("switchSession");
   setModel = notHere("setModel");
+  listModels = notHere("listModels");
   reload = notHere("reload");
   compact = notHere("compact");
   exportSession = notHere("exportSession");

@@ -1,0 +1,132 @@
+// A server's own list of models (issue 16, item 5): GET {baseUrl}/models in OpenAI's shape
+// (`{data:[{id}]}`; local servers such as Ollama, LM Studio, vLLM and llama.cpp serve it too)
+// and GET /v1/models in Anthropic's (`{data:[{id, display_name}]}`, x-api-key and
+// anthropic-version). Bounded like every read from outside: a time limit on the whole call,
+// a cap on the body, and zod on what it says. A failure is a ModelsError whose message says
+// what went wrong, for a line in the list; it never takes the screen down.
+import { z } from "zod";
+import type { ProviderName } from "./types.js";
+import { ANTHROPIC_VERSION } from "./anthropic.js";
+
+export interface ServedModel {
+  id: string;
+  /** the server's own name for it, when it gives one (Anthropic's display_name) */
+  displayName?: string;
+}
+
+export class ModelsError extends Error {}
+
+/** The whole call, connect to last byte: a list is a convenience, not worth a long wait. */
+export const MODELS_TIMEOUT_MS = 5000;
+/** OpenAI's own list is about 100 kB; a local server's far less. */
+export const MODELS_MAX_BYTES = 2 * 1024 * 1024;
+/** More than anyone picks from; the rest are said to be left out. */
+export const MODELS_MAX_COUNT = 500;
+
+const OpenAIList = z.object({ data: z.array(z.object({ id: z.string().min(1) })) });
+const AnthropicList = z.object({
+  data: z.array(z.object({ id: z.string().min(1), display_name: z.string().optional() })),
+  has_more: z.boolean().optional(),
+});
+
+export interface FetchModelsOptions {
+  provider: ProviderName;
+  baseUrl: string;
+  apiKey?: string;
+  timeoutMs?: number;
+  maxBytes?: number;
+  signal?: AbortSignal;
+}
+
+/** Where the list is: OpenAI's base URL already ends in /v1, Anthropic's does not. */
+export function modelsUrl(provider: ProviderName, baseUrl: string): string {
+  const base = baseUrl.replace(/\/+$/, "");
+  switch (provider) {
+    case "anthropic":
+      return `${base}/v1/models?limit=1000`;
+    case "openai":
+      return `${base}/models`;
+    default: {
+      const never: never = provider;
+      throw new Error(`unknown provider ${String(never)}`);
+    }
+  }
+}
+
+export async function fetchModels(o: FetchModelsOptions): Promise<{ models: ServedModel[]; more: boolean }> {
+  const url = modelsUrl(o.provider, o.baseUrl);
+  const timeoutMs = o.timeoutMs ?? MODELS_TIMEOUT_MS;
+  const maxBytes = o.maxBytes ?? MODELS_MAX_BYTES;
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (o.provider === "anthropic") {
+    headers["anthropic-version"] = ANTHROPIC_VERSION;
+    if (o.apiKey) headers["x-api-key"] = o.apiKey;
+  } else if (o.apiKey) {
+    headers["authorization"] = `Bearer ${o.apiKey}`;
+  }
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
+  const where = new URL(url).origin;
+  let text: string;
+  let status: number;
+  try {
+    // loaded here, not at start-up: the screen does not wait for an HTTP client (http.ts)
+    const { request } = await import("undici");
+    // undici 7 follows no redirects unless asked: a 3xx is a status like any other
+    const res = await request(url, { method: "GET", headers, signal });
+    status = res.statusCode;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        res.body.destroy();
+        throw new ModelsError(`${where} sent a model list larger than ${Math.round(maxBytes / 1024)} kB; it was not read`);
+      }
+      chunks.push(chunk);
+    }
+    text = Buffer.concat(chunks).toString("utf8");
+  } catch (e) {
+    if (e instanceof ModelsError) throw e;
+    if (timeout.aborted) throw new ModelsError(`${where} did not send its model list within ${timeoutMs / 1000} s`);
+    if (o.signal?.aborted) throw new ModelsError("the model list was not fetched: cancelled");
+    throw new ModelsError(`${where} could not be reached for its model list: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (status === 404) throw new ModelsError(`${where} does not offer a model list (404)`);
+  if (status === 401 || status === 403) throw new ModelsError(`${where} refused the model list (${status}): check the API key`);
+  if (status < 200 || status >= 300) throw new ModelsError(`${where} answered the model list with status ${status}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ModelsError(`${where} sent a model list that is not JSON`);
+  }
+  if (o.provider === "anthropic") {
+    const r = AnthropicList.safeParse(json);
+    if (!r.success) throw new ModelsError(`${where} sent a model list not in Anthropic's shape (${r.error.issues[0]?.message ?? "invalid"})`);
+    const all = r.data.data.map((m) => (m.display_name && m.display_name !== m.id ? { id: m.id, displayName: m.display_name } : { id: m.id }));
+    return { models: all.slice(0, MODELS_MAX_COUNT), more: r.data.has_more === true || all.length > MODELS_MAX_COUNT };
+  }
+  const r = OpenAIList.safeParse(json);
+  if (!r.success) throw new ModelsError(`${where} sent a model list not in OpenAI's shape (${r.error.issues[0]?.message ?? "invalid"})`);
+  const all = r.data.data.map((m) => ({ id: m.id }));
+  return { models: all.slice(0, MODELS_MAX_COUNT), more: all.length > MODELS_MAX_COUNT };
+}
+
+/** One configured provider's models: the catalog's, and what its server lists (or why not). */
+export interface ProviderModels {
+  provider: ProviderName;
+  baseUrl: string;
+  catalog: string[];
+  served?: ServedModel[];
+  /** the server has more than were read */
+  more?: boolean;
+  /** why the server's list is not there (a ModelsError's message, or no key) */
+  error?: string;
+}
+
+/** What /model with no argument lists: the model in use and each configured provider's. */
+export interface ModelChoices {
+  current: { provider: ProviderName; model: string };
+  providers: ProviderModels[];
+}
