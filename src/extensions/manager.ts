@@ -13,7 +13,7 @@ import { assertNever } from "../record/types.js";
 import { sanitizeForTerminal } from "../tools/sanitize.js";
 import { loadExtensionConfig, PROJECT_FILE, type ExtensionConfig, type ServerSpec } from "./config.js";
 import { approve, readApprovals } from "./approvals.js";
-import { assignNames } from "./names.js";
+import { assignNames, sanitizeName } from "./names.js";
 import { mapResult } from "./results.js";
 import type { Connection, McpTool } from "./client.js";
 
@@ -73,6 +73,8 @@ export class ExtensionManager {
   private config: ExtensionConfig = { servers: [], secrets: [], allowInReadOnly: [], problems: [] };
   private started = false;
   private toolDefs: ToolDef[] = [];
+  /** which server each offered tool belongs to */
+  private owners = new Map<string, Server>();
   private refused: { server: string; message: string }[] = [];
   private approvalsProblem: string | undefined;
 
@@ -207,11 +209,13 @@ export class ExtensionManager {
     const { named, refused } = assignNames(entries);
     for (const r of refused) if (!this.refused.some((x) => x.message === r.message)) this.opts.onNotice("warning", `MCP: ${r.message}`);
     this.refused = refused;
+    this.owners = new Map(named.map((n) => [n.wire, n.value.s]));
     this.toolDefs = named.map((n) => this.toolDef(n.wire, n.value.s, n.value.t));
   }
 
   private allowedInReadOnly(wire: string, server: string): boolean {
-    return this.config.allowInReadOnly.some((p) => p === wire || (p.endsWith("__*") && wire.startsWith(p.slice(0, -1)) && p === `mcp__${server.replace(/[^A-Za-z0-9_-]/g, "_")}__*`));
+    const all = `mcp__${sanitizeName(server)}__*`;
+    return this.config.allowInReadOnly.some((p) => p === wire || p === all);
   }
 
   private toolDef(wire: string, s: Server, t: McpTool): ToolDef {
@@ -281,7 +285,7 @@ export class ExtensionManager {
       file: s.spec.file,
       transport: s.spec.transport?.kind ?? "none",
       state: s.state,
-      tools: s.state === "ready" ? this.toolDefs.filter((t) => t.name.startsWith(`mcp__${s.spec.name.replace(/[^A-Za-z0-9_-]/g, "_")}__`)).length : 0,
+      tools: s.state === "ready" ? [...this.owners.values()].filter((o) => o === s).length : 0,
       approval: this.approvalOf(s.spec),
       ...(s.lastError ? { lastError: s.lastError } : s.spec.problem ? { lastError: s.spec.problem } : {}),
       envNames: s.spec.envNames,

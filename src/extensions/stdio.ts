@@ -112,7 +112,15 @@ export class GroupStdioTransport implements Transport {
         return;
       }
       if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once("drain", resolve);
+      else {
+        // a server that dies with its pipe full never drains: its close ends the wait
+        const onClose = (): void => reject(new Error("the server is not running"));
+        stdin.once("close", onClose);
+        stdin.once("drain", () => {
+          stdin.off("close", onClose);
+          resolve();
+        });
+      }
     });
   }
 
