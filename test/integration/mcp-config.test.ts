@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { tempDir } from "../helpers/tmp.js";
+import { waitUntil } from "../helpers/cli.js";
 import { faultyStdio, managerFor } from "../helpers/mcp-servers.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp } from "../helpers/app.js";
@@ -149,6 +150,41 @@ describe("/reload and the inspector", () => {
       await fs.writeFile(configFile, "{ broken");
       expect(await app.reload()).toContain("MCP: not reloaded:");
       expect(app.mcp.status()[0]!.state).toBe("ready");
+    } finally {
+      await app.close();
+    }
+  }, T);
+});
+
+describe("a server that finishes its start after the first request (the screen does not wait)", () => {
+  let fake: FakeProvider;
+  beforeAll(async () => {
+    fake = await startFakeProvider();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  it("makes the view pending, and the next request has its tools", async () => {
+    const dir = await tempDir("albedo-mcp-late-");
+    const configFile = path.join(dir, "config.json");
+    await fs.writeFile(configFile, JSON.stringify({ mcpServers: { f: faultyStdio("--instructions", "Late instructions.") } }));
+    const { app } = await makeApp(fake, { dir, configFile, headless: false });
+    try {
+      fake.requests.length = 0;
+      fake.script({ text: "before the servers" });
+      await app.runPrompt("hi");
+      const names = (i: number): string[] => fake.requests[i]!.body.tools.map((t: { name: string }) => t.name);
+      expect(names(0).some((n) => n.startsWith("mcp__"))).toBe(false);
+      expect((await app.inspectorView()).state).toBe("current");
+      app.mcp.start();
+      await waitUntil(async () => (await app.inspectorView()).state === "pending", 30_000, "the view pending");
+      const view = await app.inspectorView();
+      if (view.state === "pending") expect(view.reason).toBe("extensions changed: f started");
+      fake.script({ text: "with them" });
+      await app.runPrompt("again");
+      expect(names(1)).toContain("mcp__f__ok");
+      expect(JSON.stringify(fake.requests[1]!.body.system)).toContain("Late instructions.");
     } finally {
       await app.close();
     }
