@@ -126,7 +126,15 @@ describe("a turn that calls an MCP tool (in-process, strict fake provider)", () 
       // the inspector names the server's section
       const view = await app.inspectorView();
       expect(view.state).toBe("current");
-      if (view.state === "current") expect(view.sections.map((s) => s.source)).toContain("MCP server everything (instructions)");
+      if (view.state === "current") {
+        expect(view.sections.map((s) => s.source)).toContain("MCP server everything (instructions)");
+        // the tools section holds the server's tools as the adapter encoded them
+        const tools = view.sections.find((s) => s.kind === "tools")!;
+        let text = "";
+        for (let p = 0; p < tools.pages; p++) text += (await app.inspectorPage(tools.index, p))?.text ?? "";
+        const sent = JSON.stringify(second.tools.find((t: { name: string }) => t.name === "mcp__everything__get-sum"), null, 2);
+        expect(text).toContain(sent);
+      }
     } finally {
       await app.close();
     }
