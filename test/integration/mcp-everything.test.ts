@@ -97,6 +97,22 @@ describe.each([
 });
 
 describe("a turn that calls an MCP tool (in-process, strict fake provider)", () => {
+  it("in the OpenAI shape too: the tool messages, then the image in a user message; nothing refused", async () => {
+    const dir = await tempDir("albedo-mcp-openai-");
+    const configFile = path.join(dir, "config.json");
+    await fs.writeFile(configFile, JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
+    const { app } = await makeApp(fake, { dir, configFile, provider: "openai" });
+    try {
+      fake.requests.length = 0;
+      fake.script({ toolCalls: [{ name: "mcp__everything__get-tiny-image", input: {} }, { name: "mcp__everything__get-sum", input: { a: 1, b: 2 } }] }, { text: "Seen." });
+      expect(await app.runPrompt("look")).toMatchObject({ ok: true, finalText: "Seen." });
+      expect(fake.rejections()).toEqual([]);
+      expect(JSON.stringify(fake.requests[1]!.body)).toContain("The sum of 1 and 2 is 3.");
+    } finally {
+      await app.close();
+    }
+  }, T);
+
   let fake: FakeProvider;
   beforeAll(async () => {
     fake = await startFakeProvider();

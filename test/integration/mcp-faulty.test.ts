@@ -138,6 +138,11 @@ describe("a faulty MCP server", () => {
     expect(names.filter((n) => n === "mcp__x_y__ok")).toHaveLength(1);
     expect(notices.join("\n")).toContain('tool "ok" of server "x_y" is not offered: its name mcp__x_y__ok is already taken by tool "ok" of server "x.y"');
     expect(m.describe()).toContain("refused: tool");
+    // each server's count is of its own tools: the second offers none
+    expect(m.status().map((st) => [st.name, st.tools])).toEqual([
+      ["x.y", 11],
+      ["x_y", 0],
+    ]);
     expect((await call(m, "mcp__x_y__weird_name_with_dots")).output).toBe("ok from weird name/with.dots");
   }, T);
 
