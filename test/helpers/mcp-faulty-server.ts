@@ -32,7 +32,7 @@ if (argv.includes("--hang-initialize")) {
   const tools = [
     { name: "ok", description: "answers ok", inputSchema: obj() },
     { name: "crash", description: "exits mid-call", inputSchema: obj() },
-    { name: "hang", description: "never answers", inputSchema: obj() },
+    { name: "hang", description: "never answers; writes `cancelled` (a path) when the client cancels the call", inputSchema: obj({ cancelled: { type: "string" } }) },
     { name: "invalid", description: "answers with something that is not a tool result", inputSchema: obj() },
     { name: "huge", description: "answers with `bytes` of text", inputSchema: obj({ bytes: { type: "number" } }, ["bytes"]) },
     { name: "escapes", description: "answers with terminal escape sequences", inputSchema: obj() },
@@ -43,7 +43,7 @@ if (argv.includes("--hang-initialize")) {
     { name: "weird name/with.dots", description: "a name providers refuse", inputSchema: obj() },
   ].map((t) => ({ ...t, name: prefix + t.name }));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const name = req.params.name.slice(prefix.length);
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     switch (name) {
@@ -53,8 +53,12 @@ if (argv.includes("--hang-initialize")) {
       case "crash":
         setTimeout(() => process.exit(3), 20);
         return new Promise(() => undefined);
-      case "hang":
+      case "hang": {
+        const file = args.cancelled;
+        // the SDK aborts this signal when notifications/cancelled arrives for the request
+        if (typeof file === "string") extra.signal.addEventListener("abort", () => fs.writeFileSync(file, "cancelled"));
         return new Promise(() => undefined);
+      }
       case "invalid":
         return { content: "this is not a list of content items", isError: "maybe" } as never;
       case "huge": {

@@ -77,14 +77,17 @@ describe("a faulty MCP server", () => {
     expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
   }, T);
 
-  it("Esc (the turn's signal) ends a hung call at once as interrupted", async () => {
-    const { m } = await setup({ f: faultyStdio() });
+  it("Esc (the turn's signal) ends a hung call at once as interrupted, and the server is told to cancel it", async () => {
+    const { m, dir } = await setup({ f: faultyStdio() });
+    const cancelled = path.join(dir, "cancelled");
     const abort = new AbortController();
-    const pending = call(m, "mcp__f__hang", {}, abort.signal);
+    const pending = call(m, "mcp__f__hang", { cancelled }, abort.signal);
     setTimeout(() => abort.abort(), 200);
     const out = await pending;
     expect(out.isError).toBe(true);
     expect(out.output).toContain("interrupted");
+    // notifications/cancelled reached the server (the SDK's cancellation)
+    await waitUntil(async () => (await fs.readFile(cancelled, "utf8").catch(() => "")) === "cancelled", 10_000, "the server to see the cancellation");
     expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
   }, T);
 
