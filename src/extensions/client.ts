@@ -32,6 +32,28 @@ export interface ConnectHooks {
 }
 
 const MAX_TOOLS = 500;
+/** the most one HTTP response from a server may bring (stdio has its own bound per message) */
+export const MAX_HTTP_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** fetch, with every response body cut off (as an error) past `max` bytes: a server must not
+ * be able to fill memory with one answer */
+export function boundedFetch(max = MAX_HTTP_RESPONSE_BYTES): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    if (!res.body) return res;
+    let seen = 0;
+    const counted = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.byteLength;
+          if (seen > max) controller.error(new Error(`the server sent more than ${max / 1048576} MB in one response`));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
 
 function toolsOf(list: ReadonlyArray<{ name: string; description?: string | undefined; inputSchema: Record<string, unknown> }>): McpTool[] {
   return list.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema }));
@@ -55,7 +77,7 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
       transport = stdio;
       break;
     case "http":
-      transport = new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: t.headers } });
+      transport = new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: t.headers }, fetch: boundedFetch() });
       break;
     default: {
       const never: never = t;

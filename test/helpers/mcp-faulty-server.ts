@@ -6,8 +6,13 @@
 //   --marker FILE         write FILE (holding the pid) as soon as the process starts
 //   --instructions TEXT   the instructions initialize returns
 //   --tool-prefix P       name every tool P + its name (collision tests)
+//   --http                serve Streamable HTTP (stateless) on a free loopback port instead
+//                         of stdio; prints "listening on URL" on stderr
 import fs from "node:fs";
 import { spawn } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -25,7 +30,29 @@ if (argv.includes("--hang-initialize")) {
   // reads stdin and never answers: a server stuck before initialize completes
   process.stdin.resume();
   setInterval(() => undefined, 60_000);
+} else if (argv.includes("--http")) {
+  // stateless: each POST gets a server of its own (initialize, then each call)
+  const web = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (d: Buffer) => chunks.push(d));
+    req.on("end", () => {
+      void (async () => {
+        const server = makeServer();
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        await server.connect(transport);
+        const text = Buffer.concat(chunks).toString("utf8");
+        await transport.handleRequest(req, res, text ? JSON.parse(text) : undefined);
+      })();
+    });
+  });
+  web.listen(0, "127.0.0.1", () => {
+    process.stderr.write(`listening on http://127.0.0.1:${(web.address() as AddressInfo).port}/mcp\n`);
+  });
 } else {
+  await makeServer().connect(new StdioServerTransport());
+}
+
+function makeServer(): Server {
   const instructions = opt("--instructions");
   const server = new Server({ name: "faulty", version: "1.0.0" }, { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) });
   const obj = (props: Record<string, unknown> = {}, required: string[] = []) => ({ type: "object" as const, properties: props, required });
@@ -90,5 +117,5 @@ if (argv.includes("--hang-initialize")) {
         return { content: [{ type: "text", text: `no tool ${name}` }], isError: true };
     }
   });
-  await server.connect(new StdioServerTransport());
+  return server;
 }

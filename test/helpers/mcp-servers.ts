@@ -65,6 +65,29 @@ export async function startEverythingHttp(): Promise<{ url: string; child: Child
   };
 }
 
+/** the faulty server over Streamable HTTP (stateless) on a free loopback port */
+export async function startFaultyHttp(): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ["--import", TSX, FAULTY, "--http"], { stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on("data", (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (\S+)/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`the faulty server exited (${code}): ${err}`)));
+  });
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGKILL");
+      }),
+  };
+}
+
 /** a manager over a config file, with its notices and changes collected */
 export function managerFor(opts: Partial<ManagerOptions> & { workspace: string; configFile?: string }): {
   m: ExtensionManager;

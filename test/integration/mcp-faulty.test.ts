@@ -6,7 +6,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { tempDir } from "../helpers/tmp.js";
 import { waitUntil } from "../helpers/cli.js";
-import { alive, faultyStdio, managerFor } from "../helpers/mcp-servers.js";
+import { alive, faultyStdio, managerFor, startFaultyHttp } from "../helpers/mcp-servers.js";
 import type { ExtensionManager } from "../../src/extensions/manager.js";
 import type { ToolContext, ToolOutput } from "../../src/tools/types.js";
 import { outputImages } from "../../src/extensions/results.js";
@@ -164,5 +164,22 @@ describe("a faulty MCP server", () => {
     expect(nope!.state).toBe("failed");
     expect(nope!.lastError).toContain("ENOENT");
     expect(f!.state).toBe("ready");
+  }, T);
+
+  it("over Streamable HTTP, one answer past 16 MB is cut off as an error, and smaller floods are capped", async () => {
+    const web = await startFaultyHttp();
+    try {
+      const { m } = await setup({ w: { url: web.url } });
+      expect(m.status()[0]!.state).toBe("ready");
+      const flood = await call(m, "mcp__w__huge", { bytes: 20_000_000 });
+      expect(flood.isError).toBe(true);
+      expect(flood.output).toContain("the server sent more than 16 MB in one response");
+      const big = await call(m, "mcp__w__huge", { bytes: 3_000_000 });
+      expect(big.isError).toBe(false);
+      expect(big.output.length).toBeLessThanOrEqual(MAX_TOOL_OUTPUT);
+      expect((await call(m, "mcp__w__ok")).output).toBe("ok from ok");
+    } finally {
+      await web.close();
+    }
   }, T);
 });
