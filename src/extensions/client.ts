@@ -105,7 +105,9 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
     return `${how}${err ? `; its last words on stderr: ${err.slice(-300)}` : ""}`;
   };
   client.onclose = () => {
-    if (!closing) hooks.onLost(`the server ${t.kind === "stdio" ? "exited" : "closed the connection"}${exitNote()}`);
+    if (closing) return;
+    if (stdio?.fault) hooks.onLost(`${stdio.fault}${exitNote()}`);
+    else hooks.onLost(`the server ${t.kind === "stdio" ? "exited" : "closed the connection"}${exitNote()}`);
   };
   const close = async (): Promise<void> => {
     closing = true;

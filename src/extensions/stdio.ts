@@ -26,6 +26,8 @@ export class GroupStdioTransport implements Transport {
   private readonly buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
   private stderrTail = "";
   private closed = false;
+  /** why we disconnected the server, when we did (a message over the bound) */
+  fault: string | undefined;
   /** how the process ended, once it has */
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 
@@ -81,8 +83,9 @@ export class GroupStdioTransport implements Transport {
       child.stdout!.on("data", (chunk: Buffer) => {
         try {
           this.buffer.append(chunk);
-        } catch (e) {
-          this.onerror?.(new Error(`the server sent a message over ${MAX_MESSAGE_BYTES / 1048576} MB; it was disconnected`));
+        } catch {
+          this.fault = `it sent a message over ${MAX_MESSAGE_BYTES / 1048576} MB and was disconnected`;
+          this.onerror?.(new Error(this.fault));
           void this.close();
           return;
         }

@@ -109,6 +109,14 @@ describe("a faulty MCP server", () => {
     expect(out.output).toMatch(/\[… [\d,]+ bytes cut …\]/);
   }, T);
 
+  it("floods past the bound of one stdio message (16 MB): the call fails, the server is disconnected and says why", async () => {
+    const { m } = await setup({ f: faultyStdio() });
+    const out = await call(m, "mcp__f__huge", { bytes: 17 * 1024 * 1024 });
+    expect(out.isError).toBe(true);
+    await waitUntil(() => m.status()[0]!.state === "failed", 20_000, "the server marked failed");
+    expect(m.status()[0]!.lastError).toContain("it sent a message over 16 MB and was disconnected");
+  }, T);
+
   it("writes escape sequences: none reaches the record, the text does", async () => {
     const { m } = await setup({ f: faultyStdio() });
     const out = await call(m, "mcp__f__escapes");
