@@ -35,7 +35,7 @@ export interface PrepareOptions {
   summaries: readonly StoredSummary[];
   /** tool rounds kept whole by microcompact (default 3) */
   keepRounds?: number;
-  /** rounds microcompact blurs at once when the tail reaches keepRounds + step (default 8) */
+  /** rounds microcompact blurs at once when the tail reaches keepRounds + step (default 12) */
   step?: number;
   /** share of the context window past which a summary is asked for (default 0.8) */
   threshold?: number;

@@ -41,7 +41,7 @@ export interface Settings {
   compaction: CompactionStrategy;
   compactionThreshold: number;
   keepToolRounds: number;
-  /** rounds microcompact blurs at once (absent: the default, DEFAULT_MICROCOMPACT_STEP) */
+  /** rounds microcompact blurs at once (absent: DEFAULT_MICROCOMPACT_STEP, 12) */
   microcompactStep?: number;
   /** how long Anthropic keeps the cached prompt prefix (absent: "5m") */
   cacheTtl?: "5m" | "1h";

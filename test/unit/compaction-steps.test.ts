@@ -161,7 +161,7 @@ describe("microcompact in steps over a long session", () => {
     }
     expect(toolTurns).toBeGreaterThan(20);
     expect(breaks).toBeGreaterThan(toolTurns * 0.8);
-    // and in steps of 8, at most one turn in eight or so
+    // and in default steps, at most one break per step of rounds
     let stepped = 0;
     for (let t = 4; t < turnStarts.length; t++) {
       if (firstDifference(items(priorAt(t - 1), opts({})), items(priorAt(t), opts({}))) !== undefined) stepped++;
