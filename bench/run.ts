@@ -28,6 +28,7 @@ const BENCHES: Bench[] = [
   { name: "pages", what: "inspector page fetch", run: async (q) => (await import("./pages.js")).benchPages(q) },
   { name: "store", what: "store append and load", run: async (q) => (await import("./store.js")).benchStore(q) },
   { name: "compaction", what: "compaction strategies", run: runCompaction },
+  { name: "cache", what: "prompt caching: 40-turn session per compaction strategy", run: async (q) => (await import("./cache.js")).benchCache(q) },
   { name: "mcp", what: "first usable frame with two MCP servers vs none (issue 18)", cli: true, run: async (q) => (await import("./mcp.js")).benchMcp(q) },
 ];
 
