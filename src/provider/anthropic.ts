@@ -1,7 +1,7 @@
 // Anthropic Messages API: the request body (pure) and the streaming parser (docs/providers.md, "Anthropic Messages").
 import { z } from "zod";
 import { assertNever, type Block } from "../record/types.js";
-import { minCacheableTokens, usesAdaptiveThinking } from "./catalog.js";
+import { minCacheableTokens, supportsReasoning, usesAdaptiveThinking } from "./catalog.js";
 import { encodeAnthropicTool } from "./encode-tools.js";
 import { parseToolInput } from "./tool-input.js";
 import {
@@ -98,7 +98,7 @@ function build(req: Request): EncodedRequest {
     if (plan?.tools) sent[sent.length - 1] = markBreakpoint({ ...(sent[sent.length - 1] as Json) }, plan.ttl, w);
     body["tools"] = sent;
   }
-  Object.assign(body, thinkingFields(req.model, req.reasoning, maxTokens));
+  if (!unsignedToolLoop(requestMessages(req))) Object.assign(body, thinkingFields(req.model, req.reasoning, maxTokens));
   body["stream"] = true;
   return { provider: "anthropic", body, wire: w.wire };
 }
@@ -181,6 +181,25 @@ function markBreakpoint(block: Json, ttl: RequestCache["ttl"], w: WireWriter): J
   return block;
 }
 
+/**
+ * Whether the assistant message of the tool loop in progress (the one whose calls the last
+ * message answers) thought but will not start with its thinking block: its reasoning lost its
+ * signature (the redactor drops a signature whose text held a key, src/turn/redact.ts) and
+ * crosses as prose. With thinking on, the API refuses that ("a final `assistant` message must
+ * start with a thinking block … To avoid this requirement, disable `thinking`"), so such a
+ * request goes without thinking.
+ */
+function unsignedToolLoop(messages: readonly WireMessage[]): boolean {
+  const last = messages[messages.length - 1];
+  const prev = messages[messages.length - 2];
+  if (last?.role !== "user" || prev?.role !== "assistant") return false;
+  if (!last.content.some((p) => p.type === "tool_result") || !prev.content.some((p) => p.type === "tool_call")) return false;
+  if (!prev.content.some((p) => p.type === "reasoning" && !nativeThinking(p))) return false;
+  // the first part that is sent (blank ones are not)
+  const first = prev.content.find((p) => !isBlank(p));
+  return !(first?.type === "reasoning" && nativeThinking(first));
+}
+
 function thinkingFields(model: string, level: ReasoningLevel, maxTokens: number): Json {
   switch (level) {
     case "off":
@@ -188,6 +207,10 @@ function thinkingFields(model: string, level: ReasoningLevel, maxTokens: number)
     case "low":
     case "medium":
     case "high": {
+      // a model the catalog knows not to think (Claude 3.5, 3 Opus/Haiku) refuses the field
+      // ("'claude-3-5-sonnet-20241022' does not support thinking."); one it does not know
+      // gets the setting as asked, as in the OpenAI adapters
+      if (supportsReasoning(model) === false) return {};
       // Opus 4.7+ refuse a budget; these models steer thinking by effort instead.
       if (usesAdaptiveThinking(model)) return { thinking: { type: "adaptive" }, output_config: { effort: level } };
       // The budget counts toward max_tokens: keep a quarter of it for the answer itself.

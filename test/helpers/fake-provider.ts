@@ -15,6 +15,7 @@ import path from "node:path";
 import type { AddressInfo, Socket } from "node:net";
 import { pathToFileURL } from "node:url";
 import { anthropicImageRefusal, serveModels, type ServedModels } from "./fake-images-models.js";
+import { anthropicThinkingRefusal } from "./fake-thinking.js";
 import { FakeCache, type AnthropicCacheUsage, type OpenAICacheUsage } from "./fake-cache.js";
 import { localFrames, localRefusal, type LocalOptions, type LocalServer } from "./fake-local-servers.js";
 import { serveResponses, type ResponsesFakeOptions } from "./fake-responses.js";
@@ -524,6 +525,9 @@ function validateAnthropic(h: http.IncomingHttpHeaders, body: unknown, key: stri
       }
     }
   }
+  // thinking refused by models from before it (test/helpers/fake-thinking.ts)
+  const thinkingRefused = anthropicThinkingRefusal(body);
+  if (thinkingRefused) return invalid(thinkingRefused);
   // the images' limits, in the real API's words (test/helpers/fake-images-models.ts)
   const images = anthropicImageRefusal(body);
   if (images) return invalid(images);
