@@ -5,7 +5,8 @@
 //   prose), except at a step, where it differs from the first newly blurred output;
 // - the inspector's change line names that place and why;
 // - a session closed and resumed (a new store connection and controller) sends the same bytes
-//   as the same session run without the restart;
+//   as the same session run without the restart, and so does each turn run as a new headless
+//   process (the built CLI with --continue);
 // - an automatic summary is asked for only at a turn's first request.
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp, TEST_KEY } from "../helpers/app.js";
 import { tempDir } from "../helpers/tmp.js";
+import { makeHome, runCli } from "../helpers/cli.js";
 import { openStore } from "../../src/store/store.js";
 import { App, type AppOptions } from "../../src/controller/controller.js";
 import { SUMMARY_SYSTEM } from "../../src/compaction/summary.js";
@@ -148,6 +150,41 @@ describe("microcompact in steps, on the wire", () => {
     restarted.bodies.forEach((b, i) => expect(messagesOf(b), `request ${i + 1}`).toEqual(messagesOf(straight.bodies[i]!)));
     // the change line is read from the stored print, so it holds across the restart too
     expect(restarted.changes).toEqual(straight.changes);
+  });
+});
+
+describe("microcompact in steps across processes", () => {
+  it("each turn a new headless process (--continue): the first request repeats the previous process's last request up to the previous turn, except at a step", async () => {
+    const home = await makeHome({ ANTHROPIC_API_KEY: TEST_KEY });
+    await fs.mkdir(path.join(home.root, "config", "albedo"), { recursive: true });
+    await fs.writeFile(path.join(home.root, "config", "albedo", "config.json"), JSON.stringify({ compaction: "microcompact", keepToolRounds: K, microcompactStep: STEP }));
+    await seed(home.workspace);
+    const turns = 6;
+    const bodies: string[] = [];
+    for (let t = 0; t < turns; t++) {
+      const start = fake.requests.length;
+      script(t);
+      const r = await runCli(
+        ["-p", `Please read f${t}.txt`, ...(t > 0 ? ["--continue"] : []), "--permission", "auto", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase],
+        home,
+      );
+      // headless mode shows its tool lines on stderr
+      expect(r.code, r.stderr).toBe(0);
+      expect(fake.requests.length - start).toBe(2);
+      bodies.push(...fake.requests.slice(start).map((x) => x.rawBody));
+    }
+    let steps = 0;
+    for (let t = 1; t < turns; t++) {
+      const diff = firstDifference(messagesOf(bodies[2 * t - 1]!), messagesOf(bodies[2 * t]!));
+      const blurredBefore = Math.max(0, Math.floor((t - 1 - K) / STEP) * STEP);
+      const blurredNow = Math.max(0, Math.floor((t - K) / STEP) * STEP);
+      if (blurredNow === blurredBefore) expect(diff, `turn ${t}`).toBe((t - 1) * 4 + 1);
+      else {
+        steps++;
+        expect(diff, `turn ${t}: a step`).toBe(4 * blurredBefore + 2);
+      }
+    }
+    expect(steps).toBe(1);
   });
 });
 
