@@ -448,9 +448,11 @@ export class OpenAIStreamHandler implements FrameHandler {
 
   private setUsage(u: z.infer<typeof usageSchema>): void {
     // prompt_tokens includes cached tokens; Usage keeps them apart, as Anthropic reports them
-    const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
+    const reported = u.prompt_tokens_details?.cached_tokens;
+    const cached = reported ?? 0;
     const usage: Usage = { inputTokens: u.prompt_tokens - cached, outputTokens: u.completion_tokens };
-    if (cached > 0) usage.cacheReadTokens = cached;
+    // a reported 0 is a miss the status line shows ("cache 0%"); no field, no figure
+    if (typeof reported === "number") usage.cacheReadTokens = cached;
     this.usage = usage;
     this.emit({ type: "usage", usage: { ...usage } });
   }

@@ -604,9 +604,11 @@ export class ResponsesStreamHandler implements FrameHandler {
 
   private setUsage(u: z.infer<typeof usageSchema>): void {
     // input_tokens includes cached tokens; Usage keeps them apart, as Anthropic reports them
-    const cached = u.input_tokens_details?.cached_tokens ?? 0;
+    const reported = u.input_tokens_details?.cached_tokens;
+    const cached = reported ?? 0;
     const usage: Usage = { inputTokens: u.input_tokens - cached, outputTokens: u.output_tokens };
-    if (cached > 0) usage.cacheReadTokens = cached;
+    // a reported 0 is a miss the status line shows ("cache 0%"); no field, no figure
+    if (typeof reported === "number") usage.cacheReadTokens = cached;
     this.usage = usage;
     this.emit({ type: "usage", usage: { ...usage } });
   }

@@ -16,7 +16,9 @@
 //
 // OpenAI (automatic caching): prompts of 1024 tokens or more are cached in 128-token steps per
 // `prompt_cache_key`; `cached_tokens` is the longest such step of this prompt seen before (with
-// the same key, within the TTL).
+// the same key, within the TTL). Both OpenAI routes report it: Chat as
+// prompt_tokens_details.cached_tokens, Responses (fake-responses.ts) as
+// input_tokens_details.cached_tokens, the prompt's tokens including the cached ones.
 import { createHash } from "node:crypto";
 
 export const FAKE_TOKEN_RULE = "ceil(chars/4) of each block's JSON, cache_control left out";

@@ -213,7 +213,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
         if (queue.length === 0 && opts.repeat && lastScript.length > 0) queue.push(...lastScript);
         return queue.shift() ?? { text: "ok" };
       };
-      await serveResponses({ rec, req, res, key, next, timers, nextId, ...(opts.responses ? { options: opts.responses } : {}) });
+      await serveResponses({ rec, req, res, key, next, timers, nextId, cache: opts.cache, ...(opts.responses ? { options: opts.responses } : {}) });
       return;
     }
     if (!shape) {

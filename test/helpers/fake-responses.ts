@@ -10,6 +10,7 @@
 import type http from "node:http";
 import type { Socket } from "node:net";
 import type { ErrorStep, FaultStep, RecordedRequest, Step, TextStep, ToolStep } from "./fake-provider.js";
+import type { FakeCache, OpenAICacheUsage } from "./fake-cache.js";
 
 /** How this endpoint departs from OpenAI's own, account by account or server by server. */
 export interface ResponsesFakeOptions {
@@ -30,6 +31,8 @@ export interface ResponsesServe {
   next(): Step;
   timers: Set<NodeJS.Timeout>;
   nextId(): number;
+  /** the prompt-cache simulation: usage reports its cached_tokens (test/helpers/fake-cache.ts) */
+  cache?: FakeCache | undefined;
 }
 
 type Obj = Record<string, unknown>;
@@ -278,7 +281,8 @@ export async function serveResponses(s: ResponsesServe): Promise<void> {
     json(s.res, e.status, e.body ?? { error: { message: e.status === 429 ? "Rate limit reached" : `HTTP ${e.status}`, type: e.status >= 500 ? "server_error" : "invalid_request_error", param: null, code: e.status === 429 ? "rate_limit_exceeded" : null } }, e.headers ?? {});
     return;
   }
-  const frames = new Frames(s, body);
+  // an accepted request is cached as OpenAI caches any prompt: per prompt_cache_key, from 1024 tokens in 128-token steps
+  const frames = new Frames(s, body, "fault" in step ? undefined : s.cache?.openai(body));
   if ("fault" in step) return renderFault(s, frames, step as FaultStep);
   const events = frames.answer(step as TextStep | ToolStep);
   head(s.res, s.nextId());
@@ -327,6 +331,7 @@ class Frames {
   constructor(
     private readonly s: ResponsesServe,
     private readonly body: Obj,
+    private readonly cached?: OpenAICacheUsage,
   ) {
     this.responseId = `resp_fake_${s.nextId()}`;
     this.model = body["model"];
@@ -360,7 +365,15 @@ class Frames {
     if (text !== "" || calls.length === 0) out.push(...this.message(output.length, text, per, output));
     for (const c of calls) out.push(...this.call(output.length, c.callId, c.name, c.rawArguments ?? JSON.stringify(c.input ?? {}), output));
     const u = step.usage ?? { input: Math.ceil(JSON.stringify(this.body).length / 4), output: Math.max(1, text.split(/\s+/).filter(Boolean).length + 10 * calls.length) };
-    const usage = { input_tokens: u.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: u.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: u.input + u.output };
+    // input_tokens counts the cached part too, as OpenAI reports it
+    const input = this.cached?.prompt_tokens ?? u.input;
+    const usage = {
+      input_tokens: input,
+      input_tokens_details: { cached_tokens: this.cached?.cached_tokens ?? 0 },
+      output_tokens: u.output,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: input + u.output,
+    };
     out.push(this.event("response.completed", { response: this.response("completed", output, { usage }) }));
     return out;
   }

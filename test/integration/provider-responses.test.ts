@@ -110,7 +110,8 @@ describe("responses: the body", () => {
   it("is stateless, flat-tooled, with instructions, context as system items and the encrypted reasoning asked for", async () => {
     fake.script({ text: "Hello from the Responses shape.", usage: { input: 40, output: 6 } });
     const { result, events } = await run(provider(), req());
-    expect(result).toEqual({ blocks: [{ type: "text", text: "Hello from the Responses shape." }], stopReason: "end", usage: { inputTokens: 40, outputTokens: 6 } });
+    // the fake reports cached_tokens 0, as OpenAI does on a miss: a figure, not an absence
+    expect(result).toEqual({ blocks: [{ type: "text", text: "Hello from the Responses shape." }], stopReason: "end", usage: { inputTokens: 40, outputTokens: 6, cacheReadTokens: 0 } });
     expect(events.filter((e) => e.type === "text_delta").map((e) => (e.type === "text_delta" ? e.text : "")).join("")).toBe("Hello from the Responses shape.");
     const r = fake.requests[0]!;
     expect(r.rejected).toBeUndefined();
