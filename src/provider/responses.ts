@@ -3,8 +3,9 @@
 //
 // Stateless: `store: false` with `include: ["reasoning.encrypted_content"]`, so nothing lives
 // on OpenAI's side between requests. Each reasoning item comes back encrypted; the complete
-// item from `response.output_item.done` is kept as the reasoning block's opaque body and, in
-// its own live round only, replayed verbatim just before the item it preceded. Replayed
+// item from `response.output_item.done` is kept as the reasoning block's opaque body (when the
+// item it preceded is one that is sent again) and, in its own live round only, replayed
+// verbatim just before that item. Replayed
 // history is prose, one input item per stored message (src/replay/), so no call id or
 // reasoning item ever crosses from one turn into another.
 import { z } from "zod";
@@ -629,7 +630,7 @@ export class ResponsesStreamHandler implements FrameHandler {
 
   private blocks(final: boolean): Block[] {
     const out: Block[] = [];
-    for (const acc of this.order) {
+    for (const [i, acc] of this.order.entries()) {
       switch (acc.kind) {
         case "message":
           if (acc.text.length > 0) out.push({ type: "text", text: acc.text });
@@ -639,7 +640,7 @@ export class ResponsesStreamHandler implements FrameHandler {
           if (acc.done || final) out.push({ type: "tool_use", id: acc.id, name: acc.name, input: this.parseArgs(acc, final) });
           break;
         case "reasoning":
-          if (acc.opaque) out.push({ type: "reasoning", text: acc.text, opaque: { kind: OPAQUE_OPENAI_REASONING, body: acc.opaque } });
+          if (acc.opaque && precedesKept(this.order[i + 1])) out.push({ type: "reasoning", text: acc.text, opaque: { kind: OPAQUE_OPENAI_REASONING, body: acc.opaque } });
           else if (acc.text.length > 0) out.push({ type: "reasoning", text: acc.text });
           break;
         case "ignored":
@@ -657,6 +658,29 @@ export class ResponsesStreamHandler implements FrameHandler {
       this.emit({ type: "warning", message: `the arguments ${this.label} sent for tool "${acc.name}" are not valid JSON; kept as _raw` });
     }
     return input;
+  }
+}
+
+/**
+ * Whether the item after a reasoning item will be sent again as its own item: the reasoning
+ * item goes back only right before the item it preceded (the API refuses it elsewhere). A
+ * message of blank text is dropped when the round is replayed (src/replay/replay.ts,
+ * dropBlankText: providers refuse blank text), an ignored item never was a block, and nothing
+ * follows the last item; before any of these the reasoning keeps its text and loses its
+ * encrypted item, so it crosses as prose.
+ */
+function precedesKept(next: Acc | undefined): boolean {
+  if (next === undefined) return false;
+  switch (next.kind) {
+    case "call":
+      return true;
+    case "message":
+      return /\S/.test(next.text);
+    case "reasoning":
+    case "ignored":
+      return false;
+    default:
+      return assertNever(next, "accumulator");
   }
 }
 

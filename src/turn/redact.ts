@@ -3,9 +3,9 @@
 // the provider and the inspector read the same redacted text and the record never holds
 // a key. Both return their input unchanged (same objects) when nothing was found, so the
 // common case costs one scan and no copies.
-import type { Block } from "../record/types.js";
+import type { Block, ReasoningBlock } from "../record/types.js";
 import { assertNever } from "../record/types.js";
-import type { ContextItem, ProseMessage, ProsePart, Request, WireMessage, WirePart } from "../provider/types.js";
+import type { ContextItem, ProseMessage, ProsePart, ReasoningPart, Request, WireMessage, WirePart } from "../provider/types.js";
 import type { Redactor } from "../config/secrets.js";
 
 /** Every string inside a JSON value (a tool call's input), redacted. */
@@ -29,6 +29,35 @@ function redactJson(value: unknown, redact: Redactor): unknown {
   return value;
 }
 
+/**
+ * Reasoning, whose opaque body (a thinking signature, redacted thinking, a Responses reasoning
+ * item with its summary in plain text) is the provider's own and cannot be edited: a signature
+ * covers the thinking text and a reasoning item must go back verbatim. So when the redactor
+ * would change the text or the body (a key, or a piece of one), the body is dropped whole and
+ * the redacted text kept: the reasoning then crosses as prose, which every provider takes,
+ * and nothing of the key is stored, captured or sent.
+ */
+function redactReasoning<R extends ReasoningBlock | ReasoningPart>(r: R, redact: Redactor): R {
+  const text = redact(r.text);
+  if (r.opaque === undefined || (text === r.text && !holdsKey(r.opaque.body, redact))) return text === r.text ? r : { ...r, text };
+  const { opaque: _dropped, ...rest } = r;
+  return { ...rest, text } as R;
+}
+
+/** Whether the redactor would change the body: as it is, and (a JSON body) in each of its
+ * strings and keys once parsed, where an escape could hide a key from the plain scan. */
+function holdsKey(body: string, redact: Redactor): boolean {
+  if (redact(body) !== body) return true;
+  if (!/^\s*[[{]/.test(body)) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return false;
+  }
+  return redactJson(parsed, redact) !== parsed;
+}
+
 export function redactBlock(b: Block, redact: Redactor): Block {
   switch (b.type) {
     case "text": {
@@ -43,11 +72,8 @@ export function redactBlock(b: Block, redact: Redactor): Block {
       const output = redact(b.output);
       return output === b.output ? b : { ...b, output };
     }
-    case "reasoning": {
-      // the opaque body is the provider's own signature or ciphertext: not ours to edit
-      const text = redact(b.text);
-      return text === b.text ? b : { ...b, text };
-    }
+    case "reasoning":
+      return redactReasoning(b, redact);
     case "image":
       return b;
     default:
@@ -87,11 +113,8 @@ function redactPart(p: WirePart, redact: Redactor): WirePart {
       const output = redact(p.output);
       return output === p.output ? p : { ...p, output };
     }
-    case "reasoning": {
-      // the opaque body is the provider's own signature or ciphertext: not ours to edit
-      const text = redact(p.text);
-      return text === p.text ? p : { ...p, text };
-    }
+    case "reasoning":
+      return redactReasoning(p, redact);
     default:
       return assertNever(p, "wire part");
   }
