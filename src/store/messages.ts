@@ -129,6 +129,9 @@ export type MessageMethods =
   | "saveSummary"
   | "loadSummaries";
 
+const ROLES: readonly unknown[] = roleSchema.options;
+const STATUSES: readonly unknown[] = statusSchema.options;
+
 export class MessageStore implements Pick<HistoryStore, MessageMethods> {
   private constructor(
     private readonly conn: Connection,
@@ -303,13 +306,12 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
       const bad: BadMessage[] = [];
       for (const r of rows) {
         const fail = (error: string) => bad.push({ id: r.id, seq: r.seq, role: String(r.role), error });
-        const role = roleSchema.safeParse(r.role);
-        if (!role.success) {
+        // the schemas' own lists: a zod call per column per row was ~6 ms of a 10,000-message load
+        if (!ROLES.includes(r.role)) {
           fail(`unknown role ${JSON.stringify(r.role)}`);
           continue;
         }
-        const status = statusSchema.safeParse(r.status);
-        if (!status.success) {
+        if (!STATUSES.includes(r.status)) {
           fail(`unknown status ${JSON.stringify(r.status)}`);
           continue;
         }
@@ -322,9 +324,9 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
           id: r.id,
           sessionId: r.session_id,
           seq: r.seq,
-          role: role.data,
+          role: r.role as StoredMessage["role"],
           blocks: blocks.blocks,
-          status: status.data,
+          status: r.status as StoredMessage["status"],
           createdAt: r.created_at,
         };
         if (r.model !== null) m.model = r.model;

@@ -313,6 +313,31 @@ describe("messages", () => {
     expect(typeof h.bad[0]?.id).toBe("number");
   });
 
+  it("a row with an unknown role or status is reported, not loaded, and the rest still loads", async () => {
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    await store.appendMessage(s.id, text("good 1"));
+    const raw = await rawOpen(dbPath);
+    const blocks = JSON.stringify([{ type: "text", text: "x" }]);
+    const sql = "INSERT INTO messages (session_id, seq, role, status, model, blocks_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)";
+    await rawRun(raw, sql, [s.id, 2, "system", "complete", null, blocks, new Date().toISOString()]);
+    await rawRun(raw, sql, [s.id, 3, "assistant", "done", null, blocks, new Date().toISOString()]);
+    await rawRun(raw, sql, [s.id, 4, "toString", "complete", null, blocks, new Date().toISOString()]);
+    await rawClose(raw);
+    await store.appendMessage(s.id, text("good 5", "assistant"));
+
+    const h = await store.loadHistory(s.id);
+    expect(h.messages.map((m) => [m.seq, m.role, m.status])).toEqual([
+      [1, "user", "complete"],
+      [5, "assistant", "complete"],
+    ]);
+    expect(h.bad.map((b) => [b.seq, b.error])).toEqual([
+      [2, 'unknown role "system"'],
+      [3, 'unknown status "done"'],
+      [4, 'unknown role "toString"'],
+    ]);
+  });
+
   it("lets a second connection read what the first one wrote (WAL)", async () => {
     const a = await openTracked();
     const b = await openTracked();
