@@ -90,7 +90,7 @@ describe("parseErrorBody", () => {
     });
     expect(
       parseErrorBody('{"error":{"message":"too long","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}'),
-    ).toEqual({ message: "too long", type: "invalid_request_error", code: "context_length_exceeded" });
+    ).toEqual({ message: "too long", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" });
     expect(parseErrorBody('{"error":"model not found"}')).toEqual({ message: "model not found" });
     expect(parseErrorBody("<html>Bad Gateway</html>")).toEqual({ message: "<html>Bad Gateway</html>" });
   });
