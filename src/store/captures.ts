@@ -92,7 +92,25 @@ interface Statements {
 
 export type CaptureMethods = "saveCapture" | "setPending" | "inspectorView" | "capturePage" | "lastSectionBytes" | "lastRequestPrint";
 
+const printRowSchema = z.object({ print: requestPrintSchema });
+
+/** A capture as this store last wrote it: its two JSON columns and the values they hold. */
+interface Written {
+  meta: string;
+  sections: string;
+  value: { meta: CaptureMeta; sections: SectionSummary[]; print: RequestPrint | undefined };
+}
+
 export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
+  /**
+   * The last capture written through this store, by its JSON (issue 19). Reading back a row
+   * that is exactly what was written needs no parse and no check: zod's check of the stored
+   * capture ran at every read (the status line's figure after each request, the next
+   * request's comparison), and its first use compiles the schemas (~12 ms while an answer's
+   * first words arrive). A row that differs in any byte is parsed and checked as before.
+   */
+  private written: Written | undefined;
+
   private constructor(
     private readonly conn: Connection,
     private readonly s: Statements,
@@ -128,6 +146,7 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
     // strips what it does not name), so it is never shown, only compared (lastRequestPrint)
     const meta = JSON.stringify(capture.print ? { ...capture.meta, print: capture.print } : capture.meta);
     const sections = JSON.stringify(capture.sections);
+    this.written = { meta, sections, value: { meta: capture.meta, sections: capture.sections, print: capture.print } };
     return this.conn.tx(async () => {
       await requireSession(this.conn, sessionId);
       await this.conn.run("DELETE FROM capture_pages WHERE session_id = ?", [sessionId]);
@@ -170,6 +189,8 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
       if (!row || row.meta_json === null || row.sections_json === null) {
         return { state: "pending", reason: NO_REQUEST_YET, since: session.created_at };
       }
+      const w = this.same(row);
+      if (w) return { state: "current", meta: { ...w.meta }, sections: w.sections.map((s) => ({ ...s })) };
       const meta = parseJson(metaSchema, row.meta_json);
       const sections = parseJson(sectionsSchema, row.sections_json);
       if (!meta.ok || !sections.ok) {
@@ -190,7 +211,8 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
     return this.conn.serial(async () => {
       const [row] = await stmtAll<CaptureRow>(this.s.getCapture, [sessionId]);
       if (!row || row.pending_reason !== null || row.sections_json === null) return undefined;
-      const sections = parseJson(sectionsSchema, row.sections_json);
+      const w = this.same(row);
+      const sections = w ? { ok: true as const, value: w.sections } : parseJson(sectionsSchema, row.sections_json);
       if (!sections.ok) return undefined;
       const sec = sections.value[section];
       if (!sec || page >= sec.pages) return undefined;
@@ -204,8 +226,10 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
     return this.conn.serial(async () => {
       const [row] = await stmtAll<CaptureRow>(this.s.getCapture, [sessionId]);
       if (!row || row.meta_json === null) return undefined;
+      const w = this.same(row);
+      if (w) return w.print;
       // an older capture has no print, and one that cannot be read is no basis to compare with
-      const r = parseJson(z.object({ print: requestPrintSchema }), row.meta_json);
+      const r = parseJson(printRowSchema, row.meta_json);
       return r.ok ? r.value.print : undefined;
     });
   }
@@ -214,7 +238,8 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
     return this.conn.serial(async () => {
       const [row] = await stmtAll<CaptureRow>(this.s.getCapture, [sessionId]);
       if (!row || row.sections_json === null) return undefined;
-      const sections = parseJson(sectionsSchema, row.sections_json);
+      const w = this.same(row);
+      const sections = w ? { ok: true as const, value: w.sections } : parseJson(sectionsSchema, row.sections_json);
       if (!sections.ok) return undefined;
       const out = new Map<string, number>();
       // Two sections with the same kind and source (rare) are compared as one.
@@ -224,5 +249,11 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
       }
       return out;
     });
+  }
+
+  /** the values of a row that holds exactly what this store last wrote, else undefined */
+  private same(row: CaptureRow): Written["value"] | undefined {
+    const w = this.written;
+    return w && row.meta_json === w.meta && row.sections_json === w.sections ? w.value : undefined;
   }
 }

@@ -466,6 +466,28 @@ describe("inspector captures", () => {
     expect(await store.capturePage(s.id, 1, 1)).toBeUndefined(); // the old capture's pages are gone
   });
 
+  it("reads back what it wrote as another connection reads it, and still checks a row changed since", async () => {
+    const store = await openTracked();
+    const s = await store.createSession({ workspace: "/w" });
+    const c = { ...capture("m1", ["page zero", "page one"]), print: undefined };
+    await store.saveCapture(s.id, c);
+    // the writer answers from what it wrote; a second connection parses and checks the row
+    const other = await openTracked();
+    for (const get of [(x: SqliteStore) => x.inspectorView(s.id), (x: SqliteStore) => x.lastSectionBytes(s.id), (x: SqliteStore) => x.lastRequestPrint(s.id), (x: SqliteStore) => x.capturePage(s.id, 1, 1)]) {
+      expect(await get(store)).toEqual(await get(other));
+    }
+    // what it hands out is a copy: changing it changes no later read
+    const v = await store.inspectorView(s.id);
+    if (v.state === "current") v.sections[0]!.bytes = -1;
+    expect(await store.inspectorView(s.id)).toEqual({ state: "current", meta: c.meta, sections: c.sections });
+    // another writer changes the row under it: the writer reads and checks the row, not its memory
+    const raw = await rawOpen(dbPath);
+    await rawRun(raw, "UPDATE captures SET sections_json = ? WHERE session_id = ?", ['[{"index":"zero"}]', s.id]);
+    await rawClose(raw);
+    expect(await store.inspectorView(s.id)).toMatchObject({ state: "pending", reason: expect.stringMatching(/could not be read/) });
+    expect(await store.lastSectionBytes(s.id)).toBeUndefined();
+  });
+
   it("goes pending before any capture with the given reason", async () => {
     const store = await openTracked();
     const s = await store.createSession({ workspace: "/w" });
