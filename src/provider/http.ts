@@ -4,7 +4,7 @@
 // an oversize answer means is decided here, once.
 import type { request as undiciRequest } from "undici";
 import type { Block } from "../record/types.js";
-import { readSse, SseEventTooLarge, type SseFrame } from "./sse.js";
+import { readSseBatches, SseEventTooLarge, type SseFrame } from "./sse.js";
 import {
   ProviderError,
   type ProviderErrorKind,
@@ -403,13 +403,16 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
       },
       maxEventChars: bounds.eventChars,
     };
-    for await (const frame of readSse(res.body, progress)) {
-      if (finished) continue; // the body's tail after the final event; only its end matters
-      if (handler.onFrame(frame) === "done") {
-        finished = true;
-        clearTimeout(timer);
-        // the answer is whole; wait briefly for the body's end so the socket can be reused
-        timer = setTimeout(() => ac.abort(new Error("end grace")), END_GRACE_MS);
+    // the frames of each chunk at once: one async step per chunk, not per frame (sse.ts)
+    for await (const frames of readSseBatches(res.body, progress)) {
+      for (const frame of frames) {
+        if (finished) continue; // the body's tail after the final event; only its end matters
+        if (handler.onFrame(frame) === "done") {
+          finished = true;
+          clearTimeout(timer);
+          // the answer is whole; wait briefly for the body's end so the socket can be reused
+          timer = setTimeout(() => ac.abort(new Error("end grace")), END_GRACE_MS);
+        }
       }
     }
     if (finished || handler.completeWithoutFinal?.()) return { ok: handler.result() };

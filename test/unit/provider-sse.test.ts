@@ -1,7 +1,8 @@
 // SSE framing and the transport's small parsers (retry waits, error bodies, key scrubbing),
 // and the bounds on what one answer may bring.
 import { describe, expect, it } from "vitest";
-import { readSse, SseEventTooLarge, type SseFrame } from "../../src/provider/sse.js";
+import { readSse, readSseBatches, SseEventTooLarge, type SseFrame } from "../../src/provider/sse.js";
+import { prng } from "../helpers/prng.js";
 import {
   ANSWER_BYTES_PER_TOKEN,
   ANSWER_FLOOR_BYTES,
@@ -26,6 +27,41 @@ async function frames(chunks: string[]): Promise<SseFrame[]> {
   for await (const f of readSse(body())) out.push(f);
   return out;
 }
+
+describe("readSseBatches", () => {
+  it("gives the frames each chunk completes as one array: the same frames as readSse, however the bytes are cut", async () => {
+    const events = Array.from({ length: 300 }, (_, i) =>
+      i % 7 === 0 ? `: ping\r\n\r\n` : `event: content_block_delta\ndata: {"i":${i},"text":"wörd ${i} "}\n${i % 5 === 0 ? "data: second line\n" : ""}\n`,
+    ).join("");
+    const bytes = new TextEncoder().encode(events);
+    for (let seed = 1; seed <= 20; seed++) {
+      const r = prng(seed);
+      const chunks: Uint8Array[] = [];
+      // cuts anywhere, inside a UTF-8 character or a CRLF included
+      for (let at = 0; at < bytes.length; ) {
+        const n = 1 + Math.floor(r() * 200);
+        chunks.push(bytes.subarray(at, at + n));
+        at += n;
+      }
+      const body = async function* () {
+        yield* chunks;
+      };
+      const one: SseFrame[] = [];
+      for await (const f of readSse(body())) one.push(f);
+      const batched: SseFrame[] = [];
+      let steps = 0;
+      for await (const b of readSseBatches(body())) {
+        steps++;
+        expect(b.length).toBeGreaterThan(0);
+        batched.push(...b);
+      }
+      expect(batched).toEqual(one);
+      expect(one.filter((f) => f.event === "content_block_delta")).toHaveLength(300 - Math.ceil(300 / 7));
+      // one step per chunk that completes a frame, never one per frame
+      expect(steps).toBeLessThanOrEqual(chunks.length + 1);
+    }
+  });
+});
 
 describe("readSse", () => {
   it("reads named events with LF and CRLF line endings", async () => {
