@@ -64,9 +64,11 @@ export function encodeResponses(req: Request): EncodedRequest {
 
 /** Fields the body may go without: a server (or an account) that refuses one gets the request
  * again without it. OpenAI refuses reasoning summaries to organizations it has not verified;
- * a local server forced to this shape may not know `include` or `prompt_cache_key`. */
-export type ResponsesOptionalField = "reasoning.summary" | "include" | "prompt_cache_key";
-const OPTIONAL_FIELDS: readonly ResponsesOptionalField[] = ["reasoning.summary", "include", "prompt_cache_key"];
+ * a local server forced to this shape may not know `include` or `prompt_cache_key`; a model
+ * the catalog does not know may take no reasoning setting at all ("reasoning": the whole
+ * object, as Chat's reasoning_effort is optional). */
+export type ResponsesOptionalField = "reasoning.summary" | "reasoning" | "include" | "prompt_cache_key";
+const OPTIONAL_FIELDS: readonly ResponsesOptionalField[] = ["reasoning.summary", "reasoning", "include", "prompt_cache_key"];
 const NONE: ReadonlySet<ResponsesOptionalField> = new Set();
 
 function buildAll(req: Request): EncodedRequest {
@@ -115,6 +117,9 @@ export function refusedFields(e: RequestRefused, body: Json): ResponsesOptionalF
   return present.filter((f) => {
     if (d.param === f) return true;
     if (f === "reasoning.summary" && /reasoning summar/i.test(d.message)) return true;
+    // the effort is the setting itself: a model that refuses it takes no reasoning object
+    if (f === "reasoning" && d.param === "reasoning.effort") return true;
+    if (f === "reasoning" && refusal && /['"`]reasoning\.effort['"`]/.test(d.message)) return true;
     const quoted = new RegExp(`['"\`]${f.replace(".", "\\.")}['"\`]`);
     return refusal && quoted.test(d.message);
   });
@@ -147,7 +152,7 @@ function build(req: Request, refused: ReadonlySet<ResponsesOptionalField>): Enco
   body["max_output_tokens"] = Math.max(MIN_OUTPUT_TOKENS, Math.floor(req.maxOutputTokens));
   // a model the catalog knows not to reason gets no reasoning field (it would be refused)
   const reasons = supportsReasoning(req.model);
-  if (req.reasoning !== "off" && reasons !== false) {
+  if (req.reasoning !== "off" && reasons !== false && !refused.has("reasoning")) {
     body["reasoning"] = refused.has("reasoning.summary") ? { effort: req.reasoning } : { effort: req.reasoning, summary: "auto" };
   }
   // stateless: reasoning models reason even when not asked to, and their items must come

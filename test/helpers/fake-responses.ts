@@ -18,6 +18,8 @@ export interface ResponsesFakeOptions {
   unverifiedOrg?: boolean;
   /** parameters this server does not know (a local server serving /v1/responses) */
   unknownParams?: string[];
+  /** models beyond the fake's own list that refuse a reasoning setting (ones the catalog does not know) */
+  nonReasoningModels?: string[];
 }
 
 export interface ResponsesServe {
@@ -145,7 +147,7 @@ export function validateResponses(h: http.IncomingHttpHeaders, body: unknown, ke
         "unsupported_value",
       );
     }
-    if (effort !== undefined && NON_REASONING.test(model)) {
+    if (effort !== undefined && (NON_REASONING.test(model) || options.nonReasoningModels?.includes(model))) {
       return bad("Unsupported parameter: 'reasoning.effort' is not supported with this model.", "reasoning.effort", "unsupported_parameter");
     }
   }

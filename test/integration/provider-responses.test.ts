@@ -477,6 +477,36 @@ describe("responses: a refused optional field is sent again without it, for the 
     }
   });
 
+  it("a model the catalog does not know that refuses a reasoning setting gets the request again without it, for the session", async () => {
+    // the catalog cannot know every model (chatgpt-4o-latest, a dated snapshot, a local one):
+    // its refusal must not fail this and every later request while --reasoning is on
+    const f = await startFakeProvider({ key: KEY, responses: { nonReasoningModels: ["chatgpt-4o-latest"] } });
+    try {
+      const p = createProvider({ provider: "openai", baseUrl: f.openaiBase, apiKey: KEY, retry: { maxRetries: 0 } });
+      f.script({ text: "first" }, { text: "second" });
+      const events: StreamEvent[] = [];
+      const resent: Record<string, unknown>[] = [];
+      const r = req({ model: "chatgpt-4o-latest", reasoning: "high" });
+      expect(p.encode!(r).body["reasoning"]).toEqual({ effort: "high", summary: "auto" });
+      const first = await p.stream(r, { onEvent: (e) => events.push(e), onResend: async (enc) => void resent.push(enc.body) });
+      expect(first.blocks).toEqual([{ type: "text", text: "first" }]);
+      expect(f.rejections()).toEqual(["Unsupported parameter: 'reasoning.effort' is not supported with this model."]);
+      expect(f.requests[1]!.body.reasoning).toBeUndefined();
+      expect(resent).toEqual([f.requests[1]!.body]);
+      expect(events.filter((e) => e.type === "warning")).toEqual([
+        { type: "warning", message: expect.stringMatching(/refused "reasoning" \(HTTP 400: Unsupported parameter: 'reasoning\.effort'.*chatgpt-4o-latest will not get it again this session/) },
+      ]);
+      // the next request goes without at once; another model is asked afresh
+      expect(p.encode!(r).body["reasoning"]).toBeUndefined();
+      expect(p.encode!(req({ reasoning: "high" })).body["reasoning"]).toEqual({ effort: "high", summary: "auto" });
+      await p.stream(r);
+      expect(f.rejections()).toHaveLength(1);
+      expect(f.requests).toHaveLength(3);
+    } finally {
+      await f.close();
+    }
+  });
+
   it("a local server that knows neither include nor prompt_cache_key keeps working; a refusal of anything else stands", async () => {
     const local = await startFakeProvider({ responses: { unknownParams: ["include", "prompt_cache_key"] } });
     try {
