@@ -66,7 +66,9 @@ export function describeFailure(e: unknown, what: string, timeoutMs: number): st
   return `${what} failed: ${messageOf(e)}`;
 }
 
-export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHooks): Promise<Connection> {
+/** `signal` ends a start in progress (exit, /reload): the process goes at once instead of
+ * when its startup timeout is up. */
+export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHooks, signal?: AbortSignal): Promise<Connection> {
   const t = spec.transport;
   if (!t) throw new Error(spec.problem ?? "no transport");
   let stdio: GroupStdioTransport | undefined;
@@ -120,11 +122,13 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
   };
   const timeout = spec.startupTimeoutMs;
   try {
-    await client.connect(transport, { timeout, maxTotalTimeout: timeout });
+    const opts = { timeout, maxTotalTimeout: timeout, ...(signal ? { signal } : {}) };
+    signal?.throwIfAborted();
+    await client.connect(transport, opts);
     const tools: McpTool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor ? { cursor } : {}, { timeout, maxTotalTimeout: timeout });
+      const page = await client.listTools(cursor ? { cursor } : {}, opts);
       tools.push(...toolsOf(page.tools));
       cursor = page.nextCursor;
     } while (cursor && tools.length < MAX_TOOLS);

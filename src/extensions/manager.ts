@@ -44,6 +44,8 @@ interface Server {
   lastError?: string;
   /** the start in progress */
   starting?: Promise<void>;
+  /** ends the start in progress (close, /reload): a hung initialize is not waited out */
+  abort?: AbortController;
 }
 
 export interface ManagerOptions {
@@ -147,24 +149,32 @@ export class ExtensionManager {
     if (s.starting) return s.starting;
     s.state = "starting";
     delete s.lastError;
+    const abort = new AbortController();
+    s.abort = abort;
     const run = (async () => {
       try {
         const { connect } = await import("./client.js");
-        const conn = await connect(s.spec, this, {
-          onTools: (tools) => {
-            if (this.servers.includes(s) && s.conn === conn) this.setTools(s, tools, `${s.spec.name} changed its tools`);
+        const conn = await connect(
+          s.spec,
+          this,
+          {
+            onTools: (tools) => {
+              if (this.servers.includes(s) && s.conn === conn) this.setTools(s, tools, `${s.spec.name} changed its tools`);
+            },
+            onLost: (reason) => {
+              if (!this.servers.includes(s) || s.conn !== conn) return;
+              s.state = "failed";
+              s.lastError = this.clean(reason);
+              delete s.conn;
+              this.opts.onNotice("error", `MCP server ${s.spec.name} stopped: ${s.lastError}. Its tools are gone until /reload.`);
+              this.setTools(s, [], `${s.spec.name} stopped`, undefined);
+            },
           },
-          onLost: (reason) => {
-            if (!this.servers.includes(s) || s.conn !== conn) return;
-            s.state = "failed";
-            s.lastError = this.clean(reason);
-            delete s.conn;
-            this.opts.onNotice("error", `MCP server ${s.spec.name} stopped: ${s.lastError}. Its tools are gone until /reload.`);
-            this.setTools(s, [], `${s.spec.name} stopped`, undefined);
-          },
-        });
-        if (!this.servers.includes(s)) {
-          // reloaded away while it started
+          abort.signal,
+        );
+        if (!this.servers.includes(s) || abort.signal.aborted) {
+          // reloaded away or closed while it started
+          if (abort.signal.aborted) s.state = "stopped";
           await conn.close();
           return;
         }
@@ -174,11 +184,17 @@ export class ExtensionManager {
         const n = this.status().find((x) => x.name === s.spec.name)?.tools ?? 0;
         this.opts.onNotice("info", `MCP server ${s.spec.name} ready: ${n} tool${n === 1 ? "" : "s"}${s.instructions ? " and instructions" : ""}.`);
       } catch (e) {
+        // stopped on purpose (close, /reload) while it started: no failure to report
+        if (abort.signal.aborted) {
+          s.state = "stopped";
+          return;
+        }
         s.state = "failed";
         s.lastError = this.clean(messageOf(e));
         this.opts.onNotice("error", `MCP server ${s.spec.name} could not start: ${s.lastError}`);
       } finally {
         delete s.starting;
+        delete s.abort;
       }
     })();
     s.starting = run;
@@ -345,13 +361,13 @@ export class ExtensionManager {
         next.push(was);
         continue;
       }
-      if (was?.conn) stops.push(was.conn.close());
+      if (was) stops.push(this.stopServer(was));
       if (was) said.push(`${spec.name} ${state === "idle" ? "restarted" : state}`);
       else said.push(`${spec.name} added`);
       next.push({ spec, state, tools: [] });
     }
     for (const [, s] of old) {
-      if (s.conn) stops.push(s.conn.close());
+      stops.push(this.stopServer(s));
       said.push(`${s.spec.name} removed`);
     }
     this.servers = next;
@@ -363,18 +379,19 @@ export class ExtensionManager {
     return `MCP: ${said.length > 0 ? said.join(", ") : "no server changed"}${states ? ` (now: ${states})` : ""}.`;
   }
 
+  /** Stops one server: a start in progress is ended (not waited out), a connection closed. */
+  private async stopServer(s: Server): Promise<void> {
+    s.abort?.abort(new Error("stopped"));
+    await s.starting?.catch(() => undefined);
+    const c = s.conn;
+    delete s.conn;
+    if (s.state === "ready") s.state = "stopped";
+    await c?.close();
+  }
+
   /** Stops every server (each process group); called on exit. */
   async close(): Promise<void> {
-    const all = this.servers;
-    await Promise.all(
-      all.map(async (s) => {
-        await s.starting?.catch(() => undefined);
-        const c = s.conn;
-        delete s.conn;
-        if (s.state === "ready") s.state = "stopped";
-        await c?.close();
-      }),
-    );
+    await Promise.all(this.servers.map((s) => this.stopServer(s)));
   }
 }
 

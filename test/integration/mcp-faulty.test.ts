@@ -69,6 +69,41 @@ describe("a faulty MCP server", () => {
     await waitUntil(() => !alive(pid), 10_000, "the hung server's process gone");
   }, T);
 
+  it("hangs at initialize with a long startup timeout: close() does not wait for it, and the process is gone", async () => {
+    const dir = await tempDir("albedo-mcp-close-");
+    const marker = path.join(dir, "pid");
+    const configFile = path.join(dir, "config.json");
+    await fs.writeFile(configFile, JSON.stringify({ mcpServers: { h: { ...faultyStdio("--hang-initialize", "--marker", marker), startupTimeoutSeconds: 3600 } } }));
+    const { m, notices } = managerFor({ workspace: dir, configFile });
+    // as the screen does: started, never awaited
+    void m.start();
+    await waitUntil(async () => (await fs.readFile(marker, "utf8").catch(() => "")) !== "", 20_000, "the hung server started");
+    const pid = Number(await fs.readFile(marker, "utf8"));
+    // before: close() waited out the hour-long start; it must end the start instead
+    await m.close();
+    await waitUntil(() => !alive(pid), 10_000, "the hung server's process gone");
+    expect(m.status()[0]!.state).toBe("stopped");
+    // stopping it is no failure to report
+    expect(notices.join("\n")).not.toContain("could not start");
+  }, T);
+
+  it("hangs at initialize: /reload that changes it ends the old start at once and starts the new entry", async () => {
+    const dir = await tempDir("albedo-mcp-reload-");
+    const marker = path.join(dir, "pid");
+    const configFile = path.join(dir, "config.json");
+    await fs.writeFile(configFile, JSON.stringify({ mcpServers: { h: { ...faultyStdio("--hang-initialize", "--marker", marker), startupTimeoutSeconds: 3600 } } }));
+    const { m } = managerFor({ workspace: dir, configFile });
+    open.push(m);
+    void m.start();
+    await waitUntil(async () => (await fs.readFile(marker, "utf8").catch(() => "")) !== "", 20_000, "the hung server started");
+    const pid = Number(await fs.readFile(marker, "utf8"));
+    await fs.writeFile(configFile, JSON.stringify({ mcpServers: { h: faultyStdio() } }));
+    expect(await m.reload()).toContain("h restarted");
+    expect(m.status()[0]!.state).toBe("ready");
+    // before: the old process lived on until its hour was up
+    await waitUntil(() => !alive(pid), 10_000, "the old hung process gone");
+  }, T);
+
   it("hangs mid-call: the call ends at its timeout as an error result, and the server keeps working", async () => {
     const { m } = await setup({ f: { ...faultyStdio(), toolTimeoutSeconds: 1 } });
     const out = await call(m, "mcp__f__hang");
