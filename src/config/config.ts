@@ -25,10 +25,11 @@ export const mcpServerSchema = z
     url: z.string().min(1).optional(),
     headers: z.record(z.string(), z.string()).optional(),
     disabled: z.boolean().optional(),
-    /** seconds the server may take to start and answer initialize */
-    startupTimeoutSeconds: z.number().positive().optional(),
+    /** seconds the server may take to start and answer initialize (at most a day: a timer
+     * past 2^31 ms fires at once) */
+    startupTimeoutSeconds: z.number().positive().max(86_400, "at most 86400 seconds (a day)").optional(),
     /** seconds one tool call may take */
-    toolTimeoutSeconds: z.number().positive().optional(),
+    toolTimeoutSeconds: z.number().positive().max(86_400, "at most 86400 seconds (a day)").optional(),
   })
   .strict();
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;

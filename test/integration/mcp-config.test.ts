@@ -73,6 +73,23 @@ describe("MCP configuration", () => {
     ]);
   });
 
+  it("a timeout past what a timer can hold is refused by name (before: accepted, and the timer fired at once)", async () => {
+    const dir = await tempDir("albedo-mcp-cfg-");
+    const configFile = path.join(dir, "config.json");
+    await fs.writeFile(configFile, JSON.stringify({ mcpServers: { slow: { command: "x", startupTimeoutSeconds: 3_000_000 } } }));
+    expect(() => loadExtensionConfig({ configFile, workspace: dir })).toThrow('field "mcpServers.slow.startupTimeoutSeconds"');
+    await fs.writeFile(configFile, "{}");
+    await fs.writeFile(
+      path.join(dir, ".mcp.json"),
+      JSON.stringify({ mcpServers: { calls: { command: "x", toolTimeoutSeconds: 1e9 }, day: { command: "x", startupTimeoutSeconds: 86_400, toolTimeoutSeconds: 86_400 } } }),
+    );
+    const c = loadExtensionConfig({ configFile, workspace: dir });
+    expect(c.servers.map((s) => [s.name, s.problem ?? "fine"])).toEqual([
+      ["calls", expect.stringContaining('field "toolTimeoutSeconds": at most 86400 seconds (a day)')],
+      ["day", "fine"],
+    ]);
+  });
+
   it("a project .mcp.json that is not JSON, or not the shape, is a problem named by its file; a name the config has is the config's", async () => {
     const dir = await tempDir("albedo-mcp-proj-");
     const configFile = path.join(dir, "config.json");
