@@ -160,6 +160,8 @@ export interface ImageLimits {
   maxSide?: number;
   /** a smaller side limit for requests that carry more than `over` images */
   manyImages?: { over: number; maxSide: number };
+  /** what one request may carry in all: images each taken can still be too many together */
+  perRequest?: { maxImages: number; maxBase64Bytes: number };
   mediaTypes: readonly string[];
 }
 
@@ -171,9 +173,19 @@ const IMAGE_LIMITS: Record<ProviderName, ImageLimits> = {
     maxBase64Bytes: 5_242_880,
     maxSide: 8000,
     manyImages: { over: 20, maxSide: 2000 },
+    // 100 images a request (200K-context models; 600 on others, the smaller kept); the body
+    // whole is capped at 32 MB, so images get 24 MB of it and the text and tools the rest
+    perRequest: { maxImages: 100, maxBase64Bytes: 24 * 1_048_576 },
     mediaTypes: ["image/jpeg", "image/png", "image/gif", "image/webp"],
   },
-  openai: { provider: "openai", maxBytes: 20 * 1024 * 1024, mediaTypes: ["image/png", "image/jpeg", "image/webp", "image/gif"] },
+  // up to 500 images and 50 MB of them a request (the reference's figures, counted as base64
+  // here: the stricter reading)
+  openai: {
+    provider: "openai",
+    maxBytes: 20 * 1024 * 1024,
+    perRequest: { maxImages: 500, maxBase64Bytes: 50 * 1_048_576 },
+    mediaTypes: ["image/png", "image/jpeg", "image/webp", "image/gif"],
+  },
 };
 
 export function imageLimits(provider: ProviderName): ImageLimits {

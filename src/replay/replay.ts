@@ -22,7 +22,15 @@ import { toolInputJson } from "../provider/tool-input.js";
  * Who is to see a request's images: whether the model can see at all, and what its
  * provider's API takes. Data, not a callback, so the projection stays pure and comparable.
  */
-export type ImageTarget = { sees: false } | { sees: true; limits: ImageLimits; manyImages?: number };
+export type ImageTarget =
+  | { sees: false }
+  | {
+      sees: true;
+      limits: ImageLimits;
+      manyImages?: number;
+      /** the request's older images that its per-request limits leave out (targetForRequest) */
+      crowdedOut?: ReadonlySet<object>;
+    };
 
 /** A target that sees no image (a model without vision, a summary request). */
 export const BLIND: ImageTarget = { sees: false };
@@ -102,6 +110,10 @@ export function unseenReason(block: Pick<ImageBlock, "mediaType" | "bytes" | "wi
     const many = target.manyImages !== undefined ? ` in a request of more than ${l.manyImages?.over ?? 0} images (this one has ${target.manyImages})` : "";
     return { why: TOO_LARGE, detail: `${l.provider} takes up to ${l.maxSide} px a side${many}` };
   }
+  if (target.crowdedOut?.has(block) && l.perRequest) {
+    const r = l.perRequest;
+    return { why: "more images than this provider accepts in one request", detail: `${l.provider} takes up to ${r.maxImages} images or ${mb(r.maxBase64Bytes)} of them as base64 in one request; the newest are sent` };
+  }
   return undefined;
 }
 
@@ -113,12 +125,40 @@ export function unseenReason(block: Pick<ImageBlock, "mediaType" | "bytes" | "wi
  * provider takes).
  */
 export function targetForRequest(target: ImageTarget, messages: Iterable<{ blocks: readonly Block[] }>): ImageTarget {
-  if (!target.sees || !target.limits.manyImages) return target;
-  let n = 0;
-  for (const m of messages) for (const b of m.blocks) if (b.type === "image" && !unseenReason(b, target)) n++;
+  if (!target.sees) return target;
+  const all: ImageBlock[] = [];
+  for (const m of messages) for (const b of m.blocks) if (b.type === "image") all.push(b);
+  let t: ImageTarget = target;
   const many = target.limits.manyImages;
-  if (n <= many.over) return target;
-  return { sees: true, limits: { ...target.limits, maxSide: Math.min(target.limits.maxSide ?? Infinity, many.maxSide) }, manyImages: n };
+  if (many) {
+    const n = all.filter((b) => !unseenReason(b, target)).length;
+    if (n > many.over) t = { sees: true, limits: { ...target.limits, maxSide: Math.min(target.limits.maxSide ?? Infinity, many.maxSide) }, manyImages: n };
+  }
+  return crowdOut(t, all);
+}
+
+/**
+ * Images each taken can still be more than one request carries (Anthropic: 100, and 32 MB
+ * for the body whole), and such a request would be refused, and every one after it. The
+ * newest that fit are sent; from the first that does not, the older ones cross as markers.
+ */
+function crowdOut(t: Extract<ImageTarget, { sees: true }>, all: readonly ImageBlock[]): ImageTarget {
+  const cap = t.limits.perRequest;
+  if (!cap) return t;
+  const out = new Set<object>();
+  let count = 0;
+  let bytes = 0;
+  for (let i = all.length - 1; i >= 0; i--) {
+    const b = all[i]!;
+    if (unseenReason(b, t)) continue;
+    if (out.size > 0 || count + 1 > cap.maxImages || bytes + base64Bytes(b.bytes) > cap.maxBase64Bytes) {
+      out.add(b);
+      continue;
+    }
+    count++;
+    bytes += base64Bytes(b.bytes);
+  }
+  return out.size === 0 ? t : { ...t, crowdedOut: out };
 }
 
 export function toolUseProse(name: string, input: unknown): string {

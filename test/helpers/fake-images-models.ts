@@ -19,6 +19,9 @@ const MAX_BASE64 = 5_242_880;
 const MAX_SIDE = 8000;
 const MANY = 20;
 const MANY_SIDE = 2000;
+/** what one request may carry: 100 images (200K-context models), a 32 MB body */
+const MAX_IMAGES = 100;
+const MAX_REQUEST = 32 * 1_048_576;
 
 /** The dimensions of a base64 image, read from its first bytes (the header), or undefined. */
 function dimensions(data: string): { width: number; height: number } | undefined {
@@ -57,6 +60,10 @@ function images(body: Obj): Array<{ at: string; data: string }> {
 export function anthropicImageRefusal(body: unknown): string | undefined {
   if (!isObj(body)) return undefined;
   const all = images(body);
+  // the request's totals (the fake's wording; the real cap on the body answers 413 request_too_large)
+  if (all.length > MAX_IMAGES) return `messages: too many images in the request: ${all.length} > ${MAX_IMAGES}`;
+  const total = all.reduce((n, i) => n + i.data.length, 0);
+  if (total > MAX_REQUEST) return `request_too_large: the request's images are ${total} bytes of base64, more than the ${MAX_REQUEST} bytes a request may be`;
   for (const { at, data } of all) {
     if (data.length > MAX_BASE64) return `${at}.image.source.base64: image exceeds 5 MB maximum: ${data.length} bytes > ${MAX_BASE64} bytes`;
     const d = dimensions(data);

@@ -113,6 +113,31 @@ describe("images across providers", () => {
     await app.close();
   });
 
+  it("OpenAI → Anthropic: photos each within Anthropic's limits but too many bytes together go newest first; the request is accepted", async () => {
+    const { app, workspace } = await makeApp(fake, { provider: "openai", ...both() });
+    const files: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const name = `photo${i}.png`;
+      await fs.writeFile(path.join(workspace, name), png(3_500_000, 1500, 1000));
+      files.push(name);
+    }
+    fake.script({ text: "seen" }, { text: "still here" });
+    const refusedBefore = fake.rejections().length;
+    await app.submit("look", await Promise.all(files.map((f) => app.loadImage(f))));
+    expect(fake.requests.at(-1)!.rejected).toBeUndefined();
+    const said = await app.setModel("anthropic:claude-sonnet-4-5");
+    expect(said).toContain("3 images in this session are more than anthropic accepts");
+    await app.submit("and now?");
+    const sent = fake.requests.at(-1)!;
+    expect(sent.shape).toBe("anthropic");
+    // before: all eight (37 MB of base64) went, and this and every later request was refused
+    expect(sent.rejected).toBeUndefined();
+    expect(fake.rejections()).toHaveLength(refusedBefore);
+    expect(sent.rawBody.match(/"type":"image"/g)).toHaveLength(5);
+    expect(sent.rawBody.match(/more images than this provider accepts in one request/g)).toHaveLength(3);
+    await app.close();
+  });
+
   it("refuses at /image what the current provider cannot take, by name", async () => {
     const { app, workspace } = await makeApp(fake, { provider: "anthropic", ...both() });
     await fs.writeFile(path.join(workspace, "wide.png"), png(4000, 9000, 300));

@@ -172,5 +172,39 @@ describe("images per target in a request (issue 16, item 3)", () => {
     // OpenAI has no such rule
     expect(sent(turnRequest(prior(21), [msg("user", [text("go")])], settings({ provider: "openai", model: "gpt-4o", vision: imageTarget("openai", true) })))).toBe(21);
   });
+
+  // each image fits, but not all of them in one request: Anthropic's request cap (32 MB, the
+  // body whole) and its count (100 a request), OpenAI's 500 images and 50 MB. Before, every
+  // later request of such a session was refused.
+  describe("per request: the newest images that fit are sent, the older ones cross as markers", () => {
+    const images = (req: ReturnType<typeof turnRequest>) => requestMessages(req).flatMap((m) => m.content.filter((p) => p.type === "image"));
+    const base64 = (req: ReturnType<typeof turnRequest>) => images(req).reduce((n, p) => n + Math.ceil((p as { bytes: number }).bytes / 3) * 4, 0);
+    const photo = (i: number, bytes: number): Block => ({ type: "image", mediaType: "image/jpeg", data: `PHOTO${i}`, bytes, width: 1500, height: 1000 });
+
+    it("Anthropic: eight 3.5 MB photos (4.7 MB of base64 each, each taken) do not all go in one request", () => {
+      const prior = Array.from({ length: 7 }, (_, i) => msg("user", [text(`photo ${i}`), photo(i, 3_500_000)]));
+      const req = turnRequest(prior, [msg("user", [text("and this"), photo(7, 3_500_000)])], settings());
+      const sent = images(req);
+      // what goes stays under the request cap with room for the text, and it is the newest
+      expect(base64(req)).toBeLessThanOrEqual(24 * 1_048_576);
+      expect(sent.length).toBe(5);
+      expect(sent.map((p) => (p as { data: string }).data)).toEqual(["PHOTO3", "PHOTO4", "PHOTO5", "PHOTO6", "PHOTO7"]);
+      const json = JSON.stringify(requestMessages(req));
+      expect(json.match(/Image not seen: more images than this provider accepts in one request \(image\/jpeg, 3500000 bytes, 1500×1000; anthropic takes up to 100 images or 24 MB of them as base64 in one request; the newest are sent\)/g)).toHaveLength(3);
+      // OpenAI takes them all
+      expect(images(turnRequest(prior, [msg("user", [text("and this"), photo(7, 3_500_000)])], settings({ provider: "openai", model: "gpt-4o", vision: imageTarget("openai", true) })))).toHaveLength(8);
+    });
+
+    it("Anthropic: 101 small screenshots, the oldest one crosses as a marker; OpenAI's cap is 500", () => {
+      const shot = (i: number): Block => ({ type: "image", mediaType: "image/png", data: `S${i}`, bytes: 2_000, width: 200, height: 100 });
+      const prior = Array.from({ length: 100 }, (_, i) => msg("user", [shot(i)]));
+      const req = turnRequest(prior, [msg("user", [text("one more"), shot(100)])], settings());
+      expect(images(req)).toHaveLength(100);
+      expect((images(req)[0] as { data: string }).data).toBe("S1");
+      expect(JSON.stringify(req.history![0])).toContain("more images than this provider accepts in one request");
+      const many = Array.from({ length: 501 }, (_, i) => msg("user", [shot(i)]));
+      expect(images(turnRequest(many, [msg("user", [text("go")])], settings({ provider: "openai", model: "gpt-4o", vision: imageTarget("openai", true) })))).toHaveLength(500);
+    });
+  });
 });
 
