@@ -5,7 +5,9 @@
 // It blurs in steps, for the provider's prompt cache: the un-blurred tail grows from K rounds
 // to K + step − 1, and the next round blurs `step` rounds at once, back down to K. Between
 // steps the prepared history is byte-identical from request to request, so a cached prefix
-// holds; a step rewrites the cache from its first newly blurred output on. The boundary is a
+// holds; a step changes it from the first newly blurred output on, too far back for the
+// provider's look-back to find what was cached before it, so the step's request writes the
+// whole history again (docs/providers.md, Prompt caching). The boundary is a
 // pure function of the record (its number of tool rounds, counted from the session's first
 // message, summarised ones included), so nothing is stored and a resumed session prepares the
 // same bytes as before the restart.
@@ -55,7 +57,7 @@ export function countRounds(msgs: ReadonlyArray<{ role: string; blocks: readonly
 /** Default step: the tail grows to K + 11 rounds, then 12 are blurred at once. Chosen by the
  * session's input cost at cache prices (read 0.1×, write 1.25×) in bench/cache.ts's 40-turn
  * session: step 1, 4, 8, 12, 16, 32 cost 1.10, 0.91, 0.85, 0.82, 0.86, 0.99 M token-units
- * (held outputs cost reads on every request; a step rewrites the cache from its first blur). */
+ * (held outputs cost reads on every request; a step writes the history to the cache again). */
 export const DEFAULT_MICROCOMPACT_STEP = 12;
 
 /**

@@ -108,11 +108,17 @@ function build(req: Request): EncodedRequest {
 // order tools → system → messages, at most 4 marks per request (docs/providers.md, Prompt
 // caching). We mark, where the prefix is long enough for the model to cache: the last tool,
 // the last system block (system prompt and context items), the previous turn's last message
-// (the end of the replayed history), and the newest message. The history mark reads what
-// the previous turn wrote; the newest mark writes this request's prefix, which the next
-// request of the turn reads (the API looks back up to 20 blocks from each mark).
+// (the end of the replayed history), and the newest message. The newest mark writes this
+// request's prefix; the next request reads it through the API's look-back (about 20 blocks
+// from a mark). Where the previous request's prefix ends further back than that (the turn
+// before replays as more prose than that, or one round brought many parallel calls), the
+// mark on the previous turn's end moves to where that prefix ends, so it is read, not written
+// again with all the history before it.
 
 export const MAX_CACHE_BREAKPOINTS = 4;
+/** Blocks between the previous request's end and the newest mark past which its prefix gets a
+ * mark of its own: a margin under the API's look-back of about 20 blocks. */
+export const READ_MARK_AFTER_BLOCKS = 15;
 
 /** Characters per token of the placement estimate. It only decides whether a prefix is long
  * enough to mark (and errs long on code, short on prose); what is cached is the API's count. */
@@ -146,13 +152,32 @@ function planBreakpoints(req: Request, tools: Json[]): BreakpointPlan | undefine
   const systemMark = hasSystem && long(chars);
   const messages: number[] = [];
   const all = requestMessages(req);
-  const historyEnd = req.history.length - 1;
+  const newest = all.length - 1;
+  const read = previousRequestEnd(req);
+  const far = read !== undefined && read >= 0 && read < newest && blocksIn(all.slice(read + 1)) > READ_MARK_AFTER_BLOCKS;
+  const marked = [far ? read : req.history.length - 1, newest];
   all.forEach((m, i) => {
     for (const part of m.content) chars += partChars(part);
-    if ((i === historyEnd || i === all.length - 1) && long(chars)) messages.push(i);
+    if (marked.includes(i) && long(chars)) messages.push(i);
   });
   if (!toolsMark && !systemMark && messages.length === 0) return undefined;
   return { ttl: req.cache.ttl, tools: toolsMark, system: systemMark, messages };
+}
+
+/** Where the previous request's messages ended (an index into requestMessages): within a
+ * turn, just before its newest answer; at a turn's first request, the previous turn's prompt,
+ * which that turn's first request marked as its newest. */
+function previousRequestEnd(req: Request): number | undefined {
+  const live = req.live ?? [];
+  for (let j = live.length - 1; j >= 0; j--) if (live[j]!.role === "assistant") return req.history.length + j - 1;
+  return req.cache?.previousTurnStart;
+}
+
+/** The body blocks these messages become (encodeMessage: blank parts dropped, at least one). */
+function blocksIn(messages: readonly WireMessage[]): number {
+  let n = 0;
+  for (const m of messages) n += Math.max(1, m.content.filter((p) => !isBlank(p)).length);
+  return n;
 }
 
 function partChars(part: WirePart): number {

@@ -69,6 +69,10 @@ export type OpenAIApi = "chat" | "responses";
 export interface RequestCache {
   key: string;
   ttl: "5m" | "1h";
+  /** index into `history` of the previous turn's first message (its prompt), whose prefix
+   * that turn's first request cached; set by turnRequest (Anthropic marks it when the API's
+   * look-back would not reach it) */
+  previousTurnStart?: number;
 }
 
 export interface Request {

@@ -47,19 +47,32 @@ export function turnRequest(
 ): Request {
   const opts = { vision: targetForRequest(settings.vision, [...prior, ...live]) };
   const liveWire = live.map((m) => liveMessage(m, opts));
+  const history = leadWithUser(replayMessages(prior, opts), liveWire);
   return {
     provider: settings.provider,
     model: settings.model,
     system: settings.system,
     context: settings.context,
-    history: leadWithUser(replayMessages(prior, opts), liveWire),
+    history,
     live: liveWire,
     tools: settings.tools,
     maxOutputTokens: settings.maxOutputTokens,
     reasoning: settings.reasoning,
     ...(settings.api ? { api: settings.api } : {}),
-    ...(settings.cache ? { cache: settings.cache } : {}),
+    ...(settings.cache ? { cache: withTurnStart(settings.cache, prior, history.length - prior.length) } : {}),
   };
+}
+
+/** The cache hints with where the previous turn began in the history: its prompt, the last
+ * user message of `prior` that holds no tool results (replay keeps one wire message per stored
+ * message; `shift` is the leading marker leadWithUser may add). */
+function withTurnStart(cache: RequestCache, prior: ReadonlyArray<Replayable>, shift: number): RequestCache {
+  const { previousTurnStart: _given, ...hints } = cache;
+  for (let i = prior.length - 1; i >= 0; i--) {
+    const m = prior[i]!;
+    if (m.role === "user" && !m.blocks.some((b) => b.type === "tool_result")) return { ...hints, previousTurnStart: i + shift };
+  }
+  return hints;
 }
 
 /** The most a summary may take; a handover note is asked to stay under ~1,500 words. */

@@ -9,6 +9,7 @@ import { captureRequest, paginate } from "../../src/inspector/capture.js";
 import { summaryRequest, turnRequest, type RequestSettings } from "../../src/replay/request.js";
 import type { Block, MessageStatus } from "../../src/record/types.js";
 import type { Request } from "../../src/provider/types.js";
+import { FakeCache } from "../helpers/fake-cache.js";
 
 type Obj = Record<string, any>;
 type Msg = { role: "user" | "assistant"; blocks: Block[]; status: MessageStatus };
@@ -143,4 +144,74 @@ describe("Anthropic cache breakpoints", () => {
       expect(pages.some((p) => p.includes("[cache breakpoint: 1h]"))).toBe(true);
     }
   });
+
+  // The API finds a cached prefix only at a mark or up to ~20 blocks before one. A turn's
+  // prose or one round's blocks can be longer than that; the previous request's prefix must
+  // still be read, not the whole history written again (review of issue 17).
+  describe("each request reads the previous request's prefix, however far back it ends", () => {
+    const toolRound = (k: number, calls: number, size = 40): Msg[] => [
+      {
+        role: "assistant",
+        blocks: [
+          { type: "text", text: `Round ${k}.` },
+          ...Array.from({ length: calls }, (_, c): Block => ({ type: "tool_use", id: `toolu_${k}_${c}`, name: "read", input: { path: `f${k}_${c}.ts` } })),
+        ],
+        status: "complete",
+      },
+      {
+        role: "user",
+        blocks: Array.from({ length: calls }, (_, c): Block => ({
+          type: "tool_result",
+          toolUseId: `toolu_${k}_${c}`,
+          name: "read",
+          output: `contents of f${k}_${c}.ts `.repeat(size),
+          isError: false,
+        })),
+        status: "complete",
+      },
+    ];
+    /** One turn's requests against the cache: the prompt, then each round, then the answer. */
+    function runTurn(cache: FakeCache, prior: Msg[], prompt: string, rounds: Msg[][], s: RequestSettings): Msg[] {
+      const live: Msg[] = [user(prompt)];
+      cache.anthropic(body(turnRequest(prior, live, s)));
+      for (const r of rounds) {
+        live.push(...r);
+        const res = cache.anthropic(body(turnRequest(prior, live, s)));
+        expect("usage" in res, JSON.stringify(res)).toBe(true);
+      }
+      live.push(assistant(`Done with ${prompt}`));
+      return [...prior, ...live];
+    }
+    const s = settings({ system: LONG, tools: [longTool] });
+
+    for (const rounds of [2, 8, 14]) {
+      it(`the turn after one of ${rounds} tool rounds reads everything up to that turn's prompt`, () => {
+        const cache = new FakeCache();
+        const first = runTurn(cache, [], "First task.", [], s);
+        const second = runTurn(cache, first, "Second task.", Array.from({ length: rounds }, (_, k) => toolRound(k, 1)), s);
+        // the second turn's first request wrote the prefix up to its prompt
+        const promptEnd = Math.max(...cache.log.at(-rounds - 1)!.breakpoints.map((b) => b.tokens));
+        cache.anthropic(body(turnRequest(second, [user("Third task.")], s)));
+        const third = cache.log.at(-1)!;
+        expect(third.breakpoints.length).toBeLessThanOrEqual(MAX_CACHE_BREAKPOINTS);
+        expect(third.readTokens, JSON.stringify(third.breakpoints)).toBe(promptEnd);
+      });
+    }
+
+    it("a round of many parallel calls: the next request reads the whole previous request", () => {
+      const cache = new FakeCache();
+      const first = runTurn(cache, [], "First task.", [toolRound(0, 1)], s);
+      const live: Msg[] = [user("Read them all."), ...toolRound(1, 2)];
+      cache.anthropic(body(turnRequest(first, live, s)));
+      const before = cache.log.at(-1)!;
+      const wrote = Math.max(...before.breakpoints.map((b) => b.tokens));
+      // 12 calls and their 12 results: 26 blocks past the previous request's end
+      live.push(...toolRound(2, 12, 10));
+      const req = turnRequest(first, live, s);
+      expect(marks(body(req)).length).toBeLessThanOrEqual(MAX_CACHE_BREAKPOINTS);
+      cache.anthropic(body(req));
+      expect(cache.log.at(-1)!.readTokens).toBe(wrote);
+    });
+  });
 });
+
