@@ -4,7 +4,7 @@ import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.js";
 import type { ContextItem, Provider, ProviderName, Request, RequestCache, Usage } from "../provider/types.js";
-import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage, openaiApi } from "../provider/create.js";
+import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage, openaiApi, serverMemory, type ServerMemory } from "../provider/create.js";
 import type { OpenAIApi } from "../provider/types.js";
 import { catalogModels, familyOf, supportsReasoning, type ModelInfo } from "../provider/catalog.js";
 import { fetchModels, ModelsError, type ModelChoices, type ProviderModels } from "../provider/models.js";
@@ -124,6 +124,8 @@ export class App implements Controller {
   private providerName: ProviderName;
   private model: string;
   private provider!: Provider;
+  /** per provider and base URL: the optional fields its server refused (buildProvider) */
+  private readonly serverMemories = new Map<string, ServerMemory>();
   private context: ContextItem[] = [];
   private memory = new PermissionMemory();
   private abort: AbortController | undefined;
@@ -248,9 +250,15 @@ export class App implements Controller {
   private buildProvider(): void {
     const info = this.lookupModel(this.providerName, this.model);
     const apiKey = this.opts.credentials.keys[this.providerName];
+    // what a server refused is remembered for the run, across /model and /reload (issue 16)
+    const baseUrl = this.baseUrlFor(this.providerName);
+    const where = `${this.providerName} ${baseUrl}`;
+    let memory = this.serverMemories.get(where);
+    if (!memory) this.serverMemories.set(where, (memory = serverMemory(baseUrl)));
     this.provider = createProvider({
+      memory,
       provider: this.providerName,
-      baseUrl: this.baseUrlFor(this.providerName),
+      baseUrl,
       ...(apiKey ? { apiKey } : {}),
       ...(info.contextWindow ? { contextWindow: info.contextWindow } : {}),
       ...(this.opts.idleTimeoutMs ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),

@@ -17,6 +17,19 @@ export interface ProviderConfig {
   contextWindow?: number;
   retry?: RetryOptions;
   idleTimeoutMs?: number;
+  /** what this server refused so far (serverMemory): kept by the caller for the session, as
+   * a provider is built again on /model and /reload */
+  memory?: ServerMemory;
+}
+
+/** The optional fields one OpenAI-shaped server refused, per model, in either API. */
+export interface ServerMemory {
+  chat: ChatSession;
+  responses: ResponsesSession;
+}
+
+export function serverMemory(baseUrl: string | undefined): ServerMemory {
+  return { chat: new ChatSession(isOpenAIHosted(baseUrl)), responses: new ResponsesSession() };
 }
 
 const ENV_VAR: Record<ProviderName, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" };
@@ -66,9 +79,8 @@ export function createProvider(cfg: ProviderConfig): Provider {
     }
     case "openai": {
       const base = { ...(cfg.baseUrl ? { baseUrl: cfg.baseUrl } : {}), ...(key ? { apiKey: key } : {}) };
-      // what the server refused lives as long as this provider: the session's (ChatSession)
-      const session = new ChatSession(isOpenAIHosted(cfg.baseUrl));
-      const responses = new ResponsesSession();
+      // what the server refused lives as long as the caller keeps it (the app's session)
+      const { chat: session, responses } = cfg.memory ?? serverMemory(cfg.baseUrl);
       return perRequest("openai", (req) => {
         const api = req.api ?? "chat";
         switch (api) {
