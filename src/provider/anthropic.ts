@@ -34,6 +34,7 @@ import type {
 } from "./types.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "./encoded.js";
 import { requestMessages } from "./types.js";
+import { tokenCount } from "./usage.js";
 
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -636,10 +637,10 @@ export class AnthropicStreamHandler implements FrameHandler {
   private mergeUsage(u: z.infer<typeof usageSchema>): void {
     // message_delta usage is cumulative and may carry only some fields: overwrite what it has
     const next: Usage = this.usage ?? { inputTokens: 0, outputTokens: 0 };
-    if (u.input_tokens != null) next.inputTokens = u.input_tokens;
-    if (u.output_tokens != null) next.outputTokens = u.output_tokens;
-    if (u.cache_read_input_tokens != null) next.cacheReadTokens = u.cache_read_input_tokens;
-    if (u.cache_creation_input_tokens != null) next.cacheWriteTokens = u.cache_creation_input_tokens;
+    if (u.input_tokens != null) next.inputTokens = tokenCount(u.input_tokens);
+    if (u.output_tokens != null) next.outputTokens = tokenCount(u.output_tokens);
+    if (u.cache_read_input_tokens != null) next.cacheReadTokens = tokenCount(u.cache_read_input_tokens);
+    if (u.cache_creation_input_tokens != null) next.cacheWriteTokens = tokenCount(u.cache_creation_input_tokens);
     this.usage = next;
     this.emit({ type: "usage", usage: { ...next } });
   }

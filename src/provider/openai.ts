@@ -37,6 +37,7 @@ import type {
 } from "./types.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "./encoded.js";
 import { requestMessages } from "./types.js";
+import { splitPrompt, tokenCount } from "./usage.js";
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
@@ -449,8 +450,8 @@ export class OpenAIStreamHandler implements FrameHandler {
   private setUsage(u: z.infer<typeof usageSchema>): void {
     // prompt_tokens includes cached tokens; Usage keeps them apart, as Anthropic reports them
     const reported = u.prompt_tokens_details?.cached_tokens;
-    const cached = reported ?? 0;
-    const usage: Usage = { inputTokens: u.prompt_tokens - cached, outputTokens: u.completion_tokens };
+    const { uncached, cached } = splitPrompt(u.prompt_tokens, reported ?? 0);
+    const usage: Usage = { inputTokens: uncached, outputTokens: tokenCount(u.completion_tokens) };
     // a reported 0 is a miss the status line shows ("cache 0%"); no field, no figure
     if (typeof reported === "number") usage.cacheReadTokens = cached;
     this.usage = usage;

@@ -45,6 +45,7 @@ import type {
 } from "./types.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "./encoded.js";
 import { requestMessages } from "./types.js";
+import { splitPrompt, tokenCount } from "./usage.js";
 
 /** The opaque kind of a Responses reasoning item: its body is the item's JSON as received. */
 export const OPAQUE_OPENAI_REASONING = "openai_encrypted_reasoning";
@@ -611,8 +612,8 @@ export class ResponsesStreamHandler implements FrameHandler {
   private setUsage(u: z.infer<typeof usageSchema>): void {
     // input_tokens includes cached tokens; Usage keeps them apart, as Anthropic reports them
     const reported = u.input_tokens_details?.cached_tokens;
-    const cached = reported ?? 0;
-    const usage: Usage = { inputTokens: u.input_tokens - cached, outputTokens: u.output_tokens };
+    const { uncached, cached } = splitPrompt(u.input_tokens, reported ?? 0);
+    const usage: Usage = { inputTokens: uncached, outputTokens: tokenCount(u.output_tokens) };
     // a reported 0 is a miss the status line shows ("cache 0%"); no field, no figure
     if (typeof reported === "number") usage.cacheReadTokens = cached;
     this.usage = usage;
