@@ -19,6 +19,8 @@ export interface McpTool {
 export interface Connection {
   instructions: string | undefined;
   tools: McpTool[];
+  /** what of the server's tool list was left out, when something was (see boundTools) */
+  note: string | undefined;
   pid: number | undefined;
   call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
   close(): Promise<void>;
@@ -26,12 +28,17 @@ export interface Connection {
 
 export interface ConnectHooks {
   /** the server said its tools changed, and here they are */
-  onTools(tools: McpTool[]): void;
+  onTools(tools: McpTool[], note: string | undefined): void;
   /** the connection ended without close() (a crash, a dropped link): why */
   onLost(reason: string): void;
 }
 
+// A server's tool list joins every request: it is bounded like everything from outside.
 const MAX_TOOLS = 500;
+/** one tool's description (longer ones are cut, and say so) */
+export const MAX_TOOL_DESCRIPTION = 10_000;
+/** all of one server's tools, as JSON (name, description, schema) */
+export const MAX_TOOLS_BYTES = 1024 * 1024;
 /** the most one HTTP response from a server may bring (stdio has its own bound per message) */
 export const MAX_HTTP_RESPONSE_BYTES = 16 * 1024 * 1024;
 
@@ -56,7 +63,30 @@ export function boundedFetch(max = MAX_HTTP_RESPONSE_BYTES): typeof fetch {
 }
 
 function toolsOf(list: ReadonlyArray<{ name: string; description?: string | undefined; inputSchema: Record<string, unknown> }>): McpTool[] {
-  return list.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema }));
+  return list.map((t) => {
+    const d = t.description ?? "";
+    const description = d.length > MAX_TOOL_DESCRIPTION ? `${d.slice(0, MAX_TOOL_DESCRIPTION)} [… description cut at ${MAX_TOOL_DESCRIPTION} characters]` : d;
+    return { name: t.name, description, inputSchema: t.inputSchema };
+  });
+}
+
+/** The tools kept of a list, in its order, within MAX_TOOLS and MAX_TOOLS_BYTES, and a
+ * sentence naming what was left out. */
+export function boundTools(all: readonly McpTool[]): { tools: McpTool[]; note: string | undefined } {
+  const tools: McpTool[] = [];
+  let bytes = 0;
+  let over = 0;
+  for (const t of all) {
+    const size = Buffer.byteLength(JSON.stringify(t));
+    if (tools.length >= MAX_TOOLS || bytes + size > MAX_TOOLS_BYTES) {
+      over++;
+      continue;
+    }
+    bytes += size;
+    tools.push(t);
+  }
+  const note = over > 0 ? `${over} of its tools not offered: a server's tools are limited to ${MAX_TOOLS} and ${MAX_TOOLS_BYTES / 1048576} MB of names, descriptions and schemas` : undefined;
+  return { tools, note };
 }
 
 /** An SDK failure in words a person can act on. */
@@ -93,7 +123,10 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
       listChanged: {
         tools: {
           onChanged: (err, tools) => {
-            if (!err && tools) hooks.onTools(toolsOf(tools).slice(0, MAX_TOOLS));
+            if (!err && tools) {
+              const b = boundTools(toolsOf(tools));
+              hooks.onTools(b.tools, b.note);
+            }
           },
         },
       },
@@ -121,20 +154,36 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
     await stdio?.close();
   };
   const timeout = spec.startupTimeoutMs;
+  let phase = "initialize";
   try {
-    const opts = { timeout, maxTotalTimeout: timeout, ...(signal ? { signal } : {}) };
+    // the timeout is for the whole start (initialize and every page of tools/list), so a
+    // server that pages forever cannot hold it
+    const deadline = Date.now() + timeout;
+    const opts = (): { timeout: number; maxTotalTimeout: number; signal?: AbortSignal } => {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new McpError(ErrorCode.RequestTimeout, "the start took too long");
+      return { timeout: left, maxTotalTimeout: left, ...(signal ? { signal } : {}) };
+    };
     signal?.throwIfAborted();
-    await client.connect(transport, opts);
+    await client.connect(transport, opts());
+    phase = "tools/list";
     const tools: McpTool[] = [];
+    let bytes = 0;
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor ? { cursor } : {}, opts);
-      tools.push(...toolsOf(page.tools));
+      const page = await client.listTools(cursor ? { cursor } : {}, opts());
+      const got = toolsOf(page.tools);
+      tools.push(...got);
+      bytes += got.reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t)), 0);
       cursor = page.nextCursor;
-    } while (cursor && tools.length < MAX_TOOLS);
+    } while (cursor && tools.length < MAX_TOOLS && bytes <= MAX_TOOLS_BYTES);
+    const kept = boundTools(tools);
+    // pages left unread are tools left out too
+    const note = cursor ? `${kept.note ?? `its tools are limited to ${MAX_TOOLS} and ${MAX_TOOLS_BYTES / 1048576} MB`}; more pages of its tool list were not read` : kept.note;
     return {
       instructions: client.getInstructions() || undefined,
-      tools: tools.slice(0, MAX_TOOLS),
+      tools: kept.tools,
+      note,
       pid: stdio?.pid,
       call: async (tool, args, signal) => {
         return client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: spec.toolTimeoutMs, maxTotalTimeout: spec.toolTimeoutMs });
@@ -142,7 +191,7 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
       close,
     };
   } catch (e) {
-    const why = describeFailure(e, "initialize", timeout) + exitNote();
+    const why = describeFailure(e, phase, timeout) + exitNote();
     await close();
     throw new Error(why);
   }

@@ -158,8 +158,10 @@ export class ExtensionManager {
           s.spec,
           this,
           {
-            onTools: (tools) => {
-              if (this.servers.includes(s) && s.conn === conn) this.setTools(s, tools, `${s.spec.name} changed its tools`);
+            onTools: (tools, note) => {
+              if (!this.servers.includes(s) || s.conn !== conn) return;
+              this.noteTools(s, note);
+              this.setTools(s, tools, `${s.spec.name} changed its tools`);
             },
             onLost: (reason) => {
               if (!this.servers.includes(s) || s.conn !== conn) return;
@@ -180,6 +182,7 @@ export class ExtensionManager {
         }
         s.conn = conn;
         s.state = "ready";
+        this.noteTools(s, conn.note);
         this.setTools(s, conn.tools, `${s.spec.name} started`, conn.instructions);
         const n = this.status().find((x) => x.name === s.spec.name)?.tools ?? 0;
         this.opts.onNotice("info", `MCP server ${s.spec.name} ready: ${n} tool${n === 1 ? "" : "s"}${s.instructions ? " and instructions" : ""}.`);
@@ -199,6 +202,13 @@ export class ExtensionManager {
     })();
     s.starting = run;
     return run;
+  }
+
+  /** a tool list cut to its bounds: said once, and kept as the server's last error for /mcp */
+  private noteTools(s: Server, note: string | undefined): void {
+    if (!note) return;
+    s.lastError = this.clean(note);
+    this.opts.onNotice("warning", `MCP server ${s.spec.name}: ${s.lastError}`);
   }
 
   /** what a server says, fit for the screen and the record */

@@ -6,6 +6,9 @@
 //   --marker FILE         write FILE (holding the pid) as soon as the process starts
 //   --instructions TEXT   the instructions initialize returns
 //   --tool-prefix P       name every tool P + its name (collision tests)
+//   --endless-tools       tools/list pages forever: each page one more tool with a
+//                         20,000-character description, and a next cursor
+//   --empty-pages         tools/list pages forever with no tools on them
 //   --http                serve Streamable HTTP (stateless) on a free loopback port instead
 //                         of stdio; prints "listening on URL" on stderr
 import fs from "node:fs";
@@ -69,7 +72,15 @@ function makeServer(): Server {
     { name: "spawn-child", description: "starts a long sleep in the background and gives its pid", inputSchema: obj() },
     { name: "weird name/with.dots", description: "a name providers refuse", inputSchema: obj() },
   ].map((t) => ({ ...t, name: prefix + t.name }));
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async (req) => {
+    const page = Number(req.params?.cursor ?? "0");
+    if (argv.includes("--empty-pages")) return { tools: [], nextCursor: String(page + 1) };
+    if (argv.includes("--endless-tools")) {
+      const t = { name: `t${page}`, description: `tool ${page} ` + "d".repeat(20_000), inputSchema: obj() };
+      return { tools: page === 0 ? [...tools, t] : [t], nextCursor: String(page + 1) };
+    }
+    return { tools };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const name = req.params.name.slice(prefix.length);
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;

@@ -11,6 +11,8 @@ import type { ExtensionManager } from "../../src/extensions/manager.js";
 import type { ToolContext, ToolOutput } from "../../src/tools/types.js";
 import { outputImages } from "../../src/extensions/results.js";
 import { MAX_TOOL_OUTPUT } from "../../src/tools/cap.js";
+import { MAX_TOOL_DESCRIPTION, MAX_TOOLS_BYTES } from "../../src/extensions/client.js";
+import { z } from "zod";
 
 const T = 60_000;
 const open: ExtensionManager[] = [];
@@ -102,6 +104,27 @@ describe("a faulty MCP server", () => {
     expect(m.status()[0]!.state).toBe("ready");
     // before: the old process lived on until its hour was up
     await waitUntil(() => !alive(pid), 10_000, "the old hung process gone");
+  }, T);
+
+  it("pages its tool list forever with huge descriptions: the tools offered are bounded, and it says what was left out", async () => {
+    const { m, notices } = await setup({ f: faultyStdio("--endless-tools") });
+    expect(m.status()[0]!.state).toBe("ready");
+    const tools = m.tools();
+    const bytes = tools.reduce((n, t) => n + Buffer.byteLength(t.name + t.description + JSON.stringify(z.toJSONSchema(t.input))), 0);
+    // before: 500 tools of 20 kB each (10 MB in every request)
+    expect(bytes).toBeLessThanOrEqual(MAX_TOOLS_BYTES);
+    for (const t of tools) expect(t.description.length).toBeLessThanOrEqual(MAX_TOOL_DESCRIPTION + 60);
+    expect(tools.find((t) => t.name === "mcp__f__t1")!.description).toMatch(/\[… description cut at 10000 characters\]$/);
+    expect(notices.join("\n")).toMatch(/MCP server f: \d+ of its tools not offered: a server's tools are limited to 500 and 1 MB/);
+    expect(m.describe()).toContain("more pages of its tool list were not read");
+    expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
+  }, T);
+
+  it("pages an empty tool list forever: the start ends at its timeout, saying so", async () => {
+    const { m } = await setup({ f: { ...faultyStdio("--empty-pages"), startupTimeoutSeconds: 2 } });
+    // before: the start never ended (the timeout was per page)
+    expect(m.status()[0]!.state).toBe("failed");
+    expect(m.status()[0]!.lastError).toContain("tools/list got no answer within 2 s");
   }, T);
 
   it("hangs mid-call: the call ends at its timeout as an error result, and the server keeps working", async () => {
