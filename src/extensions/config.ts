@@ -35,6 +35,11 @@ export interface ServerSpec {
   /** names of the env variables and headers it is given (for the listing; values never) */
   envNames: string[];
   headerNames: string[];
+  /** what it runs as the file writes it (`${VAR}` unexpanded, so no value of the
+   * environment): the command and its arguments, or the URL; shown before approving */
+  launch: string;
+  /** its env and header values, expanded: cut out of everything once it may start */
+  secrets: string[];
   /** a hash of everything that starts it (secrets included, kept in memory only): /reload
    * restarts a server whose fingerprint changed */
   fingerprint: string;
@@ -78,8 +83,23 @@ function hash(v: unknown): string {
   return crypto.createHash("sha256").update(JSON.stringify(v)).digest("hex");
 }
 
-/** One entry of mcpServers as a spec; never throws: a bad entry carries its problem. */
+/** One entry of mcpServers as a spec; never throws: a bad entry carries its problem. Its
+ * secrets are the spec's own and are added to `secrets`. */
 export function normalizeServer(
+  name: string,
+  raw: unknown,
+  where: { origin: ServerSpec["origin"]; file: string; workspace: string },
+  env: NodeJS.ProcessEnv,
+  secrets: string[],
+): ServerSpec {
+  const own: string[] = [];
+  const spec = normalizeEntry(name, raw, where, env, own);
+  spec.secrets = own.filter((v) => v.length > 0);
+  secrets.push(...spec.secrets);
+  return spec;
+}
+
+function normalizeEntry(
   name: string,
   raw: unknown,
   where: { origin: ServerSpec["origin"]; file: string; workspace: string },
@@ -95,6 +115,8 @@ export function normalizeServer(
     toolTimeoutMs: DEFAULT_TOOL_MS,
     envNames: [],
     headerNames: [],
+    launch: "",
+    secrets: [],
     fingerprint: "",
   };
   const bad = (problem: string): ServerSpec => ({ ...base, problem: `${where.file}: mcpServers.${name}: ${problem}`, fingerprint: hash(["bad", problem]) });
@@ -105,6 +127,7 @@ export function normalizeServer(
   base.disabled = c.disabled === true;
   if (c.startupTimeoutSeconds !== undefined) base.startupTimeoutMs = c.startupTimeoutSeconds * 1000;
   if (c.toolTimeoutSeconds !== undefined) base.toolTimeoutMs = c.toolTimeoutSeconds * 1000;
+  base.launch = c.command !== undefined ? [c.command, ...(c.args ?? [])].join(" ") : (c.url ?? "");
   base.envNames = Object.keys(c.env ?? {});
   base.headerNames = Object.keys(c.headers ?? {});
   if (c.type === "sse") return bad('"type": "sse" (the old HTTP+SSE transport) is not supported; use the server\'s Streamable HTTP endpoint ("url")');

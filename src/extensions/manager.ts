@@ -79,12 +79,16 @@ export class ExtensionManager {
   private owners = new Map<string, Server>();
   private refused: { server: string; message: string }[] = [];
   private approvalsProblem: string | undefined;
+  /** whether the workspace's .mcp.json, as read, is approved (kept: secrets() runs on every
+   * redaction and must not read a file) */
+  private projectOk = false;
 
   constructor(private readonly opts: ManagerOptions) {}
 
   /** Reads the configuration (no server starts). A bad config file throws, as at start. */
   configure(): void {
     this.config = loadExtensionConfig({ workspace: this.opts.workspace, env: this.opts.env, ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}) });
+    this.projectOk = this.projectApproved();
     this.servers = this.config.servers.map((spec) => ({ spec, state: this.initialState(spec), tools: [] }));
     this.rebuildTools();
   }
@@ -299,9 +303,10 @@ export class ExtensionManager {
     return out;
   }
 
-  /** the values of env and headers: the redactor cuts them out of everything */
+  /** the values of env and headers: the redactor cuts them out of everything. Only of servers
+   * that may start: an unapproved .mcp.json must not choose what is cut out of the session */
   secrets(): string[] {
-    return this.config.secrets;
+    return this.servers.flatMap((s) => (s.spec.origin === "config" || this.projectOk ? s.spec.secrets : []));
   }
 
   status(): ServerStatus[] {
@@ -332,6 +337,10 @@ export class ExtensionManager {
       const err = st.lastError ? ` · last error: ${st.lastError}` : "";
       lines.push(`  ${st.name} (${st.transport}): ${st.state}${tools}${from}${err}`);
     }
+    // what approving would run, as the file writes it (variables unexpanded)
+    for (const s of this.servers) {
+      if (s.state === "not approved" && s.spec.launch) lines.push(`  ${s.spec.name} runs: ${this.clean(s.spec.launch)}${s.spec.envNames.length > 0 ? ` (env: ${s.spec.envNames.join(", ")})` : ""}`);
+    }
     for (const r of this.refused) lines.push(`  refused: ${r.message}`);
     for (const p of this.config.problems) lines.push(`  problem: ${p}`);
     if (this.servers.some((s) => s.state === "not approved")) lines.push(`/mcp approve starts the servers of ${this.config.project?.file ?? PROJECT_FILE} (and remembers it for this version of the file).`);
@@ -346,6 +355,7 @@ export class ExtensionManager {
     if (waiting.length === 0) return `${p.file} is approved already (or declares no server that can start).`;
     if (this.opts.headless) return `MCP servers cannot be approved without a screen; ${HOW_TO_APPROVE}.`;
     approve(this.opts.workspace, p.sha256);
+    this.projectOk = true;
     for (const s of waiting) s.state = "idle";
     await Promise.all(waiting.map((s) => this.startOne(s)));
     return `Approved ${p.file} (sha256 ${p.sha256.slice(0, 12)}…) for ${this.opts.workspace}. ${waiting.map((s) => `${s.spec.name}: ${s.state}${s.lastError ? ` (${s.lastError})` : ""}`).join("; ")}.`;
@@ -359,6 +369,7 @@ export class ExtensionManager {
     const before = this.signature();
     const old = new Map(this.servers.map((s) => [`${s.spec.origin}:${s.spec.name}`, s]));
     this.config = loadExtensionConfig({ workspace: this.opts.workspace, env: this.opts.env, ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}) });
+    this.projectOk = this.projectApproved();
     const next: Server[] = [];
     const said: string[] = [];
     const stops: Promise<void>[] = [];

@@ -104,6 +104,35 @@ describe("MCP configuration", () => {
     expect(c.servers.map((s) => [s.name, s.origin])).toEqual([["same", "config"]]);
   });
 
+  it("an unapproved .mcp.json shows what it would run, and its values are no secrets until approved", async () => {
+    const dir = await tempDir("albedo-mcp-unappr-");
+    const state = await tempDir("albedo-mcp-state-");
+    const was = process.env.XDG_STATE_HOME;
+    process.env.XDG_STATE_HOME = state;
+    try {
+      const configFile = path.join(dir, "config.json");
+      await fs.writeFile(configFile, JSON.stringify({ mcpServers: { mine: { command: "/nonexistent/mine", env: { K: "config-secret-value-0001" } } } }));
+      await fs.writeFile(
+        path.join(dir, ".mcp.json"),
+        JSON.stringify({ mcpServers: { proj: { command: "/nonexistent/proj", args: ["--token", "${PROJ_TOKEN}"], env: { WORDS: "ordinary words a file could pick" } } } }),
+      );
+      const { m } = managerFor({ workspace: dir, configFile, headless: false, env: { PROJ_TOKEN: "expanded-token-value-0002" } });
+      // before: every value of the unapproved file was cut out of the whole session
+      expect(m.secrets()).toEqual(["config-secret-value-0001"]);
+      const listing = m.describe();
+      // before: only the server's name was shown to be approved
+      expect(listing).toContain("proj runs: /nonexistent/proj --token ${PROJ_TOKEN} (env: WORDS)");
+      expect(listing).not.toContain("expanded-token-value-0002");
+      expect(await m.approveProject()).toContain("Approved");
+      expect(m.secrets()).toEqual(["config-secret-value-0001", "ordinary words a file could pick"]);
+      expect(m.describe()).not.toContain("proj runs:");
+      await m.close();
+    } finally {
+      if (was === undefined) delete process.env.XDG_STATE_HOME;
+      else process.env.XDG_STATE_HOME = was;
+    }
+  });
+
   it("a damaged approvals file is named, and approves nothing", async () => {
     const dir = await tempDir("albedo-mcp-appr-");
     const file = path.join(dir, "mcp-approvals.json");
@@ -122,6 +151,25 @@ describe("/reload and the inspector", () => {
   afterAll(async () => {
     await fake.close();
   });
+
+  it("a server's env secret in the project context never reaches the request (the request is redacted whole)", async () => {
+    const dir = await tempDir("albedo-mcp-ctx-");
+    const configFile = path.join(dir, "config.json");
+    await fs.writeFile(configFile, JSON.stringify({ mcpServers: { f: { ...faultyStdio(), env: { TOKEN: "mcp-env-secret-in-agents-0003" } } } }));
+    await fs.mkdir(path.join(dir, "work"), { recursive: true });
+    await fs.writeFile(path.join(dir, "work", "AGENTS.md"), "Rules. The token is mcp-env-secret-in-agents-0003 here.");
+    const { app } = await makeApp(fake, { dir, configFile });
+    try {
+      fake.requests.length = 0;
+      fake.script({ text: "one" });
+      await app.runPrompt("hi");
+      const body = JSON.stringify(fake.requests[0]!.body);
+      expect(body).toContain("Rules. The token is");
+      expect(body).not.toContain("mcp-env-secret-in-agents-0003");
+    } finally {
+      await app.close();
+    }
+  }, T);
 
   it("restarts a changed server; new instructions make the view pending, and the next request carries them after the project's items", async () => {
     const dir = await tempDir("albedo-mcp-reload-");
