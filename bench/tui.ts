@@ -291,6 +291,8 @@ interface StreamRun {
   cpuSeconds: number;
   /** peak RSS summed over the process tree (the process's VmHWM: includes start-up) */
   peakRss: number;
+  /** RSS of the process just before Enter */
+  rssBefore: number;
   bytes: number;
   /** frames drawn between the first visible words and the last word */
   frames: number;
@@ -298,6 +300,7 @@ interface StreamRun {
 
 /** Types the prompt, presses Enter, and times what the screen shows. */
 async function timeStream(run: PtyRun, fake: FakeServer, settleMs: number): Promise<StreamRun> {
+  const rssBefore = memory(run.pid).rss;
   const cpu0 = treeCpuSeconds(run.pid);
   const enter = run.write("\r");
   const arrived = fake.arrivalAfter(epochOf(enter) - 1);
@@ -317,6 +320,7 @@ async function timeStream(run: PtyRun, fake: FakeServer, settleMs: number): Prom
     lastVisibleMs: last - enter,
     cpuSeconds: cpu,
     peakRss,
+    rssBefore,
     bytes: out.bytes,
     frames: during.frames,
   };
@@ -390,12 +394,13 @@ export async function benchStream(quick: boolean): Promise<Row[]> {
         lastVisibleMs: median(xs.map((x) => x.lastVisibleMs)),
         cpuSeconds: median(xs.map((x) => x.cpuSeconds)),
         peakRss: median(xs.map((x) => x.peakRss)),
+        rssBefore: median(xs.map((x) => x.rssBefore)),
         bytes: median(xs.map((x) => x.bytes)),
         frames: median(xs.map((x) => x.frames)),
       });
       const r = med(results);
       const f = med(floors);
-      const fmt = (x: StreamRun) => `arrived ${fmtMs(x.arrivedMs)} first ${fmtMs(x.firstVisibleMs)} last ${fmtMs(x.lastVisibleMs)} cpu ${x.cpuSeconds.toFixed(2)} s peak ${fmtMB(x.peakRss)}`;
+      const fmt = (x: StreamRun) => `arrived ${fmtMs(x.arrivedMs)} first ${fmtMs(x.firstVisibleMs)} last ${fmtMs(x.lastVisibleMs)} cpu ${x.cpuSeconds.toFixed(2)} s peak ${fmtMB(x.peakRss)} (${fmtMB(x.rssBefore)} before Enter)`;
       return [{ benchmark: "stream (only; medians, ratio of CPU)", albedo: fmt(r), floor: fmt(f), ratio: r.cpuSeconds / f.cpuSeconds, target: "—", met: null }];
     }
     // Growth: ten times the answer, once each
@@ -450,6 +455,7 @@ export async function benchStream(quick: boolean): Promise<Row[]> {
     lastVisibleMs: xs.map((r) => r.lastVisibleMs),
     cpuSeconds: xs.map((r) => r.cpuSeconds),
     peakRssBytes: xs.map((r) => r.peakRss),
+    rssBeforeEnterBytes: xs.map((r) => r.rssBefore),
     frames: xs.map((r) => r.frames),
     bytes: xs.map((r) => r.bytes),
   });
