@@ -263,8 +263,10 @@ export class ExtensionManager {
       name: wire,
       description: t.description,
       // a server's annotations (readOnlyHint…) are hints from the server, never trusted: only
-      // the user's allowInReadOnly makes a tool count as a read
-      kind: this.allowedInReadOnly(wire, server) ? "read" : "exec",
+      // the user's allowInReadOnly lets a tool run in read-only mode, and `ask` asks for
+      // every MCP tool (as a read it would have run unasked)
+      kind: "exec",
+      readOnlyAllowed: this.allowedInReadOnly(wire, server),
       input,
       summarize: (v) => `${wire} ${JSON.stringify(v).slice(0, 300)} (MCP server ${server})`,
       run: (v, ctx) => this.call(s, t.name, argsSchema.parse(v), ctx.signal, ctx.redact),

@@ -153,7 +153,7 @@ async function checkPermission(
     case "auto":
       return undefined;
     case "read-only":
-      if (tool.kind !== "read") return fail(`denied: albedo-tui runs in read-only mode; ${tool.name} is not allowed`);
+      if (tool.kind !== "read" && tool.readOnlyAllowed !== true) return fail(`denied: albedo-tui runs in read-only mode; ${tool.name} is not allowed`);
       if (outside.length > 0) {
         return fail(
           `denied: albedo-tui runs in read-only mode; ${outside.map((r) => r.real).join(", ")} is outside the workspace ${ctx.workspace}`,

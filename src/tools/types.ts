@@ -60,6 +60,9 @@ export interface ToolDef<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   kind: ToolKind;
+  /** may run in read-only mode though it is no read (an MCP tool the user listed in
+   * allowInReadOnly); `ask` still asks for it */
+  readOnlyAllowed?: boolean;
   input: S;
   run(input: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
   /** one line for a permission prompt or a collapsed transcript row ("edit src/a.ts") */

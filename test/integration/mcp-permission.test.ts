@@ -97,6 +97,16 @@ describe("MCP tools under the permission policy (server-filesystem)", () => {
     }
   }, T);
 
+  it("ask with allowInReadOnly: a listed tool still asks (the list is for read-only mode; before, it ran unasked)", async () => {
+    const { app: a, workspace } = await app("ask", { allowInReadOnly: ["mcp__fs__*"] });
+    try {
+      const out = await turn(a, [{ name: "mcp__fs__read_text_file", input: { path: path.join(workspace, "notes.txt") } }]);
+      expect(out[0]).toMatchObject({ isError: true, output: expect.stringContaining("denied: albedo-tui runs headless (-p) with --permission ask") });
+    } finally {
+      await a.close();
+    }
+  }, T);
+
   it("ask with a screen: the question names the MCP tool; no means not run, yes runs it", async () => {
     const { app: a, workspace } = await app("ask", {}, false);
     const asked: PermissionRequest[] = [];
