@@ -97,6 +97,30 @@ describe.each([
 });
 
 describe("a turn that calls an MCP tool (in-process, strict fake provider)", () => {
+  it("in the OpenAI Responses shape too: function_call_output items, then the image in a user item; nothing refused", async () => {
+    const dir = await tempDir("albedo-mcp-responses-");
+    const configFile = path.join(dir, "config.json");
+    await fs.writeFile(configFile, JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
+    const { app } = await makeApp(fake, { dir, configFile, provider: "openai", api: "responses" });
+    try {
+      fake.requests.length = 0;
+      fake.script({ toolCalls: [{ name: "mcp__everything__get-tiny-image", input: {} }, { name: "mcp__everything__get-sum", input: { a: 1, b: 2 } }] }, { text: "Seen." });
+      expect(await app.runPrompt("look")).toMatchObject({ ok: true, finalText: "Seen." });
+      expect(fake.rejections()).toEqual([]);
+      const live = fake.requests[1]!;
+      expect(live.shape).toBe("responses");
+      const items = live.body.input as Array<{ type: string; role?: string; content?: Array<{ type: string }> }>;
+      const kinds = items.map((i) => i.type);
+      expect(kinds.filter((k) => k === "function_call_output")).toHaveLength(2);
+      const last = items.at(-1)!;
+      expect(last.role).toBe("user");
+      expect(last.content!.map((c) => c.type)).toContain("input_image");
+      expect(JSON.stringify(live.body)).toContain("The sum of 1 and 2 is 3.");
+    } finally {
+      await app.close();
+    }
+  }, T);
+
   it("in the OpenAI shape too: the tool messages, then the image in a user message; nothing refused", async () => {
     const dir = await tempDir("albedo-mcp-openai-");
     const configFile = path.join(dir, "config.json");
