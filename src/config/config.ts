@@ -67,7 +67,12 @@ export const configSchema = z
     /** MCP servers by name (src/extensions/) */
     mcpServers: z.record(z.string(), mcpServerSchema).optional(),
     /** MCP tools (mcp__server__tool, or mcp__server__* for all of a server's) that may run in read-only mode */
-    allowInReadOnly: z.array(z.string().min(1)).optional(),
+    allowInReadOnly: z
+      .array(
+        // matched against the names as sent, so anything else could never match: refused, not ignored
+        z.string().regex(/^mcp__[A-Za-z0-9_-]+(__\*)?$/, "an entry is an MCP tool's name as sent, mcp__<server>__<tool> (characters other than A-Z a-z 0-9 _ - become _), or mcp__<server>__* for all of a server's tools"),
+      )
+      .optional(),
   })
   .strict();
 

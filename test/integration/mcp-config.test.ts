@@ -90,6 +90,17 @@ describe("MCP configuration", () => {
     ]);
   });
 
+  it("an allowInReadOnly entry that can never match an MCP tool is refused by name (before: it silently allowed nothing)", async () => {
+    const dir = await tempDir("albedo-mcp-cfg-");
+    const configFile = path.join(dir, "config.json");
+    for (const bad of ["mcp__my.server__*", "fs/read_file", "mcp__*", "mcp__fs__read*"]) {
+      await fs.writeFile(configFile, JSON.stringify({ allowInReadOnly: ["mcp__fs__*", bad] }));
+      expect(() => loadExtensionConfig({ configFile, workspace: dir }), bad).toThrow(/field "allowInReadOnly\.1": .*mcp__<server>__<tool>/);
+    }
+    await fs.writeFile(configFile, JSON.stringify({ allowInReadOnly: ["mcp__fs__*", "mcp__my_server__read-file", "mcp__a__b__c"] }));
+    expect(loadExtensionConfig({ configFile, workspace: dir }).allowInReadOnly).toHaveLength(3);
+  });
+
   it("a project .mcp.json that is not JSON, or not the shape, is a problem named by its file; a name the config has is the config's", async () => {
     const dir = await tempDir("albedo-mcp-proj-");
     const configFile = path.join(dir, "config.json");
