@@ -110,4 +110,29 @@ describe("prompt caching over a multi-turn session with restarts", () => {
     expect(bad.stderr).toContain("cacheTtl");
     await fs.rm(config);
   });
+
+  // review of issue 17: the API looks back only about 20 blocks from a mark, and a turn of a
+  // dozen tool rounds replays as more prose than that
+  it("after a turn of 12 tool rounds, the next process's first request reads everything up to that turn's prompt", { timeout: 120_000 }, async () => {
+    const log = fake.cache!.log;
+    const from = log.length;
+    fake.script(
+      ...Array.from({ length: 12 }, (_, k) => ({ toolCalls: [{ name: "read", input: { path: "notes.md" }, id: `toolu_long_${k}` }] })),
+      { text: "Read them twelve times." },
+    );
+    const a = await cli("Read notes.md twelve times, please.");
+    expect(a.code, a.stderr).toBe(0);
+    fake.script({ text: "And the next answer." });
+    const b = await cli("What did they say?", "--continue");
+    expect(b.code, b.stderr).toBe(0);
+    expect(fake.rejections()).toEqual([]);
+    const turn = log.slice(from);
+    expect(turn).toHaveLength(14);
+    const next = turn[13]!;
+    expect(next.breakpoints.length).toBeLessThanOrEqual(4);
+    // what the long turn's first request wrote (through its prompt) is read back, not
+    // written again with the whole history after the tools and system
+    expect(next.readTokens, JSON.stringify(next.breakpoints)).toBe(newest(turn[0]!));
+  });
 });
+
