@@ -67,13 +67,19 @@ function decodedBytes(b64: string): number {
   return Buffer.byteLength(b64, "base64");
 }
 
-function image(data: string, declared: string): { block?: ImageBlock; note: string } {
-  const bytes = decodedBytes(data);
+function image(given: string, declared: string): { block?: ImageBlock; note: string } {
   const max = maxImageBytes();
+  // the estimate first, so a huge string is not decoded for nothing
+  if (decodedBytes(given) > Math.ceil(max * 1.5)) return { note: `[image not kept: ${declared}, about ${formatInt(decodedBytes(given))} bytes, over the ${formatInt(max)} bytes every provider accepts]` };
+  // kept as its bytes encoded again: the SDK's check (atob) lets line breaks, spaces and
+  // missing padding through, and a provider refuses them in every later request
+  const raw = Buffer.from(given, "base64");
+  const data = raw.toString("base64");
+  const bytes = raw.length;
   if (bytes > max) return { note: `[image not kept: ${declared}, ${formatInt(bytes)} bytes, over the ${formatInt(max)} bytes every provider accepts]` };
   let dims: ReturnType<typeof imageSize>;
   try {
-    dims = imageSize(Buffer.from(data, "base64"));
+    dims = imageSize(raw);
   } catch {
     return { note: `[image not kept: declared ${declared}, but its bytes are not a PNG, JPEG, GIF or WebP image]` };
   }

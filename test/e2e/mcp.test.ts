@@ -46,7 +46,7 @@ describe("MCP in the screen", () => {
     await s.waitFor(/proj \(stdio\): not approved · \.mcp\.json \(not approved\)/, WAIT);
     expect(fs.existsSync(marker)).toBe(false);
     await type(s, "/mcp approve");
-    await s.waitFor("MCP server proj ready: 11 tools", WAIT);
+    await s.waitFor("MCP server proj ready: 12 tools", WAIT);
     await s.waitFor(/Approved .*\.mcp\.json/, WAIT);
     const pid = Number(await fsp.readFile(marker, "utf8"));
     expect(alive(pid)).toBe(true);

@@ -69,6 +69,7 @@ function makeServer(): Server {
     { name: "env", description: "answers with the value of an environment variable", inputSchema: obj({ name: { type: "string" } }, ["name"]) },
     { name: "mixed", description: "text, a resource, a resource link, audio, a bad image", inputSchema: obj() },
     { name: "fail", description: "answers isError", inputSchema: obj() },
+    { name: "wrapped-image", description: "a 1×1 PNG whose base64 is wrapped in lines (valid to the SDK)", inputSchema: obj() },
     { name: "spawn-child", description: "starts a long sleep in the background and gives its pid", inputSchema: obj() },
     { name: "weird name/with.dots", description: "a name providers refuse", inputSchema: obj() },
   ].map((t) => ({ ...t, name: prefix + t.name }));
@@ -119,6 +120,12 @@ function makeServer(): Server {
         };
       case "fail":
         return { content: [{ type: "text", text: "it went wrong on purpose" }], isError: true };
+      case "wrapped-image": {
+        // as Python's base64.encodebytes writes it: lines with breaks, which atob (the SDK's
+        // check) accepts and a provider does not
+        const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+        return { content: [{ type: "image", data: png.replace(/(.{20})/g, "$1\n"), mimeType: "image/png" }] };
+      }
       case "spawn-child": {
         const child = spawn("sleep", ["1000"], { stdio: "ignore" });
         child.unref();

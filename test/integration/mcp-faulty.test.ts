@@ -13,6 +13,8 @@ import { outputImages } from "../../src/extensions/results.js";
 import { MAX_TOOL_OUTPUT } from "../../src/tools/cap.js";
 import { MAX_TOOL_DESCRIPTION, MAX_TOOLS_BYTES } from "../../src/extensions/client.js";
 import { z } from "zod";
+import { startFakeProvider } from "../helpers/fake-provider.js";
+import { makeApp } from "../helpers/app.js";
 
 const T = 60_000;
 const open: ExtensionManager[] = [];
@@ -198,6 +200,25 @@ describe("a faulty MCP server", () => {
     expect(await call(m, "mcp__f__fail")).toEqual({ output: "it went wrong on purpose", isError: true });
   }, T);
 
+  it("an image whose base64 is wrapped in lines is kept as plain base64, so the provider takes it (before: OpenAI refused every later request)", async () => {
+    const fake = await startFakeProvider();
+    const dir = await tempDir("albedo-mcp-wrapped-");
+    const configFile = path.join(dir, "config.json");
+    await fs.writeFile(configFile, JSON.stringify({ mcpServers: { f: faultyStdio() } }));
+    const { app } = await makeApp(fake, { dir, configFile, provider: "openai" });
+    try {
+      fake.script({ toolCalls: [{ name: "mcp__f__wrapped-image", input: {} }] }, { text: "Seen." });
+      expect(await app.runPrompt("look")).toMatchObject({ ok: true, finalText: "Seen." });
+      expect(fake.rejections()).toEqual([]);
+      const img = app.history().flatMap((m) => m.blocks).find((b) => b.type === "image");
+      expect(img).toMatchObject({ type: "image", mediaType: "image/png", width: 1, height: 1, bytes: 70 });
+      if (img?.type === "image") expect(img.data).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    } finally {
+      await app.close();
+      await fake.close();
+    }
+  }, T);
+
   it("names: characters providers refuse are replaced, and two tools that end up alike are refused by name", async () => {
     const { m, notices } = await setup({ "x.y": faultyStdio(), x_y: faultyStdio() });
     const names = m.tools().map((t) => t.name);
@@ -209,7 +230,7 @@ describe("a faulty MCP server", () => {
     expect(m.describe()).toContain("refused: tool");
     // each server's count is of its own tools: the second offers none
     expect(m.status().map((st) => [st.name, st.tools])).toEqual([
-      ["x.y", 11],
+      ["x.y", 12],
       ["x_y", 0],
     ]);
     expect((await call(m, "mcp__x_y__weird_name_with_dots")).output).toBe("ok from weird name/with.dots");
