@@ -72,13 +72,15 @@ export async function recordCapture(
     side?: boolean;
   },
 ): Promise<{ written: Promise<void>; resave: (enc: EncodedRequest) => Promise<void> }> {
-  const previousBytes = await env.store.lastSectionBytes(env.sessionId);
-  // the previous request's print: the capture says where this one differs (the cache's break)
-  const previousPrint = await env.store.lastRequestPrint(env.sessionId);
-  const save = async (enc: EncodedRequest): Promise<void> => {
+  // What the capture is compared with (the previous request's section sizes, and its print:
+  // where this one differs, the cache's break) is read alongside the call too: two reads
+  // queued behind the prompt's write were two more waits on the store before the request left.
+  const previous = Promise.all([env.store.lastSectionBytes(env.sessionId), env.store.lastRequestPrint(env.sessionId)]);
+  const save = async (enc: EncodedRequest, capturedAt = new Date().toISOString()): Promise<void> => {
+    const [previousBytes, previousPrint] = await previous;
     const capture = captureEncoded(req, enc, {
       iteration: o.iteration,
-      capturedAt: new Date().toISOString(),
+      capturedAt,
       ...(env.contextWindow !== undefined ? { contextWindow: env.contextWindow } : {}),
       ...(o.providerUsage ? { providerUsage: o.providerUsage } : {}),
       ...(previousBytes ? { previousBytes } : {}),
@@ -88,6 +90,7 @@ export async function recordCapture(
     await env.store.saveCapture(env.sessionId, capture);
     env.events.emit({ type: "capture" });
   };
+  // the request value, encoded once as the provider sends it, is held from here: the record
   const written = save(env.provider.encode?.(req) ?? encodeRequest(req));
   // handled by whoever awaits it (streamAnswer); never an unhandled rejection meanwhile
   written.catch(() => undefined);

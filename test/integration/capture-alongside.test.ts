@@ -101,6 +101,38 @@ describe("the capture is written alongside the request", () => {
     ]);
   });
 
+  it("so are the reads the capture is compared with (the previous request's sizes and print)", async () => {
+    // a first turn, so there is a previous capture to read
+    fake.script({ text: "first answer" });
+    expect((await runTurn(env, user("one"), new AbortController().signal)).ok).toBe(true);
+    const reads = { bytes: store.lastSectionBytes.bind(store), print: store.lastRequestPrint.bind(store) };
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    arrivals.push(release);
+    const fallback = setTimeout(release, 3000);
+    let readsDone = false;
+    store.lastSectionBytes = async (id) => {
+      await held;
+      return reads.bytes(id);
+    };
+    store.lastRequestPrint = async (id) => {
+      await held;
+      const p = await reads.print(id);
+      readsDone = true;
+      return p;
+    };
+    let doneWhenArrived: boolean | undefined;
+    arrivals.push(() => (doneWhenArrived = readsDone));
+    fake.script({ text: "second answer" });
+    const out = await runTurn(env, user("two"), new AbortController().signal);
+    clearTimeout(fallback);
+    expect(out.ok).toBe(true);
+    expect(doneWhenArrived).toBe(false);
+    // and the capture still compares with the first request: its sections carry deltas
+    const view = await store.inspectorView(env.sessionId);
+    expect(view.state === "current" && view.sections.some((s) => s.deltaBytes !== null)).toBe(true);
+  });
+
   it("a capture that cannot be written stops the call and fails the turn with its error; nothing of the answer is stored", async () => {
     store.saveCapture = async () => {
       throw new Error("cannot write to the database /x/history.sqlite: the disk is full (0 bytes free)");
