@@ -277,6 +277,53 @@ const errorChunkSchema = z.object({
   }),
 });
 
+/** for the test that holds the fast path to zod */
+export const chatChunkSchema = chunkSchema;
+type Chunk = z.infer<typeof chunkSchema>;
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** A copy of `o` with those of `keys` it has: what z.object() gives for fields it accepted. */
+function pick<T>(o: Record<string, unknown>, keys: readonly string[]): T {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (k in o) out[k] = o[k];
+  return out as T;
+}
+
+const CHUNK_KEYS = ["choices", "usage"] as const;
+const CHOICE_KEYS = ["index", "delta", "finish_reason", "usage"] as const;
+const DELTA_KEYS = ["content", "refusal", "reasoning_content", "reasoning", "reasoning_text", "tool_calls"] as const;
+
+/**
+ * The hot chunk (one choice whose delta carries text, and no usage or tool calls: nearly
+ * every chunk of an answer) checked by hand instead of a zod parse per chunk (the stream's
+ * largest single cost). Each condition is chunkSchema's own for that shape and the value is
+ * what it would give (declared fields only); anything else, or anything that fails here, goes
+ * to zod, which also words the error. test/unit/stream-fast-path.test.ts holds the two to the
+ * same answers on random and hostile chunks.
+ */
+export function fastChatChunk(raw: unknown): Chunk | undefined {
+  if (!isObj(raw) || raw["usage"] != null) return undefined;
+  const choices = raw["choices"];
+  if (!Array.isArray(choices) || choices.length !== 1) return undefined;
+  const c: unknown = choices[0];
+  if (!isObj(c) || c["usage"] != null) return undefined;
+  const index = c["index"];
+  if (index != null && !Number.isSafeInteger(index)) return undefined;
+  const finish = c["finish_reason"];
+  if (finish != null && typeof finish !== "string") return undefined;
+  const d = c["delta"];
+  // reasoning_* are z.unknown(): any value passes, as in the schema
+  if (!isObj(d) || typeof d["content"] !== "string" || d["refusal"] != null || d["tool_calls"] != null) return undefined;
+  const choice = pick<Record<string, unknown>>(c, CHOICE_KEYS);
+  choice["delta"] = pick(d, DELTA_KEYS);
+  const chunk = pick<Record<string, unknown>>(raw, CHUNK_KEYS);
+  chunk["choices"] = [choice];
+  return chunk as Chunk;
+}
+
 interface Call {
   ordinal: number;
   /** the server's index for this call, when it sends one */
@@ -359,7 +406,8 @@ export class OpenAIStreamHandler implements FrameHandler {
       this.emit({ type: "warning", message: `ignored an unknown ${this.label} stream ${what}` });
       return "more";
     }
-    const parsed = chunkSchema.safeParse(obj);
+    const fast = fastChatChunk(obj);
+    const parsed = fast ? { success: true as const, data: fast } : chunkSchema.safeParse(obj);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue && issue.path.length > 0 ? issue.path.join(".") : "chunk";

@@ -364,6 +364,38 @@ type EventType = keyof typeof eventSchemas;
 function isEventType(t: string): t is EventType {
   return Object.prototype.hasOwnProperty.call(eventSchemas, t);
 }
+/** for the test that holds the fast path to zod */
+export const responsesEventSchemas: Readonly<Record<string, z.ZodType>> = eventSchemas;
+
+// The deltas that carry an answer's words: nearly every event of a stream.
+const HOT_EVENTS = new Set<string>([
+  "response.output_text.delta",
+  "response.refusal.delta",
+  "response.function_call_arguments.delta",
+  "response.reasoning_summary_text.delta",
+  "response.reasoning_text.delta",
+]);
+
+/**
+ * The hot deltas checked by hand instead of a zod parse per event (the stream's largest single
+ * cost): each condition is that event's zod schema's (output_index a safe integer ≥ 0, delta a
+ * string, a summary delta's summary_index absent, null or a safe integer; other fields kept, as
+ * .loose() keeps them), and the value is the event itself, equal to zod's copy. Anything else,
+ * or anything that fails here, goes to zod, which also words the error; the equivalence is
+ * tested in test/unit/stream-fast-path.test.ts.
+ */
+export function fastResponsesDelta(type: string, raw: unknown): Json | undefined {
+  if (!HOT_EVENTS.has(type) || typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
+  const ev = raw as Json;
+  const i = ev["output_index"];
+  if (!Number.isSafeInteger(i) || (i as number) < 0 || typeof ev["delta"] !== "string") return undefined;
+  if (type === "response.reasoning_summary_text.delta") {
+    const si = ev["summary_index"];
+    if (si !== undefined && si !== null && !Number.isSafeInteger(si)) return undefined;
+  }
+  // zod's copy leaves out an own "__proto__" field (JSON.parse makes one): rare, so zod's
+  return Object.hasOwn(ev, "__proto__") ? undefined : ev;
+}
 
 const functionCallItem = z.object({ type: z.literal("function_call"), call_id: z.string().min(1), name: z.string(), arguments: z.string().nullish() }).loose();
 const messageItem = z.object({ type: z.literal("message"), content: z.array(z.object({ type: z.string(), text: z.string().nullish(), refusal: z.string().nullish() }).loose()).nullish() }).loose();
@@ -411,6 +443,8 @@ export class ResponsesStreamHandler implements FrameHandler {
       this.emit({ type: "warning", message: `ignored an unknown stream event "${type}" from ${this.label}` });
       return "more";
     }
+    const hot = fastResponsesDelta(type, raw);
+    if (hot) return this.handle(type, hot);
     const parsed = eventSchemas[type].safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
