@@ -34,8 +34,11 @@ v8.setFlagsFromString("--liftoff-only");
 // ~25% longer (issue 19).
 v8.setFlagsFromString("--semi-space-growth-factor=1");
 
-const pkgDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const version = (JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")) as { version: string }).version;
+// package.json is one folder up from tsc's dist/cli.js and two from the bundle's dist/bundle/cli.js
+const here = path.dirname(fileURLToPath(import.meta.url));
+const pkgFile = [path.join(here, "../package.json"), path.join(here, "../../package.json")].find((f) => fs.existsSync(f));
+if (!pkgFile) throw new Error(`albedo-tui: package.json not found above ${here}`);
+const version = (JSON.parse(fs.readFileSync(pkgFile, "utf8")) as { version: string }).version;
 
 class CliError extends Error {
   constructor(message: string, readonly code = 1) {
