@@ -271,11 +271,13 @@ export class App implements Controller {
     await this.load({ id: newSessionId(), title: "", workspace: this.opts.workspace, createdAt: now, updatedAt: now }, false);
   }
 
-  /** Gives a draft its row, under the id it was shown with, before its first message. */
-  private async ensureStored(): Promise<void> {
+  /** Gives a draft its row, under the id it was shown with, before its first message; with
+   * its title in the same statement (a separate setTitle was one more commit before the
+   * first request, issue 19). */
+  private async ensureStored(title?: string): Promise<void> {
     if (this.stored) return;
     const draft = this.current;
-    const row = await this.opts.store.createSession({ workspace: draft.workspace, id: draft.id });
+    const row = await this.opts.store.createSession({ workspace: draft.workspace, id: draft.id, ...(title ? { title } : {}) });
     // the same object stays current (a turn and the figure hold it); only the stored facts change
     Object.assign(draft, row);
     this.stored = true;
@@ -609,10 +611,10 @@ export class App implements Controller {
     const env = this.env();
     const turn = async (): Promise<TurnOutcome> => {
       await this.wholeHistory;
-      await this.ensureStored();
+      const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";
+      await this.ensureStored(title);
       env.sessionId = this.current.id; // the same id, unless the draft's clashed and the store chose another
-      if (!this.current.title && text) {
-        const title = this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60);
+      if (!this.current.title && title) {
         await this.opts.store.setTitle(this.current.id, title);
         this.current.title = title;
       }
