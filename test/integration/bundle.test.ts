@@ -3,8 +3,9 @@
 // version read from package.json, the lazy loads still lazy (nothing the first frame does
 // not need is compiled before it, the MCP SDK only when a server starts), a named keymap
 // found, and maps back to the sources. Headless turns through it are the other CLI tests.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI } from "../helpers/cli.js";
@@ -86,6 +87,23 @@ describe("the bundled CLI", () => {
     const mod = (await import(path.join(BUNDLE, files[0]!))) as { loadKeymap(name: string | undefined, keys: unknown): { warnings: string[] } };
     const { warnings } = mod.loadKeymap("vim", undefined);
     expect(warnings).toEqual([]);
+  });
+
+  it("carries zod's English messages only, and they still read as before", async () => {
+    const code = fs.readdirSync(BUNDLE).filter((f) => f.endsWith(".js")).map((f) => fs.readFileSync(path.join(BUNDLE, f), "utf8")).join("\n");
+    expect(code).toContain("// node_modules/zod/v4/locales/en.js");
+    expect(code).not.toMatch(/\/\/ node_modules\/zod\/v4\/locales\/(?!en\.js)/);
+    // a config value of the wrong kind is reported in zod's English words
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-bundle-"));
+    try {
+      const file = path.join(dir, "config.json");
+      fs.writeFileSync(file, JSON.stringify({ theme: 5 }));
+      const r = spawnSync(process.execPath, [CLI, "--config", file, "-p", "hi"], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: dir, XDG_STATE_HOME: dir, XDG_CONFIG_HOME: dir } });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain('field "theme": Invalid option: expected one of "dark"|"light"|"auto"');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("has source maps that point at src/", () => {
