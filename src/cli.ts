@@ -75,7 +75,7 @@ interface Loaded {
 }
 
 /** config, settings, store, app and the local API: everything a session needs, in order */
-async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
+async function load(opts: MainOptions, headless: boolean, screen = false): Promise<Loaded> {
   const config = await readConfig(opts.config);
   const settings = resolveSettings(opts, config);
   if (opts.continue && opts.resume) throw new UsageError("use --continue or --resume ID, not both");
@@ -101,6 +101,8 @@ async function load(opts: MainOptions, headless: boolean): Promise<Loaded> {
       store,
       open: opts.resume ? { resume: opts.resume } : opts.continue ? { continue: true } : { fresh: true },
       headless,
+      // the screen shows the session first and loads the turn's parts after that frame
+      ...(screen ? { partsAfterFrame: true } : {}),
       configFile: path.resolve(opts.config ?? defaultConfigPath()),
       reloadConfig: async () => resolveSettings(opts, await readConfig(opts.config)),
     });
@@ -191,7 +193,7 @@ async function screenFirst(opts: MainOptions): Promise<number> {
   const tui: Tui = startTui({ noColor: Boolean(process.env.NO_COLOR) });
   let loaded: Loaded;
   try {
-    loaded = await load(opts, false);
+    loaded = await load(opts, false, true);
   } catch (e) {
     tui.close();
     throw e;
@@ -201,7 +203,14 @@ async function screenFirst(opts: MainOptions): Promise<number> {
     const { loadKeymap } = await import("./ui/keymap.js");
     const { keymap, warnings } = loadKeymap(settings.keymap, settings.keys);
     // after a quit during start-up this resolves at once with that quit's code
-    const done = tui.attach(app, { keymap, keymapWarnings: warnings, theme: settings.theme });
+    const done = tui.attach(app, {
+      keymap,
+      keymapWarnings: warnings,
+      theme: settings.theme,
+      // compiled after the session is on screen; a prompt sent sooner waits for them, and a
+      // failure to load them is reported by the turn that needs them
+      afterSessionFrame: () => void app.ready().catch(() => undefined),
+    });
     preloadHttpSoon(PRELOAD_AFTER_ATTACH_MS);
     return await done;
   } catch (e) {

@@ -4,26 +4,25 @@ import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.js";
 import type { ContextItem, Provider, ProviderName, Request, RequestCache, Usage } from "../provider/types.js";
-import { createProvider, defaultModel, keyRequired, lookupModel as catalogLookup, missingKeyMessage, openaiApi, serverMemory, type ServerMemory } from "../provider/create.js";
+import type { ServerMemory } from "../provider/create.js";
+import { keyRequired, missingKeyMessage, openaiApi } from "../provider/keys.js";
 import type { OpenAIApi } from "../provider/types.js";
-import { catalogModels, familyOf, supportsReasoning, type ModelInfo } from "../provider/catalog.js";
-import { fetchModels, ModelsError, type ModelChoices, type ProviderModels } from "../provider/models.js";
+import { catalogModels, defaultModel, familyOf, lookupModel as catalogLookup, supportsReasoning, type ModelInfo } from "../provider/catalog.js";
+import type { ModelChoices, ProviderModels } from "../provider/models.js";
 import type { BadMessage, HistoryStore } from "../store/types.js";
 import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
 import type { AppInfo, ContextFigure, ContextStatus, Controller } from "./types.js";
 import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
-import { builtinTools, PermissionMemory, toolSchemas } from "../tools/run.js";
+import type { builtinTools, PermissionMemory } from "../tools/run.js";
 import { stopToolProcesses } from "../tools/processes.js";
 import { loadProjectContext, SYSTEM_PROMPT } from "./project-context.js";
 import { redactorFor } from "../config/secrets.js";
 import type { Settings } from "../config/resolve.js";
-import { runTurn, type TurnEnv, type TurnOutcome } from "../turn/turn.js";
-import { prepare, summarize, SUMMARY_REQUEST_NOTE } from "../turn/compact.js";
+import type { TurnEnv, TurnOutcome } from "../turn/turn.js";
 import { redactRequest } from "../turn/redact.js";
 import { turnRequest } from "../replay/request.js";
 import { imageTarget, targetForRequest, unseenReason, type ImageTarget } from "../replay/replay.js";
-import { captureRequest } from "../inspector/capture.js";
 import { formatFigure, requestEstimate } from "../inspector/format.js";
 import type { PrepareResult } from "../compaction/prepare.js";
 import { loadImage } from "./images.js";
@@ -50,6 +49,9 @@ export interface AppOptions extends AppSettings {
   configFile?: string;
   /** the session to open: an id, "latest" of the workspace, or a new one */
   open: { resume: string } | { continue: true } | { fresh: true };
+  /** the screen: the session loads without the adapters, tools and turn (parts.ts), and the
+   * screen calls ready() after the frame that shows it; otherwise create() loads them first */
+  partsAfterFrame?: boolean;
   /** how permission questions are answered when no screen asks a person */
   headless: boolean;
   /** re-reads the settings on /reload; of them, permission, compaction, reasoning and the
@@ -58,6 +60,9 @@ export interface AppOptions extends AppSettings {
 }
 
 export class UnknownSessionError extends Error {}
+
+/** The adapters, the tools and the turn, imported lazily (App.ready). */
+type Parts = typeof import("./parts.js");
 
 /** How many of the newest messages a screen reads before its first frame. */
 const FIRST_FRAME_MESSAGES = 300;
@@ -123,11 +128,19 @@ export class App implements Controller {
   private wholeHistory: Promise<void> = Promise.resolve();
   private providerName: ProviderName;
   private model: string;
-  private provider!: Provider;
+  /** built from the parts for the current model and keys; undefined until then or after a change */
+  private provider: Provider | undefined;
+  /** set once ready() has loaded them */
+  private parts: Parts | undefined;
+  private partsLoading: Promise<Parts> | undefined;
+  /** settles when ready() has loaded the parts: the figure waits for this, never starting the load itself */
+  private readonly partsIn: Promise<Parts>;
+  private partsArrived!: (p: Parts) => void;
   /** per provider and base URL: the optional fields its server refused (buildProvider) */
   private readonly serverMemories = new Map<string, ServerMemory>();
   private context: ContextItem[] = [];
-  private memory = new PermissionMemory();
+  /** made with the parts; undefined is a fresh, empty one */
+  private memory: PermissionMemory | undefined;
   private abort: AbortController | undefined;
   private running: Promise<TurnOutcome> | undefined;
   /** a /compact in progress: it calls the provider and stores a summary, so it excludes turns */
@@ -149,7 +162,8 @@ export class App implements Controller {
    * stored, so a screen opened and closed without a prompt leaves nothing behind */
   private stored = true;
   private bad: string[] = [];
-  private readonly tools = builtinTools();
+  /** the built-in tools, made when the parts load (a request is built only after that) */
+  private tools: ReturnType<typeof builtinTools> = [];
   /** MCP servers (src/extensions/): their tools and instructions join every request */
   private readonly ext: ExtensionManager;
 
@@ -160,6 +174,7 @@ export class App implements Controller {
   private constructor(private readonly opts: AppOptions) {
     this.providerName = opts.provider;
     this.model = opts.model ?? defaultModel(opts.provider);
+    this.partsIn = new Promise((resolve) => (this.partsArrived = resolve));
     // a capture stored, or the view marked pending: the pane shows something else now, and
     // the status line must give the same figure
     this.hub.subscribe((e) => {
@@ -202,9 +217,30 @@ export class App implements Controller {
     status: () => this.ext.status(),
   };
 
+  /**
+   * Loads the providers' adapters, the tools and the turn (parts.ts), once. Compiling them was
+   * ~50 ms between the screen's first frame and the session's (issue 19): the screen calls this
+   * after the frame that shows the session; a turn, /compact and the figure wait for it.
+   */
+  ready(): Promise<Parts> {
+    this.partsLoading ??= import("./parts.js").then((p) => {
+      this.parts = p;
+      this.tools = p.builtinTools();
+      this.partsArrived(p);
+      return p;
+    });
+    return this.partsLoading;
+  }
+
+  /** the parts, where only code that ran after ready() can be */
+  private loaded(): Parts {
+    if (!this.parts) throw new Error("internal: the turn's parts were used before App.ready()");
+    return this.parts;
+  }
+
   static async create(opts: AppOptions): Promise<App> {
     const app = new App(opts);
-    app.buildProvider();
+    if (!opts.partsAfterFrame) await app.ready();
     const keyProblem = app.keyProblem();
     if (opts.headless && keyProblem) throw new MissingKeyError(keyProblem);
     app.context = await loadProjectContext(opts.workspace, app.redactKeys);
@@ -247,7 +283,14 @@ export class App implements Controller {
     return missingKeyMessage(this.providerName, this.opts.configFile);
   }
 
+  /** The provider for the current model and keys: built now when the parts are in, else
+   * when env() first needs it. */
   private buildProvider(): void {
+    if (!this.parts) {
+      this.provider = undefined;
+      return;
+    }
+    const { createProvider, serverMemory } = this.parts;
     const info = this.lookupModel(this.providerName, this.model);
     const apiKey = this.opts.credentials.keys[this.providerName];
     // what a server refused is remembered for the run, across /model and /reload (issue 16)
@@ -292,9 +335,11 @@ export class App implements Controller {
       this.lastUsage = undefined;
       this.lastPrepare = undefined;
       this.figure = undefined;
-      this.memory = new PermissionMemory();
+      this.memory = undefined;
       this.wholeHistory = Promise.resolve();
-      await this.refreshFigure();
+      // before the parts are in, the figure follows them (an "info" event); the session shows now
+      const figure = this.refreshFigure();
+      if (this.parts) await figure;
       return;
     }
     // On a screen, the newest messages come first so the first frame does not wait for a
@@ -315,7 +360,7 @@ export class App implements Controller {
     this.lastPrepare = undefined;
     this.figure = undefined;
     // "allow for this session" answers belong to the session they were given in
-    this.memory = new PermissionMemory();
+    this.memory = undefined;
     // The session's last request may have been composed otherwise (another model, switched
     // since in another session or another run; project context edited between runs): the
     // next one will differ, so that request is not current.
@@ -329,7 +374,7 @@ export class App implements Controller {
     // an estimate of the next request needs the whole record: a long one is not waited for
     // here (the first frame comes first; the figure follows with an "info" event)
     const figure = this.refreshFigure();
-    if (!partial) await figure;
+    if (!partial && this.parts) await figure;
   }
 
   /** Reads the whole record behind the first frame, in place of the newest part shown so far. */
@@ -353,6 +398,8 @@ export class App implements Controller {
   /** Why a session's stored request no longer shows how the next one is composed, if it does not. */
   private async staleReason(sessionId: string, view: InspectorView): Promise<string | undefined> {
     if (view.state !== "current") return undefined;
+    // the comparison builds the next request as a turn would (resumed sessions only)
+    const { SUMMARY_REQUEST_NOTE } = await this.ready();
     const { meta } = view;
     if (meta.provider !== this.providerName || meta.model !== this.model) {
       return `model is now ${this.providerName}:${this.model} (the last request went to ${meta.provider}:${meta.model})`;
@@ -403,7 +450,7 @@ export class App implements Controller {
       model: this.model,
       system: SYSTEM_PROMPT,
       context: this.requestContext(),
-      tools: toolSchemas(this.allTools()),
+      tools: this.loaded().toolSchemas(this.allTools()),
       maxOutputTokens: this.opts.maxOutputTokens ?? m.maxOutput ?? 8192,
       reasoning: this.opts.reasoning,
       vision: imageTarget(this.providerName, m.vision),
@@ -416,7 +463,8 @@ export class App implements Controller {
   /** A request as the inspector would capture it (nothing is stored). */
   private capture(req: Request): Capture {
     const window = this.lookupModel(this.providerName, this.model).contextWindow;
-    return captureRequest(req, { iteration: 1, capturedAt: new Date().toISOString(), ...(window !== undefined ? { contextWindow: window } : {}) });
+    // the capture encodes with the adapters: only after ready()
+    return this.loaded().captureRequest(req, { iteration: 1, capturedAt: new Date().toISOString(), ...(window !== undefined ? { contextWindow: window } : {}) });
   }
 
   /**
@@ -440,8 +488,11 @@ export class App implements Controller {
           () => false,
         );
         if (superseded()) return;
+        // built as a turn builds it, with the tools: nothing until they are in, never a guess
+        const parts = this.parts ?? (await this.partsIn);
+        if (superseded()) return;
         if (whole) {
-          const prepared = await prepare(this.env(), this.messages.length);
+          const prepared = await parts.prepare(this.env(), this.messages.length);
           if (superseded()) return;
           figure = { basis: "next request", ...requestEstimate(this.capture(this.nextRequest(prepared.messages)).sections) };
         }
@@ -535,13 +586,20 @@ export class App implements Controller {
     return this.providerName === "openai" ? { api: openaiApi(this.baseUrlFor("openai"), this.opts.api) } : {};
   }
 
+  private currentProvider(): Provider {
+    this.loaded();
+    if (!this.provider) this.buildProvider();
+    return this.provider as Provider;
+  }
+
+  /** what a turn works with; only after ready() (the provider, tools and permission memory come from the parts) */
   private env(): TurnEnv {
     const m = this.lookupModel(this.providerName, this.model);
     const env: TurnEnv = {
       store: this.opts.store,
       sessionId: this.current.id,
       history: this.messages,
-      provider: this.provider,
+      provider: this.currentProvider(),
       providerName: this.providerName,
       model: this.model,
       vision: imageTarget(this.providerName, m.vision),
@@ -562,7 +620,7 @@ export class App implements Controller {
           ? { unattended: "albedo-tui runs headless (-p) with --permission ask and no one can be asked; rerun with --permission auto to allow this" }
           : {}),
       },
-      memory: this.memory,
+      memory: (this.memory ??= new (this.loaded().PermissionMemory)()),
       redact: this.redactKeys,
       compaction: {
         strategy: this.opts.compaction,
@@ -587,6 +645,8 @@ export class App implements Controller {
     // start (each bounded by its startup timeout) before its requests are built, and their
     // arrival is no change to that turn's view; the screen never waits for them
     if (this.opts.headless && this.ext.hasServers() && !this.busy()) await this.ext.start();
+    // a prompt sent before the parts are in waits for them (nothing below awaits before `running` is set)
+    if (!this.parts) await this.ready();
     const busy = this.running
       ? "A turn is already running; press Esc to interrupt it first."
       : this.compacting
@@ -618,7 +678,7 @@ export class App implements Controller {
         await this.opts.store.setTitle(this.current.id, title);
         this.current.title = title;
       }
-      return runTurn(env, blocks, abort.signal);
+      return this.loaded().runTurn(env, blocks, abort.signal);
     };
     const run = turn().catch((e: unknown): TurnOutcome => {
       // a store failure (busy, closed…) already reads as a sentence the person can act on
@@ -690,10 +750,11 @@ export class App implements Controller {
         const apiKey = creds.keys[provider];
         if (!apiKey && keyRequired(provider, baseUrl)) return { ...base, error: "not listed from the server: no API key" };
         try {
+          const { fetchModels } = await import("../provider/models.js");
           const got = await fetchModels({ provider, baseUrl, ...(apiKey ? { apiKey } : {}) });
           return { ...base, served: got.models, ...(got.more ? { more: true } : {}) };
         } catch (e) {
-          return { ...base, error: e instanceof ModelsError ? e.message : `the model list failed: ${messageOf(e)}` };
+          return { ...base, error: e instanceof (await import("../provider/models.js")).ModelsError ? e.message : `the model list failed: ${messageOf(e)}` };
         }
       }),
     );
@@ -827,6 +888,7 @@ export class App implements Controller {
     const work = async (): Promise<string> => {
       try {
         await this.wholeHistory;
+        const { summarize } = await this.ready();
         const s = await summarize(this.env(), this.messages.length, abort.signal, { force: true, ...(this.lastUsage ? { providerUsage: this.lastUsage } : {}) });
         if (s.usage) this.lastUsage = s.usage;
         summarised = s.said;

@@ -3,10 +3,11 @@
 import { createAnthropicProvider } from "./anthropic.js";
 import { lookupModel } from "./catalog.js";
 import type { RetryOptions, TransportOptions } from "./http.js";
-import { ChatSession, createOpenAIProvider, isOpenAIHosted } from "./openai.js";
+import { ChatSession, createOpenAIProvider } from "./openai.js";
+import { isOpenAIHosted, keyRequired, missingKeyMessage } from "./keys.js";
 import { encodeRequest } from "./encode.js";
 import { createResponsesProvider, ResponsesSession } from "./responses.js";
-import { ProviderError, type OpenAIApi, type Provider, type ProviderName, type Request, type StreamOptions } from "./types.js";
+import { ProviderError, type Provider, type ProviderName, type Request, type StreamOptions } from "./types.js";
 import { assertNever } from "../record/types.js";
 
 export interface ProviderConfig {
@@ -30,35 +31,6 @@ export interface ServerMemory {
 
 export function serverMemory(baseUrl: string | undefined): ServerMemory {
   return { chat: new ChatSession(isOpenAIHosted(baseUrl)), responses: new ResponsesSession() };
-}
-
-const ENV_VAR: Record<ProviderName, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" };
-const CONFIG_FIELD: Record<ProviderName, string> = { anthropic: "anthropicApiKey", openai: "openaiApiKey" };
-
-/** The sentence shown (TUI) or printed (headless, exit 1) when a needed key is missing. */
-/** The sentence for a missing key; `configFile` is where this run reads its config. */
-export function missingKeyMessage(provider: ProviderName, configFile = "~/.config/albedo/config.json"): string {
-  return `No API key for ${provider}: set ${ENV_VAR[provider]} or "${CONFIG_FIELD[provider]}" in ${configFile}.`;
-}
-
-/** Anthropic always wants a key; an OpenAI-shaped local server usually does not. */
-export function keyRequired(provider: ProviderName, baseUrl?: string): boolean {
-  switch (provider) {
-    case "anthropic":
-      return true;
-    case "openai":
-      return isOpenAIHosted(baseUrl);
-    default:
-      return assertNever(provider, "provider");
-  }
-}
-
-/** Which OpenAI API a run speaks: the config's `"api"` when set, else the Responses API on
- * OpenAI's own endpoint and Chat Completions on any other base URL (compatible servers). The
- * controller puts it into each Request (RequestSettings.api), and the request's `api` picks
- * both the encoding and the endpoint, so the capture and the wire cannot disagree. */
-export function openaiApi(baseUrl: string | undefined, configured?: OpenAIApi): OpenAIApi {
-  return configured ?? (isOpenAIHosted(baseUrl) ? "responses" : "chat");
 }
 
 export function createProvider(cfg: ProviderConfig): Provider {
@@ -117,6 +89,7 @@ function missingKeyProvider(name: ProviderName): Provider {
 }
 
 export { lookupModel, defaultModel } from "./catalog.js";
+export { keyRequired, missingKeyMessage, openaiApi } from "./keys.js";
 export type { ModelInfo } from "./catalog.js";
 export type { RetryOptions, TransportOptions } from "./http.js";
 export { encodeAnthropicBody } from "./anthropic.js";

@@ -37,6 +37,7 @@ import type {
 } from "./types.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "./encoded.js";
 import { requestMessages } from "./types.js";
+import { isOpenAIHosted } from "./keys.js";
 import { splitPrompt, tokenCount } from "./usage.js";
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -698,14 +699,8 @@ export interface OpenAIConfig {
   session?: ChatSession;
 }
 
-export function isOpenAIHosted(baseUrl: string | undefined): boolean {
-  if (baseUrl === undefined) return true;
-  try {
-    return new URL(baseUrl).hostname === "api.openai.com";
-  } catch {
-    return false;
-  }
-}
+// in keys.ts, which the controller reads before the adapters load (issue 19)
+export { isOpenAIHosted };
 
 export function createOpenAIProvider(cfg: OpenAIConfig): Provider {
   const base = (cfg.baseUrl ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, "");

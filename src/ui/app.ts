@@ -55,6 +55,8 @@ export interface AttachOptions {
   keymapWarnings: string[];
   /** the config's "theme"; "auto" (the default) follows the terminal's background */
   theme?: ThemeChoice;
+  /** run right after the frame that shows the session (the controller's turn parts load then) */
+  afterSessionFrame?: () => void;
 }
 
 export interface TuiOptions extends StartOptions, AttachOptions {}
@@ -295,6 +297,7 @@ class TuiApp {
     this.frames.drawNow();
     // MCP servers start behind this frame: they never delay the prompt
     setImmediate(() => controller.mcp?.start());
+    if (opts.afterSessionFrame) setImmediate(opts.afterSessionFrame);
     return this.done;
   }
 

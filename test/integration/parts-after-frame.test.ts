@@ -1,0 +1,102 @@
+// Issue 19, start → session loaded: the screen shows the session before the providers'
+// adapters, the tools and the turn are compiled (src/controller/parts.ts, imported lazily and
+// loaded by App.ready() after the session's frame). What must hold: they are really out of
+// what loads with the controller; a prompt sent before they are in waits for them and runs;
+// the status line's figure shows nothing until it can be built as a turn builds it, and then
+// the same figure as an app that had them from the start.
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
+import { makeApp, TEST_KEY } from "../helpers/app.js";
+import type { App } from "../../src/controller/controller.js";
+
+const BUNDLE = path.resolve(import.meta.dirname, "../../dist/bundle");
+
+/** the bundle files loaded with `file`: itself and its static imports, transitively */
+function staticClosure(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = fs.readFileSync(path.join(BUNDLE, file), "utf8");
+  for (const m of text.matchAll(/^import\s*(?:[^;"]*?from\s*)?"\.\/([^"]+)"/gm)) staticClosure(m[1]!, seen);
+  return seen;
+}
+const sources = (files: Iterable<string>): string => [...files].map((f) => fs.readFileSync(path.join(BUNDLE, f), "utf8")).join("\n");
+
+/** what the turn needs and the session's frame does not */
+const TURN_PARTS = ["src/provider/anthropic.ts", "src/provider/openai.ts", "src/provider/responses.ts", "src/tools/run.ts", "src/tools/bash.ts", "src/turn/turn.ts", "src/inspector/capture.ts"];
+
+describe("the built controller", () => {
+  it("loads without the adapters, the tools and the turn; its parts chunk has them", () => {
+    const files = fs.readdirSync(BUNDLE).filter((f) => f.endsWith(".js"));
+    const controller = files.find((f) => /^controller-[A-Z0-9]+\.js$/.test(f));
+    expect(controller, "no controller chunk in dist/bundle (run npm run build)").toBeDefined();
+    const withController = sources(staticClosure(controller!));
+    for (const src of TURN_PARTS) expect(withController, `${src} loads with the controller`).not.toContain(`// ${src}\n`);
+    const parts = files.find((f) => /^parts-[A-Z0-9]+\.js$/.test(f));
+    expect(parts, "no parts chunk").toBeDefined();
+    expect(fs.readFileSync(path.join(BUNDLE, controller!), "utf8")).toMatch(new RegExp(`import\\("\\./${parts!.replace(".", "\\.")}"\\)`));
+    const withParts = sources(staticClosure(parts!));
+    for (const src of TURN_PARTS) expect(withParts, `${src} is not in the parts`).toContain(`// ${src}\n`);
+  });
+});
+
+let fake: FakeProvider;
+beforeAll(async () => {
+  fake = await startFakeProvider({ key: TEST_KEY });
+});
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.requests.length = 0;
+});
+
+/** resolves once the status line has a figure (it says so with an "info" event) */
+function figureShown(app: App): Promise<void> {
+  return new Promise((resolve) => {
+    const off = app.subscribe((e) => {
+      if (e.type === "info" && app.contextStatus().figure) {
+        off();
+        resolve();
+      }
+    });
+    if (app.contextStatus().figure) {
+      off();
+      resolve();
+    }
+  });
+}
+
+describe("a session shown before the turn's parts", () => {
+  it("shows no figure until the parts are in, then the figure an app with them from the start shows", async () => {
+    const eager = await makeApp(fake, { headless: false });
+    await figureShown(eager.app);
+    const want = eager.app.contextStatus();
+    await eager.app.close();
+
+    const { app } = await makeApp(fake, { headless: false, partsAfterFrame: true });
+    // the session is there; nothing is guessed for the next request before its tools are known
+    expect(app.info().model).toBe("claude-sonnet-4-5");
+    expect(app.contextStatus().figure).toBeUndefined();
+    expect(app.contextStatus().estimate).toBe("");
+    const shown = figureShown(app);
+    await app.ready();
+    await shown;
+    expect(app.contextStatus().figure).toEqual(want.figure);
+    expect(app.contextStatus().estimate).toBe(want.estimate);
+    expect(want.estimate).toMatch(/next request ≈ [0-9,]+/);
+    await app.close();
+  });
+
+  it("a prompt sent before anyone called ready() waits for the parts and is sent, with the tools", async () => {
+    const { app } = await makeApp(fake, { headless: false, partsAfterFrame: true });
+    fake.script({ text: "held and sent" });
+    const outcome = await app.runPrompt("hello before the parts");
+    expect(outcome.ok).toBe(true);
+    expect(outcome.finalText).toBe("held and sent");
+    expect(fake.requests).toHaveLength(1);
+    const body = fake.requests[0]!.body as { tools?: { name: string }[] };
+    expect(body.tools?.map((t) => t.name)).toContain("bash");
+    expect(app.history().map((m) => m.role)).toEqual(["user", "assistant"]);
+    await app.close();
+  });
+});
