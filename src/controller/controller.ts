@@ -218,17 +218,27 @@ export class App implements Controller {
   };
 
   /**
-   * Loads the providers' adapters, the tools and the turn (parts.ts), once. Compiling them was
-   * ~50 ms between the screen's first frame and the session's (issue 19): the screen calls this
-   * after the frame that shows the session; a turn, /compact and the figure wait for it.
+   * Loads the providers' adapters, the tools and the turn (parts.ts), once, and reads the
+   * project context (AGENTS.md, CLAUDE.md, two git runs). Compiling the one and spawning git
+   * for the other were ~50 ms between the screen's first frame and the session's (issue 19):
+   * the screen calls this after the frame that shows the session; a turn, /compact, /reload
+   * and the figure wait for it. A failure is said, and the next call tries again.
    */
   ready(): Promise<Parts> {
-    this.partsLoading ??= import("./parts.js").then((p) => {
-      this.parts = p;
-      this.tools = p.builtinTools();
-      this.partsArrived(p);
-      return p;
-    });
+    this.partsLoading ??= Promise.all([import("./parts.js"), loadProjectContext(this.opts.workspace, this.redactKeys)]).then(
+      ([p, context]) => {
+        this.context = context;
+        this.parts = p;
+        this.tools = p.builtinTools();
+        this.partsArrived(p);
+        return p;
+      },
+      (e: unknown) => {
+        this.partsLoading = undefined;
+        this.hub.emit({ type: "notice", level: "error", text: `Could not load what a turn needs: ${messageOf(e)}` });
+        throw e;
+      },
+    );
     return this.partsLoading;
   }
 
@@ -243,7 +253,6 @@ export class App implements Controller {
     if (!opts.partsAfterFrame) await app.ready();
     const keyProblem = app.keyProblem();
     if (opts.headless && keyProblem) throw new MissingKeyError(keyProblem);
-    app.context = await loadProjectContext(opts.workspace, app.redactKeys);
     // reads the MCP configuration only: servers start later (mcp.start, or a headless turn)
     app.ext.configure();
     const o = opts.open;
@@ -848,6 +857,8 @@ export class App implements Controller {
    * (before, it named only the context items, as if the keys were not reloaded).
    */
   async reload(): Promise<string> {
+    // the first reading of the project context comes with the parts: this one follows it
+    await this.ready();
     const before = this.context;
     this.context = await loadProjectContext(this.opts.workspace, this.redactKeys);
     const changed = changedItems(before, this.context);

@@ -3,7 +3,8 @@
 // loaded by App.ready() after the session's frame). What must hold: they are really out of
 // what loads with the controller; a prompt sent before they are in waits for them and runs;
 // the status line's figure shows nothing until it can be built as a turn builds it, and then
-// the same figure as an app that had them from the start.
+// the same figure as an app that had them from the start. The project context (AGENTS.md,
+// CLAUDE.md, two git runs) is read with them.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -84,6 +85,17 @@ describe("a session shown before the turn's parts", () => {
     expect(app.contextStatus().figure).toEqual(want.figure);
     expect(app.contextStatus().estimate).toBe(want.estimate);
     expect(want.estimate).toMatch(/next request ≈ [0-9,]+/);
+    await app.close();
+  });
+
+  it("reads the project context with the parts, not before the session shows (two git runs and the files)", async () => {
+    const { app, workspace } = await makeApp(fake, { headless: false, partsAfterFrame: true });
+    // written after the session is open: read only once ready() runs
+    await fs.promises.writeFile(path.join(workspace, "AGENTS.md"), "AGENTS-MARK-5521: read behind the frame\n");
+    await app.ready();
+    fake.script({ text: "ok" });
+    expect((await app.runPrompt("hi")).ok).toBe(true);
+    expect(JSON.stringify(fake.requests[0]!.body)).toContain("AGENTS-MARK-5521");
     await app.close();
   });
 
