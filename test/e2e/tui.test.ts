@@ -9,6 +9,21 @@ import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.j
 import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
 import { holdWriteLock } from "../helpers/lock.js";
+import sqlite3 from "sqlite3";
+
+/**
+ * A lock that the start-up waits for. The store keeps its database in WAL mode, where a held
+ * write lock stops no reader, and a new session gets no row before its first message, so
+ * nothing of loading it would wait: holding the lock alone made these tests a race between the
+ * typing and the load. In rollback-journal mode, the store's switch to WAL needs the lock.
+ */
+async function lockBeforeLoad(db: string): Promise<{ release(): Promise<void> }> {
+  await new Promise<void>((resolve, reject) => {
+    const d = new sqlite3.Database(db);
+    d.exec("PRAGMA journal_mode=DELETE", (e) => d.close(() => (e ? reject(e) : resolve())));
+  });
+  return holdWriteLock(db);
+}
 
 const KEY = "sk-test-tui-e2e-5151";
 const MODEL = "claude-sonnet-4-5";
@@ -404,7 +419,7 @@ describe("start-up: the screen comes first", () => {
   it("takes keys before the session is open, and sends an Enter pressed meanwhile once it is", async () => {
     // a database that exists, locked by another process: opening a new session waits for it
     expect((await runCli(["sessions", "--db", home.db], home)).code).toBe(0);
-    const lock = await holdWriteLock(home.db);
+    const lock = await lockBeforeLoad(home.db);
     let released = false;
     try {
       fake.script({ text: "Answered the early question." });
@@ -432,7 +447,7 @@ describe("start-up: the screen comes first", () => {
 
   it("quits cleanly from the starting screen (Ctrl-C twice)", async () => {
     expect((await runCli(["sessions", "--db", home.db], home)).code).toBe(0);
-    const lock = await holdWriteLock(home.db);
+    const lock = await lockBeforeLoad(home.db);
     let released = false;
     try {
       const s = tui(["--db", home.db]);
