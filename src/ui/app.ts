@@ -465,7 +465,10 @@ class TuiApp {
         break;
       case "capture":
         // the pane repaints when its refresh is in, and again once its "updated" mark is gone
-        if (!a.pane.open) return;
+        if (!a.pane.open) {
+          a.pane.outdated();
+          return;
+        }
         void a.pane.refresh(true);
         this.frames.after("paneFlash", PANE_FLASH_MS, () => this.frames.request());
         return;
@@ -486,6 +489,7 @@ class TuiApp {
         this.usage = undefined;
         this.focus.sessionChanged();
         if (a.pane.open) void a.pane.refresh(false);
+        else a.pane.outdated();
         this.refreshStatus(true);
         break;
       case "info":

@@ -46,6 +46,16 @@ export class ContextPane {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** What the pane holds no longer shows the last request (a capture was stored, or another
+   * session shown, while it was closed): opened again, it says "loading…" until its refresh is
+   * in, instead of showing the old request's figures for a moment beside the status line's new one. */
+  outdated(): void {
+    this.seq++;
+    this.view = undefined;
+    this.pageData = undefined;
+    this.pageCache = undefined;
+  }
+
   /** re-reads the view (and the current page); `flash` marks it "updated" for a moment */
   async refresh(flash = false): Promise<void> {
     const my = ++this.seq;

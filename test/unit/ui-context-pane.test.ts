@@ -37,6 +37,24 @@ async function settle(): Promise<void> {
 }
 
 describe("context pane", () => {
+  it("opened again after a capture it missed, it says loading… until the new request is read, never the old request's figures", async () => {
+    // the request before: the same sections with half the bytes
+    const before: InspectorView = { ...current, meta: { ...current.meta, totalBytes: 2000 }, sections: current.sections.map((x) => ({ ...x, bytes: 500, estimate: { tokens: 100, method: "chars/4" } })) };
+    let view = before;
+    const src = { ...source(current), inspectorView: async () => view };
+    const pane = new ContextPane(src, () => undefined);
+    await pane.refresh();
+    expect(text(pane.render(90, 30, keys))).toContain("total 2,000 bytes · ≈ 400 tokens (chars/4)");
+    // closed; a turn sends the next request (the screen calls outdated() on its capture event)
+    view = current;
+    pane.outdated();
+    const opening = text(pane.render(90, 30, keys));
+    expect(opening).toContain("loading…");
+    expect(opening).not.toContain("total 2,000 bytes");
+    await pane.refresh();
+    expect(text(pane.render(90, 30, keys))).toContain("total 4,006 bytes · ≈ 1,006 tokens (chars/4)");
+  });
+
   it("lists the sections with counts, meta, and the first page", async () => {
     const src = source(current);
     const pane = new ContextPane(src, () => undefined);
