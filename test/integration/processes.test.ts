@@ -202,6 +202,9 @@ describe("two --api instances at once", () => {
     const b = startCli(["-p", "b", "--api", "--permission", "auto", ...anthropic()], home);
     await waitUntil(() => markedPids(m).length >= 2, 20_000, "both runs to be inside their tool");
     const line = /local API on http:\/\/127\.0\.0\.1:(\d+) \(token in ([^)]+)\)/;
+    // the line is written before the turn starts, but this process may not have read the pipe
+    // yet when /proc already shows the tools (seen once in CI: an empty stderr)
+    await waitUntil(() => line.test(a.stderr()) && line.test(b.stderr()), 20_000, "both runs to name their API");
     const ma = line.exec(a.stderr())!;
     const mb = line.exec(b.stderr())!;
     expect(ma, a.stderr()).not.toBeNull();
