@@ -145,6 +145,9 @@ export class App implements Controller {
   private running: Promise<TurnOutcome> | undefined;
   /** a /compact in progress: it calls the provider and stores a summary, so it excludes turns */
   private compacting: Promise<string> | undefined;
+  /** a prompt waiting for the parts (runPrompt): busy already, so the screen keeps a second
+   * prompt's text and /new or a switch cannot move the first into another session */
+  private awaitingParts = false;
   /** a composition change made while a turn or /compact ran: their later requests were
    * built from what they started with, so the view goes pending again when they end */
   private pendingAfterRun: string | undefined;
@@ -557,7 +560,7 @@ export class App implements Controller {
   }
 
   busy(): boolean {
-    return this.running !== undefined || this.compacting !== undefined;
+    return this.running !== undefined || this.compacting !== undefined || this.awaitingParts;
   }
 
   private askPermission = (req: PermissionRequest): Promise<PermissionAnswer> => {
@@ -654,9 +657,20 @@ export class App implements Controller {
     // start (each bounded by its startup timeout) before its requests are built, and their
     // arrival is no change to that turn's view; the screen never waits for them
     if (this.opts.headless && this.ext.hasServers() && !this.busy()) await this.ext.start();
-    // a prompt sent before the parts are in waits for them (nothing below awaits before `running` is set)
-    if (!this.parts) await this.ready();
-    const busy = this.running
+    // a prompt sent before the parts are in waits for them, counted as busy meanwhile
+    // (nothing below awaits before `running` is set)
+    if (!this.parts && !this.busy()) {
+      this.awaitingParts = true;
+      try {
+        await this.ready();
+      } catch (e) {
+        // ready() has said so in a notice; the next prompt tries again
+        return { ok: false, error: `Could not load what a turn needs: ${messageOf(e)}`, finalText: "" };
+      } finally {
+        this.awaitingParts = false;
+      }
+    }
+    const busy = this.running || this.awaitingParts
       ? "A turn is already running; press Esc to interrupt it first."
       : this.compacting
         ? "A /compact is running; wait for it, or press Esc to stop it."
@@ -888,7 +902,7 @@ export class App implements Controller {
   }
 
   async compact(): Promise<string> {
-    if (this.running) return "A turn is running; compact after it ends.";
+    if (this.running || this.awaitingParts) return "A turn is running; compact after it ends.";
     if (this.compacting) return "A /compact is already running.";
     const problem = this.keyProblem();
     if (problem) return problem;

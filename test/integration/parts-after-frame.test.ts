@@ -111,4 +111,44 @@ describe("a session shown before the turn's parts", () => {
     expect(app.history().map((m) => m.role)).toEqual(["user", "assistant"]);
     await app.close();
   });
+
+  // The screen asks busy() before it clears the editor: a prompt waiting for the parts must
+  // count as running from the moment it is sent, or a second Enter (typed ahead during
+  // start-up) clears its text and is then refused, and /new or a session switch made
+  // meanwhile sends the first prompt into the other session.
+  it("a prompt waiting for the parts makes the app busy at once: a second prompt, /new and /compact are refused", async () => {
+    const { app } = await makeApp(fake, { headless: false, partsAfterFrame: true });
+    const first = app.session().id;
+    fake.script({ text: "the one answer" });
+    const one = app.runPrompt("first, before the parts");
+    expect(app.busy()).toBe(true);
+    await expect(app.newSession()).rejects.toThrow(/a turn is running/);
+    expect(await app.compact()).toMatch(/A turn is running/);
+    const two = await app.runPrompt("second, meanwhile");
+    expect(two.ok).toBe(false);
+    expect(two.error).toMatch(/A turn is already running/);
+    expect((await one).ok).toBe(true);
+    expect(app.session().id).toBe(first);
+    expect(fake.requests).toHaveLength(1);
+    expect(app.history().map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(app.busy()).toBe(false);
+    await app.close();
+  });
+
+  it("a prompt whose parts fail to load says why, does not throw, and leaves the app free for the next try", async () => {
+    const { app } = await makeApp(fake, { headless: false, partsAfterFrame: true });
+    // the loader failing as a missing chunk would (the real ready() also says so in a notice);
+    // the next call is the real one
+    const real = app.ready.bind(app);
+    let fail = true;
+    app.ready = () => (fail ? Promise.reject(new Error("Cannot find module 'parts-X.js'")) : real());
+    const out = await app.runPrompt("sent while the parts cannot load");
+    expect(out.ok).toBe(false);
+    expect(out.error).toMatch(/Could not load what a turn needs: Cannot find module 'parts-X\.js'/);
+    expect(app.busy()).toBe(false);
+    fail = false;
+    fake.script({ text: "second try" });
+    expect((await app.runPrompt("again")).ok).toBe(true);
+    await app.close();
+  });
 });
