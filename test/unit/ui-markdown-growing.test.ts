@@ -89,6 +89,33 @@ describe("GrowingMarkdown", () => {
     expect(md.render(other, 8, inert, deco)).toEqual(whole(other, 8));
   });
 
+  it("never cuts inside an HTML block that runs across blank lines (CommonMark kinds 1-5)", () => {
+    // each of these goes on, dimmed as HTML, past its blank lines to its end marker; a cut
+    // at the blank line laid the rest out as a paragraph (found in review, issue 19)
+    const html = [
+      "<pre>\nabc\n\nline two of the pre block\n\n</pre>",
+      "<!--\ncomment\n\nhidden text in the comment\n-->",
+      "<SCRIPT>\nx\n\nvar y = 1; // goes on\n</script>",
+      "<style>\n\np { color: red; } /* more */\n</style>",
+      "<?php\n\necho 'hi there friends';\n?>",
+      "<![CDATA[\n\nsome cdata text here\n]]>",
+      "<!DOCTYPE\n\nhtml something long\n>",
+      "<!-- one line --> then text",
+      "<pre>one line</pre>",
+    ];
+    for (let seed = 1; seed <= 30; seed++) {
+      const r = prng(seed * 13);
+      const parts: string[] = [];
+      for (let i = 0; i < 8; i++) parts.push(r() < 0.5 ? html[Math.floor(r() * html.length)]! : BLOCKS[Math.floor(r() * BLOCKS.length)]!);
+      const text = parts.join("\n\n");
+      const md = new GrowingMarkdown();
+      for (let at = 1; at <= text.length; at++) {
+        const prefix = text.slice(0, at);
+        expect(md.render(prefix, 40, inert, deco), `seed ${seed} at ${at}: ${JSON.stringify(prefix.slice(-40))}`).toEqual(whole(prefix, 40));
+      }
+    }
+  });
+
   it("never cuts inside a control sequence (inert removes the whole sequence)", () => {
     const md = new GrowingMarkdown();
     const text = "before \x1b]0;title\n\nstill the title\x07 after\n\nnext paragraph\n\nlast";
