@@ -277,8 +277,9 @@ export function renderMarkdown(src: string, width: number): Line[] {
   return blocks(tokens, w, false).map((l) => (lineWidth(l) > w ? truncate(l, w) : l));
 }
 
-/** a line that opens or closes fenced code: up to 3 spaces, then ``` or ~~~ */
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** a line that opens or closes fenced code: up to 3 spaces, then ``` or ~~~; a backtick fence
+ * has no backtick after it on its line (CommonMark, marked): "``` a`b" is text, not a fence */
+const FENCE = /^ {0,3}(`{3,}(?=[^`]*$)|~{3,})/;
 /** a line that may continue the block before it even after a blank line, or whose meaning
  * depends on it: indented (list continuation, indented code), a list item (a loose list), a
  * quote, a table row, a reference definition or footnote */

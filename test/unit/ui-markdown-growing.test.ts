@@ -89,7 +89,7 @@ describe("GrowingMarkdown", () => {
     expect(md.render(other, 8, inert, deco)).toEqual(whole(other, 8));
   });
 
-  it("never cuts inside an HTML block that runs across blank lines (CommonMark kinds 1-5)", () => {
+  it("never cuts inside an HTML block that runs across blank lines (CommonMark kinds 1-5), nor takes a backtick line that is no fence for one", () => {
     // each of these goes on, dimmed as HTML, past its blank lines to its end marker; a cut
     // at the blank line laid the rest out as a paragraph (found in review, issue 19)
     const html = [
@@ -102,6 +102,8 @@ describe("GrowingMarkdown", () => {
       "<!DOCTYPE\n\nhtml something long\n>",
       "<!-- one line --> then text",
       "<pre>one line</pre>",
+      // not a fence (a backtick in a backtick fence's info): a fence after it opens, not closes
+      "``` a`b\nnot a fence\n\nstill text",
     ];
     for (let seed = 1; seed <= 30; seed++) {
       const r = prng(seed * 13);
@@ -112,6 +114,17 @@ describe("GrowingMarkdown", () => {
       for (let at = 1; at <= text.length; at++) {
         const prefix = text.slice(0, at);
         expect(md.render(prefix, 40, inert, deco), `seed ${seed} at ${at}: ${JSON.stringify(prefix.slice(-40))}`).toEqual(whole(prefix, 40));
+      }
+    }
+  });
+
+  it("takes a backtick line with a backtick after it for text, so the fence after it opens", () => {
+    const text = "a\n\n``` a`b\nnot a fence\n\ntext\n```\ncode\n\nstill code\n```\n\nafter";
+    for (const width of [20, 60]) {
+      const md = new GrowingMarkdown();
+      for (let at = 1; at <= text.length; at++) {
+        const prefix = text.slice(0, at);
+        expect(md.render(prefix, width, inert, deco), `at ${at}: ${JSON.stringify(prefix.slice(-40))}`).toEqual(whole(prefix, width));
       }
     }
   });
