@@ -287,19 +287,11 @@ const CONTINUES = /^(?:[ \t]|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|>|\||\[)/;
 /** a reference definition (or footnote): it may define a link anywhere above it, so text that
  * has one is laid out whole */
 const DEFINITION = /^ {0,3}\[[^\]\n]+\]:/m;
-/** a line that opens an HTML block of CommonMark's kinds 1-5 (<pre>/<script>/<style>/<textarea>,
- * a comment, <?…?>, a <!declaration>, CDATA): those run on across blank lines to their end
- * marker, like fenced code. Matched loosely (any indentation, any case): a block missed
- * here would be cut in two, one matched for nothing only costs a cut. */
-const HTML_OPEN = /^[ \t]*<(?:(pre|script|style|textarea)(?=[\s>]|$)|(!--)|(\?)|(!\[CDATA\[)|(![A-Za-z]))/i;
-/** the end marker of the HTML block HTML_OPEN matched: the latest of marked's and CommonMark's */
-function htmlEnd(m: RegExpExecArray): RegExp {
-  if (m[1]) return new RegExp(`</${m[1]}>`, "i");
-  if (m[2]) return /-->/;
-  if (m[3]) return /\?>/;
-  if (m[4]) return /\]\]>/;
-  return />/;
-}
+/** a line that may start an HTML block (CommonMark's seven kinds). Kinds 1-5 run on across
+ * blank lines to an end marker, and whether such a line opens one depends on whether a kind 6/7
+ * block (running to a blank line) is already open around it: rather than follow that, no cut is
+ * taken after such a line, which is never wrong, only slower for an answer with raw HTML */
+const HTML_START = /^ {0,3}<[A-Za-z/!?]/;
 /** what inert() removes: a cut must not fall inside a control sequence */
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
@@ -364,8 +356,6 @@ export class GrowingMarkdown {
 function lastBoundary(text: string, from: number): number {
   let best = from;
   let fence: string | undefined;
-  /** the end marker of an open HTML block (see HTML_OPEN) */
-  let html: RegExp | undefined;
   let blank = false;
   let at = from;
   while (at < text.length) {
@@ -373,7 +363,7 @@ function lastBoundary(text: string, from: number): number {
     if (nl === -1) {
       // the last line is still growing: a boundary once its start can no longer change what
       // it is (the longest list marker is 11 characters: nine digits, ".", a space)
-      if (blank && !fence && !html && text.length - at >= 12 && text.slice(at).trim() && !CONTINUES.test(text.slice(at, at + 12))) best = at;
+      if (blank && !fence && text.length - at >= 12 && text.slice(at).trim() && !CONTINUES.test(text.slice(at, at + 12))) best = at;
       break;
     }
     const line = text.slice(at, nl);
@@ -381,19 +371,11 @@ function lastBoundary(text: string, from: number): number {
     if (fence !== undefined) {
       // a fence closes with at least as many of the same character, and nothing after them
       if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && !line.slice(f[0].length).trim()) fence = undefined;
-    } else if (html !== undefined) {
-      if (html.test(line)) html = undefined;
     } else {
       if (blank && line.trim() && !CONTINUES.test(line)) best = at;
       if (f) fence = f[1];
-      else {
-        const h = HTML_OPEN.exec(line);
-        // the end may be on the opening line itself (after the opener)
-        if (h) {
-          const end = htmlEnd(h);
-          if (!end.test(line.slice(h[0].length))) html = end;
-        }
-      }
+      // a cut before the HTML block is still sound; none after it (see HTML_START)
+      else if (HTML_START.test(line)) break;
     }
     blank = !line.trim();
     at = nl + 1;

@@ -118,6 +118,23 @@ describe("GrowingMarkdown", () => {
     }
   });
 
+  it("never cuts after an HTML line: what looks like an opener may be inside another HTML block", () => {
+    // found by a fuzz in review: a comment opener inside a <details> block (which runs to the
+    // blank line) is text, so the CDATA after the blank is what stays open; a <script> opener
+    // inside one hid a real fence that opened later
+    const texts = [
+      "</details> *\n<!-- x\n\n\n<![CDATA[ y\n--> word\n|  | ]\n\n---\n\nafter all this",
+      "</details> x\n<script> y\n\n``` fence\n</script> _\n\n\nstill in the fence\n```\n\nafter all this",
+    ];
+    for (const text of texts) {
+      const md = new GrowingMarkdown();
+      for (let at = 1; at <= text.length; at++) {
+        const prefix = text.slice(0, at);
+        expect(md.render(prefix, 30, inert, deco), `at ${at}: ${JSON.stringify(prefix.slice(-40))}`).toEqual(whole(prefix, 30));
+      }
+    }
+  });
+
   it("takes a backtick line with a backtick after it for text, so the fence after it opens", () => {
     const text = "a\n\n``` a`b\nnot a fence\n\ntext\n```\ncode\n\nstill code\n```\n\nafter";
     for (const width of [20, 60]) {
