@@ -35,6 +35,7 @@ import type {
   WireMessage,
   WireItemStart,
 } from "./types.js";
+import { RefusalMemory } from "./refusals.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "./encoded.js";
 import { requestMessages } from "./types.js";
 import { isOpenAIHosted } from "./keys.js";
@@ -591,39 +592,9 @@ function clip(s: string, n = 120): string {
  * the same fields; the builder stays the same object while nothing new is refused, so the
  * capture's encoding is the one sent (encodeOnce).
  */
-export class ChatSession {
-  private readonly perModel = new Map<string, { refused: Set<ChatOptionalField>; build: (req: Request) => EncodedRequest }>();
-
-  constructor(readonly hosted: boolean) {}
-
-  encode(req: Request): EncodedRequest {
-    return encodeOnce(req, this.entry(req.model).build);
-  }
-
-  /** A new encoding after a refusal, not kept for a later use (encodeOnce keeps the first). */
-  encodeAgain(req: Request): EncodedRequest {
-    return this.entry(req.model).build(req);
-  }
-
-  refused(model: string): ReadonlySet<ChatOptionalField> {
-    return this.entry(model).refused;
-  }
-
-  refuse(model: string, fields: readonly ChatOptionalField[]): void {
-    const refused = new Set([...this.entry(model).refused, ...fields]);
-    const wire: ChatWire = { hosted: this.hosted, refused };
-    this.perModel.set(model, { refused, build: (req) => build(req, wire) });
-  }
-
-  private entry(model: string): { refused: Set<ChatOptionalField>; build: (req: Request) => EncodedRequest } {
-    let e = this.perModel.get(model);
-    if (!e) {
-      const refused = new Set<ChatOptionalField>();
-      const wire: ChatWire = { hosted: this.hosted, refused };
-      e = { refused, build: (req) => build(req, wire) };
-      this.perModel.set(model, e);
-    }
-    return e;
+export class ChatSession extends RefusalMemory<ChatOptionalField> {
+  constructor(readonly hosted: boolean) {
+    super((refused) => (req) => build(req, { hosted, refused }));
   }
 }
 

@@ -44,6 +44,7 @@ import type {
   WireMessage,
 } from "./types.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "./encoded.js";
+import { RefusalMemory } from "./refusals.js";
 import { requestMessages } from "./types.js";
 import { splitPrompt, tokenCount } from "./usage.js";
 
@@ -78,34 +79,10 @@ function buildAll(req: Request): EncodedRequest {
 
 /** What one provider's server refused, per model, for the provider's life (the session): the
  * capture (Provider.encode) and the sending use the same encoding. */
-export class ResponsesSession {
-  private readonly perModel = new Map<string, { refused: ReadonlySet<ResponsesOptionalField>; build: (req: Request) => EncodedRequest }>();
-
-  encode(req: Request): EncodedRequest {
-    return encodeOnce(req, this.entry(req.model).build);
-  }
-
-  /** A new encoding after a refusal, not kept for a later use. */
-  encodeAgain(req: Request): EncodedRequest {
-    return this.entry(req.model).build(req);
-  }
-
-  refused(model: string): ReadonlySet<ResponsesOptionalField> {
-    return this.entry(model).refused;
-  }
-
-  refuse(model: string, fields: readonly ResponsesOptionalField[]): void {
-    const refused = new Set([...this.entry(model).refused, ...fields]);
-    this.perModel.set(model, { refused, build: (req) => build(req, refused) });
-  }
-
-  private entry(model: string): { refused: ReadonlySet<ResponsesOptionalField>; build: (req: Request) => EncodedRequest } {
-    let e = this.perModel.get(model);
-    if (!e) {
-      e = { refused: NONE, build: buildAll };
-      this.perModel.set(model, e);
-    }
-    return e;
+export class ResponsesSession extends RefusalMemory<ResponsesOptionalField> {
+  constructor() {
+    // nothing refused: the builder encodeResponses uses, so encodeOnce's copy is shared
+    super((refused) => (refused.size === 0 ? buildAll : (req) => build(req, refused)));
   }
 }
 
