@@ -5,42 +5,15 @@
 //
 // Omitted bodies are written as the same tokens wire-reader.ts uses (`⟦image TYPE BYTES⟧`,
 // `⟦KIND BYTES⟧`), so normalizeMarkers() from there applies to the pages.
-import type { ReadSection } from "./wire-reader.js";
+import { message, Section, utf8, type ReadSection } from "./wire-reader.js";
 
 type Obj = Record<string, any>;
 
-const utf8 = (s: string): number => Buffer.byteLength(s, "utf8");
-const grouped = (n: number): string => n.toLocaleString("en-US");
-
-class Section {
-  items = 0;
-  bytes = 0;
-  readonly shown: string[] = [];
-  readonly bodies: string[] = [];
-  constructor(readonly source: string) {}
-  sent(s: string): string {
-    this.bytes += utf8(s);
-    return s;
-  }
-  image(url: string): string {
-    const m = /^data:([^;]+);base64,(.*)$/s.exec(url);
-    if (!m) throw new Error("the reader expects images as data: URLs");
-    this.bytes += utf8(m[2]!);
-    this.bodies.push(m[2]!);
-    return `⟦image ${m[1]} ${grouped(Buffer.from(m[2]!, "base64").length)}⟧`;
-  }
-  opaque(words: string, body: string): string {
-    this.bytes += utf8(body);
-    this.bodies.push(body);
-    return `⟦${words} ${grouped(utf8(body))}⟧`;
-  }
-  item(role: string, blocks: string[]): void {
-    this.items++;
-    this.shown.push(`── ${this.items} · ${role} ──\n${blocks.join("\n")}`);
-  }
-  done(separator: string): ReadSection {
-    return { source: this.source, items: this.items, bytes: this.bytes, text: this.shown.join(separator), bodies: this.bodies };
-  }
+/** A data: URL's image, counted as its base64 body */
+function dataImage(s: Section, url: string): string {
+  const m = /^data:([^;]+);base64,(.*)$/s.exec(url);
+  if (!m) throw new Error("the reader expects images as data: URLs");
+  return s.image(m[1]!, m[2]!);
 }
 
 /** Sections of a Responses body: system (`instructions`), one per context source (the leading
@@ -72,22 +45,22 @@ export function readResponsesBody(body: Obj, contextSources: string[]): ReadSect
             case "output_text":
               return h.sent(p["text"]);
             case "input_image":
-              return h.image(p["image_url"]);
+              return dataImage(h, p["image_url"]);
             default:
               throw new Error(`the reader does not know a content part of type ${String(p["type"])}`);
           }
         });
-        h.item(it["role"], blocks);
+        message(h, it["role"], blocks);
         break;
       }
       case "function_call":
-        h.item("assistant", [`tool_call id=${it["call_id"]} name=${it["name"]} arguments=${h.sent(it["arguments"])}`]);
+        message(h, "assistant", [`tool_call id=${it["call_id"]} name=${it["name"]} arguments=${h.sent(it["arguments"])}`]);
         break;
       case "function_call_output":
-        h.item("tool", [`tool_result for id=${it["call_id"]}: ${h.sent(it["output"])}`]);
+        message(h, "tool", [`tool_result for id=${it["call_id"]}: ${h.sent(it["output"])}`]);
         break;
       case "reasoning":
-        h.item("assistant", [`reasoning ${h.opaque("openai encrypted reasoning", JSON.stringify(it))}`]);
+        message(h, "assistant", [`reasoning ${h.opaque("openai encrypted reasoning", JSON.stringify(it))}`]);
         break;
       default:
         throw new Error(`the reader does not know an input item of type ${String(it["type"])}`);

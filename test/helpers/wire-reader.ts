@@ -20,10 +20,11 @@ export interface ReadSection {
 
 type Obj = Record<string, any>;
 
-const utf8 = (s: string): number => Buffer.byteLength(s, "utf8");
+export const utf8 = (s: string): number => Buffer.byteLength(s, "utf8");
 const grouped = (n: number): string => n.toLocaleString("en-US");
 
-class Section {
+/** One section as the reader counts and shows it (wire-reader-responses.ts reads with it too). */
+export class Section {
   items = 0;
   bytes = 0;
   readonly shown: string[] = [];
@@ -50,7 +51,7 @@ class Section {
   }
 }
 
-function message(s: Section, role: string, blocks: string[]): void {
+export function message(s: Section, role: string, blocks: string[]): void {
   s.items++;
   s.shown.push(`── ${s.items} · ${role} ──\n${blocks.join("\n")}`);
 }
