@@ -438,6 +438,23 @@ export class Connection {
     });
   }
 
+  /** One read transaction: every statement of fn reads the same snapshot, so a read made of
+   *  several statements never sees half of another process's write. A deferred BEGIN takes no
+   *  lock (a read-only or immutable database reads the same way). */
+  read<T>(fn: () => Promise<T>): Promise<T> {
+    return this.serial(async () => {
+      await execSql(this.db, "BEGIN");
+      try {
+        const r = await fn();
+        await execSql(this.db, "COMMIT");
+        return r;
+      } catch (e) {
+        await execSql(this.db, "ROLLBACK").catch(() => undefined);
+        throw e;
+      }
+    });
+  }
+
   /** Waits for queued work, then closes. Later calls reject; closing twice is harmless. */
   async close(): Promise<void> {
     if (this.closing) return this.tail.then(() => undefined);
