@@ -14,6 +14,8 @@ const LAYERS = [
   ["controller", "api"],
   ["ui"],
   ["cli"],
+  // the bin: runs the bundled CLI, imports only paths from config/
+  ["launch"],
 ];
 
 const folder = (name) => (name === "cli" ? "^src/cli\\.ts$" : `^src/${name}/`);

@@ -473,11 +473,29 @@ export const FRAME_GAP_MS = 2;
 export type BenchHome = Home;
 
 /**
+ * V8's code cache of the CLI (src/launch/code-cache.ts), shared by every run of this bench as
+ * by every start of one user: a person starts albedo-tui many times per build. The first
+ * start after an install has none; benchStartup measures that apart (its own empty folder).
+ */
+export const BENCH_CODE_CACHE = path.join(os.tmpdir(), `albedo-bench-cache-${process.pid}`);
+process.once("exit", () => fs.rmSync(BENCH_CODE_CACHE, { recursive: true, force: true }));
+
+/** the cache files in an XDG cache folder (launch/main.ts puts them in albedo/code) */
+export function codeCacheFiles(xdgCache: string): string[] {
+  try {
+    return fs.readdirSync(path.join(xdgCache, "albedo", "code")).filter((f) => f.endsWith(".v8cache"));
+  } catch {
+    return [];
+  }
+}
+
+/**
  * A throw-away home for one run of the CLI: its own XDG folders (nothing of the user's is
- * read or written), a workspace folder, a fake key, and TERM as the screen tests use it.
+ * read or written; the code cache is the bench's, above), a workspace folder, a fake key, and
+ * TERM as the screen tests use it.
  */
 export async function benchHome(extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchHome> {
-  return makeHome({ TERM: "xterm-256color", ANTHROPIC_API_KEY: "x", ...extraEnv });
+  return makeHome({ TERM: "xterm-256color", ANTHROPIC_API_KEY: "x", XDG_CACHE_HOME: BENCH_CODE_CACHE, ...extraEnv });
 }
 
 export async function removeDir(dir: string): Promise<void> {

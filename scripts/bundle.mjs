@@ -4,16 +4,18 @@
 // pure-JS packages into a few files and drops what nothing uses (zod's locales among it).
 // Measured in one run against the blessed-box floor: session loaded 3.33× → 2.44×.
 //
-// Layout: dist/bundle/ holds the bundle and its chunks (the lazy imports stay lazy, as chunks);
-// dist/cli.js (the package's bin) only imports it. The bundle sits two folders below the
-// package root, as tsc's dist/<layer>/*.js do, so paths taken from import.meta.url
-// ("../../keymaps", "../../package.json") mean the same in both builds.
+// Layout: dist/bundle/cli.cjs is the bundle, one CommonJS file; dist/cli.js (the package's bin,
+// src/launch/main.ts) runs it through V8's code cache: with the compiled code saved by an
+// earlier run, session loaded went from ~1.85× to ~1.35× the floor. The bundle sits two
+// folders below the package root, as tsc's dist/<layer>/*.js do, so paths taken from
+// import.meta.url ("../../keymaps", "../../package.json") mean the same in both builds.
 //
 // Left outside, loaded from node_modules as before: blessed (its optional requires of
 // pty.js/term.js break a bundle), sqlite3 (native), undici (loaded after the session's frame),
 // the MCP SDK (only when a server starts), cli-highlight (highlight.js requires its languages
 // by name), gpt-tokenizer and tinyglobby (resolved by path at run time).
 import { build } from "esbuild";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,30 +43,50 @@ function zodEnglishOnly() {
 }
 
 fs.rmSync(out, { recursive: true, force: true });
+const bundleFile = path.join(out, "cli.cjs");
 await build({
   absWorkingDir: root,
   entryPoints: ["src/cli.ts"],
-  outdir: out,
+  outfile: bundleFile,
   bundle: true,
-  splitting: true,
-  format: "esm",
+  // One CommonJS file, not ES modules: V8's code cache (src/launch/code-cache.ts) is for
+  // scripts, and Node 20 has none for ES modules. The lazy imports stay lazy: esbuild turns
+  // each into a module whose body runs when it is first imported.
+  format: "cjs",
   platform: "node",
   target: "node20",
+  // import() of a package left outside (undici, cli-highlight) becomes a require() at the same
+  // moment: an import() in a script run by vm.Script needs a flag on Node 20
+  supported: { "dynamic-import": false },
   // packages that ship both take their ES module build (tree-shaken; zod, marked)
   mainFields: ["module", "main"],
   external: ["blessed", "sqlite3", "undici", "@modelcontextprotocol/sdk", "cli-highlight", "gpt-tokenizer", "tinyglobby", "node-pty"],
-  // commander (CommonJS) requires node:events etc.: an ES module bundle has no `require` of its own
-  banner: { js: "import { createRequire as __albedoRequire } from 'node:module'; const require = __albedoRequire(import.meta.url);" },
-  // maps to the .ts sources: `node --enable-source-maps dist/cli.js` gives stack traces in src/
+  // the modules' own URL, as `import.meta.url` gave it in the ES build
+  define: { "import.meta.url": "__albedoModuleUrl" },
+  banner: { js: "var __albedoModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // maps to the .ts sources
   sourcemap: true,
   sourcesContent: false,
   legalComments: "none",
   plugins: [zodEnglishOnly()],
   logLevel: "warning",
 });
-fs.writeFileSync(
-  path.join(dist, "cli.js"),
-  '#!/usr/bin/env node\n// the bundle (scripts/bundle.mjs); tsc\'s dist/cli.js is the same program unbundled\nimport "./bundle/cli.js";\n',
-);
-fs.chmodSync(path.join(dist, "cli.js"), 0o755);
+
+// The bin: sets V8's flags and runs the bundle through the code cache, which is kept per
+// build (the bundle's content hash), so a rebuilt or upgraded CLI never runs another's code.
+const buildId = crypto.createHash("sha256").update(fs.readFileSync(bundleFile)).digest("hex").slice(0, 16);
 fs.rmSync(path.join(dist, "cli.js.map"), { force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: ["src/launch/main.ts"],
+  outfile: path.join(dist, "cli.js"),
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  define: { __ALBEDO_BUILD_ID__: JSON.stringify(buildId) },
+  banner: { js: "#!/usr/bin/env node\n// the bin (src/launch/main.ts): runs dist/bundle/cli.cjs, the CLI's bundle (scripts/bundle.mjs)" },
+  legalComments: "none",
+  logLevel: "warning",
+});
+fs.chmodSync(path.join(dist, "cli.js"), 0o755);

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 // The command line: TUI by default, -p for headless, subcommands that read the record.
-import v8 from "node:v8";
 import { Command, Option } from "commander";
 import fs from "node:fs";
 import path from "node:path";
@@ -20,21 +19,9 @@ import type { Tui } from "./ui/app.js";
 // no tool inherits them) and out of /proc/<pid>/environ; settings read the snapshot (env-keys.ts).
 takeEnvKeys();
 
-// undici parses HTTP with WebAssembly; V8's optimising tier compiles it with a ~30 MB
-// native transient at the first request (undici loads lazily, after this line). The
-// baseline tier is fast enough for a parser reading a few MB a minute, and keeps peak
-// memory down (see the README's performance section).
-v8.setFlagsFromString("--liftoff-only");
-// V8 doubles the young generation (up to 2 × 16 MB) whenever enough survives its collections,
-// and a streamed answer is built a word at a time in three places: its peak RSS went from
-// 90 MB before Enter to ~119 MB. Kept at its first size (growth is the one young-generation
-// setting V8 reads at run time, not only at start-up), the stream peaks at ~95 MB and the idle
-// screen at ~79 MB for the same stream CPU within the noise; what it costs is collecting more
-// often where much survives: reading a 50,000-message record behind the first frame took
-// ~25% longer (issue 19).
-v8.setFlagsFromString("--semi-space-growth-factor=1");
+// V8's flags are set by the bin before this module is compiled (src/launch/main.ts).
 
-// package.json is one folder up from tsc's dist/cli.js and two from the bundle's dist/bundle/cli.js
+// package.json is one folder up from tsc's dist/cli.js and two from the bundle's dist/bundle/cli.cjs
 const here = path.dirname(fileURLToPath(import.meta.url));
 const pkgFile = [path.join(here, "../package.json"), path.join(here, "../../package.json")].find((f) => fs.existsSync(f));
 if (!pkgFile) throw new Error(`albedo-tui: package.json not found above ${here}`);
@@ -409,4 +396,5 @@ export async function run(argv: string[]): Promise<void> {
   }
 }
 
-await run(process.argv);
+// not awaited at the top: the bundle is a CommonJS script (src/launch/code-cache.ts); run() catches all
+void run(process.argv);

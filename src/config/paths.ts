@@ -20,6 +20,11 @@ export function configDir(): string {
   return path.join(xdg("XDG_CONFIG_HOME", ".config"), "albedo");
 }
 
+/** what can be thrown away and made again (V8's compiled code of the CLI) */
+export function cacheDir(): string {
+  return path.join(xdg("XDG_CACHE_HOME", ".cache"), "albedo");
+}
+
 export function defaultDbPath(): string {
   return path.join(dataDir(), "history.sqlite");
 }

@@ -14,6 +14,13 @@ export interface Home {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * V8's code cache of the CLI (src/launch/code-cache.ts) is shared by the suite's starts, as
+ * by one person's: each home would otherwise start cold and write its own. Tests of the cache
+ * itself point XDG_CACHE_HOME elsewhere.
+ */
+export const TEST_CODE_CACHE = path.join(os.tmpdir(), `albedo-test-code-cache-${process.getuid?.() ?? "user"}`);
+
 /** A throw-away home: data, state and config folders, a workspace, and a clean environment. */
 export async function makeHome(extraEnv: NodeJS.ProcessEnv = {}): Promise<Home> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), "albedo-home-"));
@@ -25,6 +32,7 @@ export async function makeHome(extraEnv: NodeJS.ProcessEnv = {}): Promise<Home> 
     XDG_DATA_HOME: path.join(root, "data"),
     XDG_STATE_HOME: path.join(root, "state"),
     XDG_CONFIG_HOME: path.join(root, "config"),
+    XDG_CACHE_HOME: TEST_CODE_CACHE,
     LANG: "C.UTF-8",
     ...extraEnv,
   };

@@ -1,50 +1,35 @@
-// The built CLI is a bundle (scripts/bundle.mjs, issue 19): dist/cli.js imports
-// dist/bundle/cli.js. These check what the bundle must keep from the unbundled build: the
-// version read from package.json, the lazy loads still lazy (nothing the first frame does
-// not need is compiled before it, the MCP SDK only when a server starts), a named keymap
-// found, and maps back to the sources. Headless turns through it are the other CLI tests.
+// The built CLI is one CommonJS bundle (scripts/bundle.mjs, issue 19), run by the bin
+// dist/cli.js through V8's code cache (src/launch/). These check what the bundle must keep
+// from the unbundled build (the version read from package.json, the lazy loads still lazy:
+// nothing the first frame does not need runs before it, the MCP SDK only when a server
+// starts; a named keymap found; maps back to the sources) and what the code cache must do
+// from outside: written once, used by the next start, private, and free of secrets.
+// Headless turns through it are the other CLI tests.
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { CLI } from "../helpers/cli.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLI, makeHome, type Home } from "../helpers/cli.js";
+import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
+import { BUNDLE, bundleGraph, closure, moduleAt } from "../helpers/bundle-graph.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const BUNDLE = path.join(ROOT, "dist", "bundle");
-
-/** the relative ES imports a bundle file makes at load (static), and those it makes on demand */
-function importsOf(file: string): { staticDeps: string[]; dynamicDeps: string[]; bare: string[] } {
-  const text = fs.readFileSync(path.join(BUNDLE, file), "utf8");
-  const staticDeps = [...text.matchAll(/^import\s*(?:[^;"]*?from\s*)?"\.\/([^"]+)"/gm)].map((m) => m[1]!);
-  const dynamicDeps = [...text.matchAll(/\bimport\("\.\/([^"]+)"\)/g)].map((m) => m[1]!);
-  const bare = [...text.matchAll(/^import\s*(?:[^;"]*?from\s*)?"([^./][^"]*)"/gm)].map((m) => m[1]!);
-  return { staticDeps, dynamicDeps, bare };
-}
-
-/** every bundle file loaded with `file`, and every package those files import statically */
-function staticClosure(file: string): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const visit = (f: string): void => {
-    if (files.has(f)) return;
-    files.add(f);
-    const { staticDeps, bare } = importsOf(f);
-    for (const p of bare) packages.add(p);
-    for (const d of staticDeps) visit(d);
-  };
-  visit(file);
-  return { files, packages };
-}
-
-const text = (files: Set<string>): string => [...files].map((f) => fs.readFileSync(path.join(BUNDLE, f), "utf8")).join("\n");
 
 describe("the bundled CLI", () => {
-  it("dist/cli.js is the bin and imports the bundle", () => {
+  it("dist/cli.js is the bin and runs the bundle", () => {
     const bin = fs.readFileSync(CLI, "utf8");
     expect(bin.startsWith("#!/usr/bin/env node\n")).toBe(true);
-    expect(bin).toContain('import "./bundle/cli.js"');
+    expect(bin).toContain('"bundle", "cli.cjs"');
     expect(fs.statSync(CLI).mode & 0o111).not.toBe(0);
+  });
+
+  it("has no import() left: a script run by vm.Script cannot import() on Node 20", () => {
+    const text = bundleGraph().text;
+    // code, not comments: an import( call outside a // line
+    const calls = text.split("\n").filter((l) => /(^|[^\w.$])import\s*\(/.test(l.replace(/\/\/.*$/, "")));
+    expect(calls).toEqual([]);
+    expect(text).toContain('__toESM(require("undici")');
   });
 
   it("reads its version from the package's package.json, two folders up", () => {
@@ -53,52 +38,49 @@ describe("the bundled CLI", () => {
     expect(out.trim()).toBe(pkg.version);
   });
 
-  it("loads before the first frame only what the first frame needs", () => {
-    // the entry, then the screen's module (both imported before anything is drawn)
-    const entry = importsOf("cli.js");
-    const appChunk = entry.dynamicDeps.find((d) => /^app-[A-Z0-9]+\.js$/.test(d));
-    expect(appChunk, `no app chunk among ${entry.dynamicDeps.join(", ")}`).toBeDefined();
-    const first = staticClosure("cli.js");
-    for (const f of staticClosure(appChunk!).files) first.files.add(f);
-    const code = text(first.files);
-    // zod, marked, the store, the controller and the providers are compiled behind the frame
-    expect(code).not.toContain("node_modules/zod/");
-    expect(code).not.toContain("node_modules/marked/");
-    expect(code).not.toMatch(/^\/\/ src\/(store|controller|provider|extensions|turn|replay|compaction)\//m);
-    expect(code).not.toContain("// src/tools/run.ts");
-    for (const p of first.packages) expect(p).not.toMatch(/^(sqlite3|undici|@modelcontextprotocol\/sdk|cli-highlight)/);
+  it("runs before the first frame only what the first frame needs", () => {
+    const g = bundleGraph();
+    expect(g.byInit.size).toBeGreaterThan(50);
+    // the screen's module is imported before anything is drawn (screenFirst)
+    const first = closure(g, [...g.entry.imports, moduleAt(g, "src/ui/app.ts").init]);
+    for (const r of g.entry.requires) first.requires.add(r);
+    expect(first.paths.has("src/ui/app.ts")).toBe(true);
+    expect(first.requires.has("blessed")).toBe(true);
+    // zod, marked, the store, the controller and the providers run behind the frame
+    const early = [...first.paths];
+    expect(early.filter((p) => /^node_modules\/(zod|marked)\//.test(p))).toEqual([]);
+    expect(early.filter((p) => /^src\/(store|controller|provider|extensions|turn|replay|compaction)\//.test(p))).toEqual([]);
+    expect(early).not.toContain("src/tools/run.ts");
+    expect([...first.requires].filter((p) => /^(sqlite3|undici|@modelcontextprotocol\/sdk|cli-highlight)/.test(p))).toEqual([]);
+    // and they are in the bundle, lazily
+    expect(moduleAt(g, "src/store/store.ts").requires).toContain("sqlite3");
   });
 
-  it("imports the MCP SDK only from a chunk loaded on demand", () => {
-    const files = fs.readdirSync(BUNDLE).filter((f) => f.endsWith(".js"));
-    const withSdk = files.filter((f) => importsOf(f).bare.some((p) => p.startsWith("@modelcontextprotocol/sdk")));
-    expect(withSdk.length).toBeGreaterThan(0);
-    for (const f of files) {
-      const { staticDeps } = importsOf(f);
-      for (const s of withSdk) expect(staticDeps, `${f} loads ${s} statically`).not.toContain(s);
-    }
-    // and not from the entry's static closure either
-    for (const s of withSdk) expect(staticClosure("cli.js").files.has(s)).toBe(false);
+  it("requires the MCP SDK only in modules that run when a server starts", () => {
+    const g = bundleGraph();
+    const withSdk = [...g.byInit.values()].filter((m) => m.requires.some((r) => r.startsWith("@modelcontextprotocol/sdk")));
+    expect(withSdk.map((m) => m.path).sort()).toEqual(["src/extensions/client.ts", "src/extensions/stdio.ts"]);
+    // every require of it in the whole bundle is one of those modules' own
+    const all = [...g.text.matchAll(/require\("(@modelcontextprotocol\/sdk[^"]*)"\)/g)].length;
+    expect(all).toBe(withSdk.reduce((n, m) => n + m.requires.filter((r) => r.startsWith("@modelcontextprotocol/sdk")).length, 0));
+    // nothing that runs at start-up or with the controller imports them statically
+    const withController = closure(g, [...g.entry.imports, moduleAt(g, "src/controller/controller.ts").init]);
+    for (const m of withSdk) expect(withController.paths.has(m.path), `${m.path} runs with the controller`).toBe(false);
   });
 
-  it("finds the named keymaps from inside the bundle", async () => {
-    const files = fs.readdirSync(BUNDLE).filter((f) => /^keymap-[A-Z0-9]+\.js$/.test(f));
-    expect(files).toHaveLength(1);
-    const mod = (await import(path.join(BUNDLE, files[0]!))) as { loadKeymap(name: string | undefined, keys: unknown): { warnings: string[] } };
-    const { warnings } = mod.loadKeymap("vim", undefined);
-    expect(warnings).toEqual([]);
-  });
-
-  it("carries zod's English messages only, and they still read as before", async () => {
-    const code = fs.readdirSync(BUNDLE).filter((f) => f.endsWith(".js")).map((f) => fs.readFileSync(path.join(BUNDLE, f), "utf8")).join("\n");
-    expect(code).toContain("// node_modules/zod/v4/locales/en.js");
-    expect(code).not.toMatch(/\/\/ node_modules\/zod\/v4\/locales\/(?!en\.js)/);
+  it("carries zod's English messages only, and they still read as before", () => {
+    const text = bundleGraph().text;
+    expect(text).toContain("// node_modules/zod/v4/locales/en.js");
+    expect(text).not.toMatch(/\/\/ node_modules\/zod\/v4\/locales\/(?!en\.js)/);
     // a config value of the wrong kind is reported in zod's English words
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-bundle-"));
     try {
       const file = path.join(dir, "config.json");
       fs.writeFileSync(file, JSON.stringify({ theme: 5 }));
-      const r = spawnSync(process.execPath, [CLI, "--config", file, "-p", "hi"], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: dir, XDG_STATE_HOME: dir, XDG_CONFIG_HOME: dir } });
+      const r = spawnSync(process.execPath, [CLI, "--config", file, "-p", "hi"], {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: dir, XDG_STATE_HOME: dir, XDG_CONFIG_HOME: dir, XDG_CACHE_HOME: dir },
+      });
       expect(r.status).toBe(1);
       expect(r.stderr).toContain('field "theme": Invalid option: expected one of "dark"|"light"|"auto"');
     } finally {
@@ -107,7 +89,111 @@ describe("the bundled CLI", () => {
   });
 
   it("has source maps that point at src/", () => {
-    const map = JSON.parse(fs.readFileSync(path.join(BUNDLE, "cli.js.map"), "utf8")) as { sources: string[] };
+    const map = JSON.parse(fs.readFileSync(`${BUNDLE}.map`, "utf8")) as { sources: string[] };
     expect(map.sources.some((s) => s.endsWith("src/cli.ts"))).toBe(true);
+  });
+});
+
+describe("the screen through the bundle, and its code cache", () => {
+  const KEY = "sk-ant-bundle-cache-5512";
+  let home: Home | undefined;
+  let cacheHome: string | undefined;
+  const ptys: PtySession[] = [];
+  afterEach(async () => {
+    for (const t of ptys.splice(0)) if (!t.hasExited()) t.kill("SIGKILL");
+    if (home) fs.rmSync(home.root, { recursive: true, force: true });
+    if (cacheHome) fs.rmSync(cacheHome, { recursive: true, force: true });
+    home = cacheHome = undefined;
+  });
+
+  const start = (extra: string[] = []): PtySession => {
+    const t = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", "claude-sonnet-4-5", ...extra], {
+      cwd: home!.workspace,
+      env: { ...home!.env, XDG_CACHE_HOME: cacheHome!, ANTHROPIC_API_KEY: KEY },
+    });
+    ptys.push(t);
+    return t;
+  };
+  /** Ctrl-C until it ends (a typed prompt is cleared first, then "again to quit") */
+  const quit = async (t: PtySession): Promise<void> => {
+    for (let i = 0; i < 10 && !t.hasExited(); i++) {
+      t.send(KEYS.ctrl("c"));
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect((await t.exited()).exitCode).toBe(0);
+  };
+  const cacheFiles = (): string[] => {
+    const dir = path.join(cacheHome!, "albedo", "code");
+    return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  };
+
+  it("finds the named keymaps from inside the bundle", async () => {
+    home = await makeHome();
+    cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-cache-"));
+    const vim = start(["--keymap", "vim"]);
+    await vim.waitFor(/idle · .*claude-sonnet-4-5/, 20_000);
+    expect(vim.screenText()).not.toContain("keymap");
+    await quit(vim);
+    // the same start with a name that does not exist says so: the check above can see a warning
+    const none = start(["--keymap", "nosuch"]);
+    await none.waitFor("keymap nosuch.json: cannot read", 20_000);
+    await quit(none);
+  });
+
+  it("writes V8's code once, 2 s in, and the next start uses it without writing again", async () => {
+    home = await makeHome();
+    cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-cache-"));
+    const first = start();
+    await first.waitFor(/idle · .*claude-sonnet-4-5/, 20_000);
+    const until = Date.now() + 20_000;
+    while (cacheFiles().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    const files = cacheFiles();
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^cli-[0-9a-f]{12}-[0-9a-f]{16}-v\d+\.\d+\.\d+-\w+-\d+-\d+\.v8cache$/);
+    await quit(first);
+    const file = path.join(cacheHome, "albedo", "code", files[0]!);
+    const before = fs.statSync(file);
+    // private: owner-only folder and file
+    expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+    expect(before.mode & 0o777).toBe(0o600);
+    // V8's code holds the program's text, never what it read at run time (the key)
+    expect(fs.readFileSync(file).includes(Buffer.from(KEY))).toBe(false);
+    expect(fs.readFileSync(file).includes(Buffer.from(KEY, "utf16le"))).toBe(false);
+
+    // a start that used it has nothing to write: same file, untouched, after the moment it would write
+    const second = start();
+    await second.waitFor(/idle · .*claude-sonnet-4-5/, 20_000);
+    await new Promise((r) => setTimeout(r, 3000));
+    second.send("hello");
+    await second.waitFor("› hello");
+    await quit(second);
+    expect(cacheFiles()).toEqual(files);
+    const after = fs.statSync(file);
+    expect([after.ino, after.mtimeMs, after.size]).toEqual([before.ino, before.mtimeMs, before.size]);
+  });
+
+  it("starts from source when the saved code is damaged, and replaces it", async () => {
+    home = await makeHome();
+    cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-cache-"));
+    const first = start();
+    await first.waitFor(/idle · .*claude-sonnet-4-5/, 20_000);
+    const until = Date.now() + 20_000;
+    while (cacheFiles().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await quit(first);
+    const file = path.join(cacheHome, "albedo", "code", cacheFiles()[0]!);
+    const good = fs.readFileSync(file);
+    // one flipped byte in the middle of V8's data
+    const bad = Buffer.from(good);
+    const mid = Math.floor(bad.length / 2);
+    bad[mid] = bad[mid]! ^ 0xff;
+    fs.writeFileSync(file, bad);
+    const second = start();
+    await second.waitFor(/idle · .*claude-sonnet-4-5/, 20_000);
+    const until2 = Date.now() + 20_000;
+    while (fs.readFileSync(file).equals(bad) && Date.now() < until2) await new Promise((r) => setTimeout(r, 50));
+    expect(fs.readFileSync(file).equals(bad)).toBe(false);
+    second.send("still here");
+    await second.waitFor("› still here");
+    await quit(second);
   });
 });

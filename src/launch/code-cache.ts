@@ -1,0 +1,152 @@
+// Runs the bundled CLI (one CommonJS file) through V8's code cache. Most of start-up was V8
+// compiling the program's ~1.4 MB before it could draw (issue 19); Node 20 has no compile
+// cache of its own for it (module.enableCompileCache is Node 22), so the bin compiles the
+// bundle with vm.Script and hands V8 the code it saved from an earlier run. The cache is
+// written once per build, Node and flags, a moment after start (when the functions a start-up
+// runs have been compiled, so they are in it), into the user's cache folder.
+//
+// A cache is only ever an optimisation: a missing, stale, damaged or unwritable one costs a
+// slower start, never a failed one.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import vm from "node:vm";
+
+/** what makes a saved cache belong to this program: V8 also checks its own version and flags */
+export interface CacheIdentity {
+  /** the bundle's absolute path: two installs (a global one, a checkout) keep a cache each */
+  file: string;
+  /** content hash of the bundle, written by the build next to it */
+  buildId: string;
+  /** the bundle file's size and modification time, so a bundle edited by hand is not given another's code */
+  size: number;
+  mtimeMs: number;
+  node: string;
+  arch: string;
+}
+
+const PREFIX = "cli-";
+const SUFFIX = ".v8cache";
+
+/** every cache of the bundle at this path starts with this */
+export function cachePrefix(file: string): string {
+  return `${PREFIX}${crypto.createHash("sha1").update(file).digest("hex").slice(0, 12)}-`;
+}
+
+export function cacheFileName(id: CacheIdentity): string {
+  const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, "_");
+  return `${cachePrefix(id.file)}${safe(id.buildId)}-${safe(id.node)}-${safe(id.arch)}-${id.size}-${Math.trunc(id.mtimeMs)}${SUFFIX}`;
+}
+
+// A saved file is the SHA-1 of V8's data, then the data. V8 checks the cache's header (its
+// version, the source's length, the flags) but, in release builds, not the payload: a torn or
+// damaged file is refused here rather than handed to V8's deserializer.
+const DIGEST = 20;
+
+export function sealCache(data: Buffer): Buffer {
+  return Buffer.concat([crypto.createHash("sha1").update(data).digest(), data]);
+}
+
+/** V8's data from a saved file, or undefined when the file is not one this code wrote whole */
+export function unsealCache(file: Buffer): Buffer | undefined {
+  if (file.length <= DIGEST) return undefined;
+  const data = file.subarray(DIGEST);
+  const digest = crypto.createHash("sha1").update(data).digest();
+  return digest.equals(file.subarray(0, DIGEST)) ? data : undefined;
+}
+
+export interface RunResult {
+  /** "used": V8 took the saved code; otherwise why not */
+  cache: "used" | "none" | "damaged" | "rejected" | "off";
+  /** writes the cache now (the timer does it otherwise); true when a file was written */
+  save(): boolean;
+}
+
+export interface RunOptions {
+  /** the bundle: a CommonJS file */
+  file: string;
+  buildId: string;
+  /** where caches live; undefined: no cache at all */
+  cacheDir: string | undefined;
+  /** how long after start the cache is written when there was none to use */
+  saveAfterMs: number;
+}
+
+/**
+ * Compiles `file` (with the saved code when there is a good one), runs it as a CommonJS
+ * module, and when no saved code was used, writes it `saveAfterMs` later (a timer that never
+ * keeps the process up). Old caches of other builds are removed when a new one is written.
+ */
+export function runWithCodeCache(opts: RunOptions): RunResult {
+  const stat = fs.statSync(opts.file);
+  let source = fs.readFileSync(opts.file, "utf8");
+  // the bundle keeps its entry's "#!" line, which is not JavaScript inside a function
+  if (source.startsWith("#!")) source = "//" + source.slice(2);
+  const id: CacheIdentity = { file: opts.file, buildId: opts.buildId, size: stat.size, mtimeMs: stat.mtimeMs, node: process.version, arch: process.arch };
+  const cacheFile = opts.cacheDir === undefined ? undefined : path.join(opts.cacheDir, cacheFileName(id));
+
+  let cachedData: Buffer | undefined;
+  let state: RunResult["cache"] = cacheFile === undefined ? "off" : "none";
+  if (cacheFile !== undefined) {
+    let raw: Buffer | undefined;
+    try {
+      raw = fs.readFileSync(cacheFile);
+    } catch {
+      // none yet, or unreadable: compiled from source
+    }
+    if (raw !== undefined) {
+      cachedData = unsealCache(raw);
+      if (cachedData === undefined) state = "damaged";
+    }
+  }
+
+  // the same wrapper Node gives a CommonJS module, on one line so the bundle's lines keep their numbers
+  const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+  const script = new vm.Script(wrapped, {
+    filename: opts.file,
+    ...(cachedData ? { cachedData } : {}),
+    // no importModuleDynamically: a script's import() needs --experimental-vm-modules on Node
+    // 20 (or an experimental constant that prints a warning over the screen), so the build
+    // turns every import() into require() (scripts/bundle.mjs)
+  });
+  if (cachedData) state = script.cachedDataRejected ? "rejected" : "used";
+
+  let saved = false;
+  const save = (): boolean => {
+    if (saved || cacheFile === undefined || state === "used") return false;
+    saved = true;
+    try {
+      writeCache(cacheFile, cachePrefix(opts.file), sealCache(script.createCachedData()));
+      return true;
+    } catch {
+      // a read-only or full disk: the next start compiles from source again
+      return false;
+    }
+  };
+  if (cacheFile !== undefined && state !== "used") setTimeout(save, opts.saveAfterMs).unref();
+
+  const fn = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: { exports: unknown }, f: string, d: string) => void;
+  const mod = { exports: {} };
+  fn.call(mod.exports, mod.exports, createRequire(opts.file), mod, opts.file, path.dirname(opts.file));
+  return { cache: state, save };
+}
+
+/** whole or not at all (a rename), owner-only, and the older caches of the same install removed */
+function writeCache(file: string, prefix: string, data: Buffer): void {
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(tmp, data, { mode: 0o600 });
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+  const mine = path.basename(file);
+  for (const f of fs.readdirSync(dir)) {
+    // an earlier build at this path (or a writer's leftover temporary file) is never read again
+    if (f !== mine && f.startsWith(prefix)) fs.rmSync(path.join(dir, f), { force: true });
+  }
+}

@@ -1,0 +1,177 @@
+// runWithCodeCache (src/launch/code-cache.ts) on real files: a small CommonJS program run
+// through V8's code cache, as the bin runs the bundle. Each start either uses saved code or
+// compiles from source; it never fails for a cache's sake.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cacheFileName, cachePrefix, sealCache, unsealCache } from "../../src/launch/code-cache.js";
+
+let dir: string;
+let cacheDir: string;
+let program: string;
+const RESULT = "__albedoCodeCacheTest";
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-codecache-"));
+  cacheDir = path.join(dir, "cache", "code");
+  program = path.join(dir, "prog", "main.cjs");
+  fs.mkdirSync(path.dirname(program));
+  fs.writeFileSync(path.join(path.dirname(program), "helper.cjs"), "module.exports = (n) => n * 2;\n");
+  writeProgram(1);
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** a program with a "#!" line that uses require, __filename and __dirname, and reports what it saw */
+function writeProgram(version: number): void {
+  fs.writeFileSync(
+    program,
+    [
+      "#!/usr/bin/env node",
+      `const double = require("./helper.cjs");`,
+      `const path = require("node:path");`,
+      `function work(n) { let s = 0; for (let i = 0; i < n; i++) s += double(i); return s; }`,
+      `globalThis.${RESULT} = { version: ${version}, sum: work(10), file: path.basename(__filename), dir: path.basename(__dirname), exportsIsThis: this === module.exports };`,
+      `if (process.env.ALBEDO_TEST_THROW) { throw new Error("line six"); }`,
+      "",
+    ].join("\n"),
+  );
+}
+
+interface Start {
+  cache?: string;
+  saved?: boolean | null;
+  savedAgain?: boolean | null;
+  threw?: string;
+  result: Record<string, unknown> | null;
+}
+
+const RUNNER = path.resolve(import.meta.dirname, "../helpers/code-cache-runner.ts");
+
+/** one start in a fresh process (V8 answers a second compile in the same process from memory) */
+function start(o: { file?: string; buildId?: string; cacheDir?: string | null; saveAfterMs?: number; save?: boolean; env?: NodeJS.ProcessEnv } = {}): Start {
+  const opts = { file: o.file ?? program, buildId: o.buildId ?? "b1", cacheDir: o.cacheDir === undefined ? cacheDir : o.cacheDir, saveAfterMs: o.saveAfterMs ?? 60_000, save: o.save ?? false };
+  const r = spawnSync(process.execPath, ["--import", "tsx", RUNNER, JSON.stringify(opts)], { encoding: "utf8", env: { ...process.env, ...o.env } });
+  if (r.status !== 0) throw new Error(`runner failed (${r.status}): ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split("\n").pop()!) as Start;
+}
+const files = (): string[] => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).sort() : []);
+
+describe("running a program through V8's code cache", () => {
+  it("runs it as a CommonJS module, its #! line and line numbers kept", () => {
+    const r = start();
+    expect(r.cache).toBe("none");
+    expect(r.result).toEqual({ version: 1, sum: 90, file: "main.cjs", dir: "prog", exportsIsThis: true });
+    const t = start({ env: { ALBEDO_TEST_THROW: "1" } });
+    // the error names the program's own file and line: the wrapper adds no line
+    expect(t.threw).toContain("line six");
+    expect(t.threw).toContain(`${program}:6:`);
+  });
+
+  it("saves the code once, private, and the next start uses it", () => {
+    const first = start({ save: true });
+    expect(first).toMatchObject({ cache: "none", saved: true, savedAgain: false });
+    const [name] = files();
+    expect(files()).toHaveLength(1);
+    expect(name).toMatch(/^cli-[0-9a-f]{12}-b1-v\d+/);
+    expect(fs.statSync(cacheDir).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.join(cacheDir, name!)).mode & 0o777).toBe(0o600);
+
+    const second = start({ save: true });
+    // used, and so nothing to write
+    expect(second).toMatchObject({ cache: "used", saved: false, result: { version: 1, sum: 90 } });
+    expect(files()).toEqual([name]);
+  });
+
+  it("writes the cache by itself once the time has come, with a timer that keeps nothing up", () => {
+    // the runner ends at once: an unref'd timer of 60 s neither keeps it up nor writes
+    expect(start().cache).toBe("none");
+    expect(files()).toEqual([]);
+    // a program that lives 300 ms: the 20 ms timer writes
+    fs.appendFileSync(program, "setTimeout(() => {}, 300);\n");
+    expect(start({ saveAfterMs: 20 }).cache).toBe("none");
+    expect(files()).toHaveLength(1);
+    expect(start().cache).toBe("used");
+  });
+
+  it("never uses the code of another build, and removes the older builds' caches of this install only", () => {
+    start({ buildId: "b1", save: true });
+    // another install of the program elsewhere keeps its own cache
+    const other = path.join(cacheDir, `${cachePrefix("/elsewhere/cli.cjs")}b9-v20.0.0-x64-1-1.v8cache`);
+    fs.writeFileSync(other, "x");
+    const rebuilt = start({ buildId: "b2", save: true });
+    expect(rebuilt.cache).toBe("none");
+    expect(files()).toHaveLength(2);
+    expect(files().some((f) => f.includes("-b1-"))).toBe(false);
+    expect(files().some((f) => f.includes("-b2-"))).toBe(true);
+    expect(fs.existsSync(other)).toBe(true);
+  });
+
+  it("a program edited in place (same build id) is compiled from its new source, never given the old code", () => {
+    start({ save: true });
+    // same length, different text: V8's own check (the source's length) would take the old code
+    const before = fs.readFileSync(program, "utf8");
+    writeProgram(2);
+    expect(fs.readFileSync(program, "utf8").length).toBe(before.length);
+    fs.utimesSync(program, new Date(), new Date(Date.now() + 5000));
+    const r = start();
+    expect(r.cache).toBe("none");
+    expect(r.result).toMatchObject({ version: 2, sum: 90 });
+  });
+
+  it("a damaged or torn cache file is refused before V8 reads it, the program runs, and it is replaced", () => {
+    start({ save: true });
+    const file = path.join(cacheDir, files()[0]!);
+    const good = fs.readFileSync(file);
+    const flipped = Buffer.from(good);
+    flipped[good.length >> 1] = flipped[good.length >> 1]! ^ 0xff;
+    for (const bad of [flipped, good.subarray(0, good.length >> 1), good.subarray(0, 7), Buffer.alloc(0)]) {
+      fs.writeFileSync(file, bad);
+      const r = start({ save: true });
+      expect(r).toMatchObject({ cache: "damaged", saved: true, result: { version: 1, sum: 90 } });
+      expect(start().cache).toBe("used");
+    }
+  });
+
+  it("code V8 refuses (another program's, sealed whole) costs a compile, and is replaced", () => {
+    start({ save: true });
+    const file = path.join(cacheDir, files()[0]!);
+    // V8's data for a different source, under this program's name
+    const foreign = path.join(dir, "other.cjs");
+    fs.writeFileSync(foreign, "globalThis.__x = [1, 2, 3].map((n) => n + 1);\n");
+    start({ file: foreign, buildId: "f", cacheDir: path.join(dir, "c2"), save: true });
+    fs.copyFileSync(path.join(dir, "c2", fs.readdirSync(path.join(dir, "c2"))[0]!), file);
+    const r = start({ save: true });
+    expect(r).toMatchObject({ cache: "rejected", saved: true, result: { version: 1, sum: 90 } });
+    expect(start().cache).toBe("used");
+  });
+
+  it("a cache folder that cannot be written costs only the cache", () => {
+    fs.mkdirSync(path.dirname(cacheDir), { recursive: true });
+    fs.writeFileSync(cacheDir, "a file where the folder should be");
+    expect(start({ save: true })).toMatchObject({ cache: "none", saved: false, result: { sum: 90 } });
+    expect(start().cache).toBe("none");
+  });
+
+  it("with no cache folder, it only runs the program", () => {
+    expect(start({ cacheDir: null, saveAfterMs: 1, save: true })).toMatchObject({ cache: "off", saved: false, result: { sum: 90 } });
+  });
+});
+
+describe("the cache file's seal and name", () => {
+  it("unseals what it sealed, and nothing else", () => {
+    const data = Buffer.from("some bytes of V8's code");
+    expect(unsealCache(sealCache(data))?.equals(data)).toBe(true);
+    const sealed = sealCache(data);
+    sealed[sealed.length - 1] = sealed[sealed.length - 1]! ^ 1;
+    expect(unsealCache(sealed)).toBeUndefined();
+    expect(unsealCache(Buffer.alloc(20))).toBeUndefined();
+  });
+
+  it("names a cache by install, build, Node, architecture, size and time, in file-name-safe characters", () => {
+    const name = cacheFileName({ file: "/a/b/cli.cjs", buildId: "ab/cd", size: 10, mtimeMs: 1234.9, node: "v20.1.0", arch: "x64" });
+    expect(name).toBe(`${cachePrefix("/a/b/cli.cjs")}ab_cd-v20.1.0-x64-10-1234.v8cache`);
+    expect(cachePrefix("/a/b/cli.cjs")).not.toBe(cachePrefix("/a/c/cli.cjs"));
+  });
+});
