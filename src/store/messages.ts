@@ -117,10 +117,27 @@ const MESSAGE_COLS = "id, seq, role, status, model, blocks_json, usage_json, cre
  * Rows per statement when loading a history. A load reads its rows in chunks inside one read
  * transaction and asks for the next chunk before checking the current one: SQLite steps it on
  * node-sqlite3's worker thread while this thread parses, and a chunk's raw JSON dies young
- * instead of being copied by every scavenge of the whole load (issue 19: 1.7× the bare SELECT
- * as one statement, ~1.2× in chunks).
+ * instead of being copied by every scavenge of the whole load (issue 19: 1.6-1.9× the bare
+ * SELECT as one statement; ~1.0-1.3× in chunks with the columns packed below).
  */
 export const LOAD_CHUNK = 500;
+
+// A loaded row's small columns come packed by SQLite as one JSON array text beside the blocks:
+// node-sqlite3 builds a key and a value per column per row, and two columns cost less than
+// eight even with a JSON.parse of the small array (issue 19). Only a row whose columns have
+// the types a JSON array carries exactly is packed; any other row comes as its id alone and is
+// read again whole (loadOne), so it loads or fails as it always did. Ids pass as text, exact
+// past 2^53 where a JS number is not, since the next chunk and loadOne find rows by them.
+const PACKABLE =
+  "typeof(seq) = 'integer' AND typeof(role) = 'text' AND typeof(status) = 'text' AND typeof(model) IN ('null', 'text') " +
+  "AND typeof(created_at) = 'text' AND typeof(usage_json) IN ('null', 'text')";
+const PACKED_COLS = `CASE WHEN ${PACKABLE} THEN json_array(id, seq, role, status, model, created_at, usage_json) ELSE CAST(id AS TEXT) END AS m, blocks_json AS b`;
+/** A row of a load: `m` the packed columns (a JSON array), or the id of a row to read whole. */
+interface PackedRow {
+  m: string;
+  b: string;
+}
+type Packed = [id: number, seq: number, role: string, status: string, model: string | null, createdAt: string, usage: string | null];
 
 export function newSessionId(): string {
   return crypto.randomBytes(6).toString("hex");
@@ -140,6 +157,7 @@ interface Statements {
   loadFirst: Statement;
   loadAfter: Statement;
   loadFrom: Statement;
+  loadOne: Statement;
   tailStart: Statement;
 }
 
@@ -158,6 +176,12 @@ export type MessageMethods =
 
 const ROLES: readonly unknown[] = roleSchema.options;
 const STATUSES: readonly unknown[] = statusSchema.options;
+
+const isPacked = (r: PackedRow) => r.m.startsWith("[");
+/** The row's id as SQLite wrote it: the packed array's first number, or the text itself. */
+function rowKey(r: PackedRow): string {
+  return isPacked(r) ? r.m.slice(1, r.m.indexOf(",")) : r.m;
+}
 
 /** One stored row into `messages`, or into `bad` with the reason it cannot be read. */
 function readRow(r: MessageRow, sessionId: string, messages: StoredMessage[], bad: BadMessage[]): void {
@@ -209,17 +233,18 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
       ),
       // a checkpoint passes no usage and leaves the column as it is
       updateMessage: await p("UPDATE messages SET blocks_json = ?, status = ?, usage_json = COALESCE(?, usage_json) WHERE id = ?"),
-      // the chunks of a load: the next one starts after the last row of the one before (by its
-      // id, so a seq of any stored type keys it; the subquery runs once and bounds the index)
-      loadFirst: await p(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ?1 ORDER BY seq LIMIT ?2`),
+      // the chunks of a load: the next one starts after the last row of the one before (found by
+      // its id, so a seq of any stored type keys it; the subquery runs once and bounds the index)
+      loadFirst: await p(`SELECT ${PACKED_COLS} FROM messages WHERE session_id = ?1 ORDER BY seq LIMIT ?2`),
       loadAfter: await p(
-        `SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ?1 AND seq > (SELECT seq FROM messages WHERE id = ?2) ORDER BY seq LIMIT ?3`,
+        `SELECT ${PACKED_COLS} FROM messages WHERE session_id = ?1 AND seq > (SELECT seq FROM messages WHERE id = CAST(?2 AS INTEGER)) ORDER BY seq LIMIT ?3`,
       ),
       loadFrom: await p(
-        `SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ?1 AND seq >= (SELECT seq FROM messages WHERE id = ?2) ORDER BY seq LIMIT ?3`,
+        `SELECT ${PACKED_COLS} FROM messages WHERE session_id = ?1 AND seq >= (SELECT seq FROM messages WHERE id = CAST(?2 AS INTEGER)) ORDER BY seq LIMIT ?3`,
       ),
+      loadOne: await p(`SELECT ${MESSAGE_COLS} FROM messages WHERE id = CAST(? AS INTEGER)`),
       // the oldest message of a tail of n: the n-th newest
-      tailStart: await p("SELECT id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?"),
+      tailStart: await p("SELECT CAST(id AS TEXT) AS id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?"),
     });
   }
 
@@ -365,23 +390,33 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
     return this.conn.read(async () => {
       const messages: StoredMessage[] = [];
       const bad: BadMessage[] = [];
-      let next: Promise<MessageRow[]> | undefined;
+      let next: Promise<PackedRow[]> | undefined;
       if (last === undefined) {
-        next = stmtAll<MessageRow>(this.s.loadFirst, [sessionId, LOAD_CHUNK]);
+        next = stmtAll<PackedRow>(this.s.loadFirst, [sessionId, LOAD_CHUNK]);
       } else if (last > 0) {
         // the tail is every row from its oldest on: in this snapshot, exactly `last` of them
-        const [start] = await stmtAll<{ id: number }>(this.s.tailStart, [sessionId, last - 1]);
+        const [start] = await stmtAll<{ id: string }>(this.s.tailStart, [sessionId, last - 1]);
         next = start
-          ? stmtAll<MessageRow>(this.s.loadFrom, [sessionId, start.id, LOAD_CHUNK])
-          : stmtAll<MessageRow>(this.s.loadFirst, [sessionId, LOAD_CHUNK]);
+          ? stmtAll<PackedRow>(this.s.loadFrom, [sessionId, start.id, LOAD_CHUNK])
+          : stmtAll<PackedRow>(this.s.loadFirst, [sessionId, LOAD_CHUNK]);
       }
       try {
         while (next) {
           const rows = await next;
           const end = rows.length === LOAD_CHUNK ? rows[rows.length - 1] : undefined;
           // asked before this chunk is read, so the two overlap (LOAD_CHUNK)
-          next = end ? stmtAll<MessageRow>(this.s.loadAfter, [sessionId, end.id, LOAD_CHUNK]) : undefined;
-          for (const r of rows) readRow(r, sessionId, messages, bad);
+          next = end ? stmtAll<PackedRow>(this.s.loadAfter, [sessionId, rowKey(end), LOAD_CHUNK]) : undefined;
+          for (const r of rows) {
+            if (isPacked(r)) {
+              // SQLite's own json_array of columns whose types it checked: no outside shape to
+              // validate here; the values are checked in readRow as the columns always were
+              const [id, seq, role, status, model, created_at, usage_json] = JSON.parse(r.m) as Packed;
+              readRow({ id, seq, role, status, model, blocks_json: r.b, usage_json, created_at }, sessionId, messages, bad);
+            } else {
+              const [whole] = await stmtAll<MessageRow>(this.s.loadOne, [r.m]);
+              if (whole) readRow(whole, sessionId, messages, bad);
+            }
+          }
         }
       } catch (e) {
         // the transaction ends only once no statement of it is still running

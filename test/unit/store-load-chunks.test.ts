@@ -243,27 +243,46 @@ describe("loadHistory in chunks, through a real SQLite file", () => {
     await damage(10, `usage_json = '{"inputTokens":-1,"outputTokens":2}'`);
     await damage(11, "model = x'6869'");
     await damage(12, "blocks_json = CAST('[{\"type\":\"text\",\"text\":\"blob\"}]' AS BLOB)");
+    // the small columns cross packed in one JSON array by SQLite: text JSON must escape or
+    // carry as it is (NUL, separators, quotes, control and astral characters, bytes that are
+    // not UTF-8), as the plain columns did
+    await damage(20, "model = ?", ['q"\\\0\u2028\u2029\x01\x7f😀日本\ufeff']);
+    await damage(21, "created_at = CAST(x'41ff42e282' AS TEXT)");
+    await damage(22, "role = ?", ["us\0er"]);
+    await damage(23, "usage_json = ?", ['{"inputTokens":1,"outputTokens":2,"cacheReadTokens":3,"x":"\u2028"}']);
+    await damage(24, "model = CAST(x'c0af' AS TEXT), status = 'interrupted'");
     // seqs of other stored types sort after (text, blob) or between (real) the integers
     const sql = "INSERT INTO messages (session_id, seq, role, status, model, blocks_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)";
     const blocks = JSON.stringify([{ type: "text", text: "odd seq" }]);
     await rawRun(db, sql, [session.id, 2.5, "user", "complete", null, blocks, "2026-01-01T00:00:00.000Z"]);
     await rawRun(db, sql, [session.id, "zz", "assistant", "complete", "m", blocks, "2026-01-01T00:00:00.000Z"]);
     await rawRun(db, sql, [session.id, Buffer.from([1]), "user", "complete", null, "[]", "2026-01-01T00:00:00.000Z"]);
+    // an id and a seq past 2^53, which a JS number cannot hold exactly: the next chunk is
+    // keyed on that id, so it must cross as SQLite wrote it; it sits on a chunk's last place
+    // for the tail of LOAD_CHUNK + 2 (it is the third newest)
+    await rawExec(
+      db,
+      "INSERT INTO messages (id, session_id, seq, role, status, model, blocks_json, created_at) VALUES " +
+        `(4611686018427387905, '${session.id}', 9007199254740993, 'user', 'complete', NULL, '[]', 'x')`,
+    );
     await rawClose(db);
 
     const whole = await store.loadHistory(session.id);
     const reference = await oldLoad(dbPath, session.id);
     expect(whole).toStrictEqual(reference);
-    expect(whole.messages.length + whole.bad.length).toBe(total + 3);
+    expect(whole.messages.length + whole.bad.length).toBe(total + 4);
     expect(whole.bad.map((b) => [b.seq, b.error])).toEqual([
       [3, expect.stringMatching(/^blocks are not valid JSON/)],
+      [22, 'unknown role "us\\u0000er"'],
       [77, "blocks fail validation at 0.bytes: Too small: expected number to be >=0"],
       [LOAD_CHUNK, "blocks fail validation at 0.text: Invalid input: expected string, received undefined"],
       [LOAD_CHUNK + 1, 'unknown role "system"'],
       [2 * LOAD_CHUNK, 'unknown status "done"'],
       [2 * LOAD_CHUNK + 1, expect.stringMatching(/^blocks are not valid JSON/)],
     ]);
-    expect(whole.messages.slice(-3).map((m) => m.seq)).toStrictEqual([total, "zz", Buffer.from([1])]);
+    expect(whole.messages.slice(-4).map((m) => m.seq)).toStrictEqual([total, 2 ** 53, "zz", Buffer.from([1])]);
+    expect(whole.messages.find((m) => m.seq === 20)?.model).toBe('q"\\\0\u2028\u2029\x01\x7f😀日本\ufeff');
+    expect(whole.messages.find((m) => m.seq === 21)?.createdAt).toBe("A\ufffdB\ufffd");
     expect(whole.messages[2]?.seq).toBe(2.5);
 
     // every row left alone loads exactly as it was appended: text, numbers and nesting
@@ -275,7 +294,7 @@ describe("loadHistory in chunks, through a real SQLite file", () => {
     expect(loaded.get(10)).toStrictEqual(noUsage);
 
     // tails of every length around the chunk edges, and past the whole history
-    for (const last of [1, 2, 3, LOAD_CHUNK - 1, LOAD_CHUNK, LOAD_CHUNK + 1, 2 * LOAD_CHUNK + 5, total + 2, total + 3, total + 50, 2.7, 0, -4]) {
+    for (const last of [1, 2, 3, 4, 5, LOAD_CHUNK - 1, LOAD_CHUNK + 2, LOAD_CHUNK + 3, LOAD_CHUNK, LOAD_CHUNK + 1, 2 * LOAD_CHUNK + 5, total + 3, total + 4, total + 50, 2.7, 0, -4]) {
       expect(await store.loadHistory(session.id, { last }), `last ${last}`).toStrictEqual(await oldLoad(dbPath, session.id, { last }));
     }
     // the other session is untouched by this one's chunks
