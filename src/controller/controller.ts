@@ -647,8 +647,9 @@ export class App implements Controller {
     return env;
   }
 
-  async submit(text: string, images: ImageBlock[] = []): Promise<void> {
-    await this.runPrompt(text, images);
+  async submit(text: string, images: ImageBlock[] = []): Promise<{ sent: boolean }> {
+    const outcome = await this.runPrompt(text, images);
+    return { sent: !outcome.unsent };
   }
 
   /** runs one turn and reports how it ended (headless mode needs the outcome) */
@@ -661,13 +662,26 @@ export class App implements Controller {
     // (nothing below awaits before `running` is set)
     if (!this.parts && !this.busy()) {
       this.awaitingParts = true;
+      // Esc meanwhile (interrupt()) takes the prompt back: nothing is stored or sent yet
+      const waiting = new AbortController();
+      this.abort = waiting;
       try {
-        await this.ready();
+        // Esc answers at once; the parts go on loading for the next prompt
+        await new Promise<void>((resolve, reject) => {
+          waiting.signal.addEventListener("abort", () => resolve(), { once: true });
+          this.ready().then(() => resolve(), reject);
+        });
       } catch (e) {
         // ready() has said so in a notice; the next prompt tries again
         return { ok: false, error: `Could not load what a turn needs: ${messageOf(e)}`, finalText: "" };
       } finally {
         this.awaitingParts = false;
+        if (this.abort === waiting) this.abort = undefined;
+      }
+      if (waiting.signal.aborted) {
+        const note = "Interrupted before it was sent: nothing was stored or sent.";
+        this.hub.emit({ type: "notice", level: "info", text: note });
+        return { ok: false, interrupted: true, unsent: true, error: note, finalText: "" };
       }
     }
     const busy = this.running || this.awaitingParts

@@ -77,8 +77,12 @@ export interface Controller {
   /** the current session's record as loaded (the store is the truth; this is its read) */
   history(): readonly StoredMessage[];
   busy(): boolean;
-  /** runs one user turn to the end; failures arrive as notice events, never as throws */
-  submit(text: string, images?: ImageBlock[]): Promise<void>;
+  /**
+   * runs one user turn to the end; failures arrive as notice events, never as throws.
+   * `sent: false`: taken back by interrupt() before anything was stored or sent (a prompt
+   * waiting for the turn's code), so the screen can give the text back.
+   */
+  submit(text: string, images?: ImageBlock[]): Promise<{ sent: boolean }>;
   /** stops the stream or the running tool; what arrived is kept */
   interrupt(): void;
   newSession(): Promise<void>;

@@ -54,6 +54,8 @@ export interface TurnEnv {
 export interface TurnOutcome {
   ok: boolean;
   interrupted?: boolean;
+  /** taken back before anything was stored or sent (Esc while it waited for the turn's code) */
+  unsent?: boolean;
   error?: string;
   /** the assistant's last text, for headless mode */
   finalText: string;

@@ -77,7 +77,17 @@ export function submitPrompt(s: ScreenHandle): void {
   s.editor.clear();
   const images = s.attachments.splice(0);
   s.transcript.bottom();
-  c.submit(text, images).catch((e: unknown) => s.fail("sending", e));
+  c.submit(text, images).then(
+    (r) => {
+      // interrupted while it waited for the turn's code: nothing went, so the text comes back,
+      // unless something new has been typed or attached meanwhile
+      if (r.sent || !s.editor.isEmpty() || s.attachments.length > 0) return;
+      s.editor.set(text);
+      s.attachments.push(...images);
+      s.render();
+    },
+    (e: unknown) => s.fail("sending", e),
+  );
 }
 
 export function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {

@@ -176,12 +176,13 @@ export class ScriptedController implements Omit<Controller, "events"> {
   busy(): boolean {
     return this.running;
   }
-  async submit(text: string, images: ImageBlock[] = []): Promise<void> {
+  async submit(text: string, images: ImageBlock[] = []): Promise<{ sent: boolean }> {
     this.submitted.push({ text, images });
     this.running = true;
     const user = this.stored("user", [{ type: "text", text }]);
     this.messages.push(user);
     this.emit({ type: "message", msg: user });
+    return { sent: true };
   }
   interrupt(): void {
     this.interrupts++;

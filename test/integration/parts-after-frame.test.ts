@@ -124,6 +124,35 @@ describe("a session shown before the turn's parts", () => {
     await app.close();
   });
 
+  it("Esc while a prompt waits for the parts takes it back at once: nothing stored or sent, and the next prompt runs", async () => {
+    const { app } = await makeApp(fake, { headless: false, partsAfterFrame: true });
+    // parts that take their time, as on a loaded machine; Esc must not wait for them
+    const real = app.ready.bind(app);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    app.ready = () => held.then(real);
+    const notices: string[] = [];
+    app.subscribe((e) => {
+      if (e.type === "notice") notices.push(e.text);
+    });
+    const sent = app.submit("typed ahead, then taken back");
+    expect(app.busy()).toBe(true);
+    app.interrupt();
+    expect(await sent).toEqual({ sent: false });
+    expect(app.busy()).toBe(false);
+    expect(notices).toContain("Interrupted before it was sent: nothing was stored or sent.");
+    expect(fake.requests).toHaveLength(0);
+    expect(app.history()).toEqual([]);
+    // not even the session's row: a new session is stored with its first message
+    expect((await app.listSessions()).filter((s) => s.id === app.session().id)).toEqual([]);
+    release();
+    fake.script({ text: "the next one goes" });
+    expect(await app.submit("the next prompt")).toEqual({ sent: true });
+    expect(fake.requests).toHaveLength(1);
+    expect(app.history().map((m) => m.role)).toEqual(["user", "assistant"]);
+    await app.close();
+  });
+
   it("a prompt whose parts fail to load says why, does not throw, and leaves the app free for the next try", async () => {
     const { app } = await makeApp(fake, { headless: false, partsAfterFrame: true });
     // the loader failing as a missing chunk would (the real ready() also says so in a notice);

@@ -277,6 +277,46 @@ describe("the screen on the real controller", () => {
 });
 
 /** a bash question the test can see answered */
+describe("a prompt sent before the turn's code is in (issue 19)", () => {
+  let fake: FakeProvider;
+  beforeAll(async () => {
+    fake = await startFakeProvider({ key: TEST_KEY });
+  });
+  afterAll(() => fake.close());
+
+  it("Esc takes it back: the text returns to the prompt, nothing is sent, and Enter sends it once the code is in", async () => {
+    const { app } = await makeApp(fake, { headless: false, partsAfterFrame: true });
+    try {
+      // the turn's code held back, as on a slow machine
+      const real = app.ready.bind(app);
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      app.ready = () => held.then(real);
+      const term = new HeadlessTerminal(120, 30);
+      const tui = startTui({ noColor: false, terminal: term.terminal() });
+      open.push(tui);
+      void tui.attach(app, { keymap: defaultKeymap(), keymapWarnings: [] });
+      await term.waitFor("Type a request");
+      await ask(term, "sent too early");
+      await term.waitFor(/^ working · /m);
+      term.send(KEYS.escape);
+      await term.waitFor("Interrupted before it was sent: nothing was stored or sent.");
+      await term.waitFor(/^ idle · /m);
+      // the text is back in the prompt, where typing goes on from its end
+      term.send(", and more");
+      await term.waitFor("› sent too early, and more");
+      expect(fake.requests).toHaveLength(0);
+      release();
+      fake.script({ text: "answered after all" });
+      term.send(KEYS.enter);
+      await term.waitFor("answered after all");
+      expect(fake.requests).toHaveLength(1);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 function question(c: ScriptedController, cmd: string, answers: string[]): void {
   c.emit({ type: "state", state: "permission", detail: "bash" });
   c.emit({ type: "permission", req: { tool: "bash", kind: "exec", input: { command: cmd }, summary: `bash: ${cmd}` }, answer: (a) => answers.push(a) });
