@@ -6,7 +6,7 @@
 //
 // Layout: dist/bundle/cli.cjs is the bundle, one CommonJS file; dist/cli.js (the package's bin,
 // src/launch/main.ts) runs it through V8's code cache: with the compiled code saved by an
-// earlier run, session loaded went from ~1.85× to ~1.35× the floor. The bundle sits two
+// earlier run, session loaded went from ~1.85× to ~1.2× the floor. The bundle sits two
 // folders below the package root, as tsc's dist/<layer>/*.js do, so paths taken from
 // import.meta.url ("../../keymaps", "../../package.json") mean the same in both builds.
 //
@@ -72,9 +72,13 @@ await build({
   logLevel: "warning",
 });
 
-// The bin: sets V8's flags and runs the bundle through the code cache, which is kept per
-// build (the bundle's content hash), so a rebuilt or upgraded CLI never runs another's code.
-const buildId = crypto.createHash("sha256").update(fs.readFileSync(bundleFile)).digest("hex").slice(0, 16);
+// The build's mark, the bundle's last line: its content hash. The bin keys the code cache on
+// it (with the file's size and time), read from the same text it compiles, so a start never
+// runs another build's code, whatever the bin beside it.
+const buildId = crypto.createHash("sha256").update(fs.readFileSync(bundleFile)).digest("hex").slice(0, 32);
+fs.appendFileSync(bundleFile, `//# albedo-build ${buildId}\n`);
+
+// The bin: sets V8's flags and runs the bundle through the code cache.
 fs.rmSync(path.join(dist, "cli.js.map"), { force: true });
 await build({
   absWorkingDir: root,
@@ -84,7 +88,6 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  define: { __ALBEDO_BUILD_ID__: JSON.stringify(buildId) },
   banner: { js: "#!/usr/bin/env node\n// the bin (src/launch/main.ts): runs dist/bundle/cli.cjs, the CLI's bundle (scripts/bundle.mjs)" },
   legalComments: "none",
   logLevel: "warning",

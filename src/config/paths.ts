@@ -5,7 +5,21 @@ import path from "node:path";
 
 function xdg(varName: string, fallback: string): string {
   const v = process.env[varName];
-  return v && path.isAbsolute(v) ? v : path.join(os.homedir(), fallback);
+  return v && path.isAbsolute(v) ? v : path.join(home(), fallback);
+}
+
+/** the home folder: HOME, else the account's; never a relative one (files would land in the working folder) */
+function home(): string {
+  const h = os.homedir();
+  if (path.isAbsolute(h)) return h;
+  let account: string | undefined;
+  try {
+    account = os.userInfo().homedir;
+  } catch {
+    // no account entry (a container's arbitrary uid)
+  }
+  if (account && path.isAbsolute(account)) return account;
+  throw new Error(`HOME is ${h ? `"${h}", not an absolute path` : "empty"} and the account has no home folder: set HOME (or XDG_DATA_HOME, XDG_STATE_HOME and XDG_CONFIG_HOME)`);
 }
 
 export function dataDir(): string {

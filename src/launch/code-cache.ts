@@ -17,7 +17,7 @@ import vm from "node:vm";
 export interface CacheIdentity {
   /** the bundle's absolute path: two installs (a global one, a checkout) keep a cache each */
   file: string;
-  /** content hash of the bundle, written by the build next to it */
+  /** the bundle's content hash, from the build's mark on its last line */
   buildId: string;
   /** the bundle file's size and modification time, so a bundle edited by hand is not given another's code */
   size: number;
@@ -64,45 +64,59 @@ export interface RunResult {
 }
 
 export interface RunOptions {
-  /** the bundle: a CommonJS file */
+  /** the bundle: a CommonJS file, its last line `//# albedo-build <id>` (scripts/bundle.mjs) */
   file: string;
-  buildId: string;
   /** where caches live; undefined: no cache at all */
   cacheDir: string | undefined;
   /** how long after start the cache is written when there was none to use */
   saveAfterMs: number;
 }
 
+/** The build's mark, the bundle's last line: its content hash, written by the build. */
+const BUILD_MARK = /\n\/\/# albedo-build ([0-9a-f]{16,64})\n?$/;
+
+export function buildIdOf(source: string): string | undefined {
+  return BUILD_MARK.exec(source.slice(-100))?.[1];
+}
+
 /**
  * Compiles `file` (with the saved code when there is a good one), runs it as a CommonJS
  * module, and when no saved code was used, writes it `saveAfterMs` later (a timer that never
  * keeps the process up). Old caches of other builds are removed when a new one is written.
+ * A bundle without its build's mark is run without a cache.
  */
 export function runWithCodeCache(opts: RunOptions): RunResult {
-  const stat = fs.statSync(opts.file);
-  let source = fs.readFileSync(opts.file, "utf8");
+  // one open file for the text and its size and time, so they describe the same file
+  const fd = fs.openSync(opts.file, "r");
+  let stat: fs.Stats;
+  let source: string;
+  try {
+    stat = fs.fstatSync(fd);
+    source = fs.readFileSync(fd, "utf8");
+  } finally {
+    fs.closeSync(fd);
+  }
+  const buildId = buildIdOf(source);
   // the bundle keeps its entry's "#!" line, which is not JavaScript inside a function
   if (source.startsWith("#!")) source = "//" + source.slice(2);
-  const id: CacheIdentity = { file: opts.file, buildId: opts.buildId, size: stat.size, mtimeMs: stat.mtimeMs, node: process.version, arch: process.arch };
-  const cacheFile = opts.cacheDir === undefined ? undefined : path.join(opts.cacheDir, cacheFileName(id));
+  const dir = opts.cacheDir !== undefined && buildId !== undefined && path.isAbsolute(opts.cacheDir) ? opts.cacheDir : undefined;
+  const id: CacheIdentity = { file: opts.file, buildId: buildId ?? "", size: stat.size, mtimeMs: stat.mtimeMs, node: process.version, arch: process.arch };
+  const cacheFile = dir === undefined ? undefined : path.join(dir, cacheFileName(id));
 
   let cachedData: Buffer | undefined;
   let state: RunResult["cache"] = cacheFile === undefined ? "off" : "none";
   if (cacheFile !== undefined) {
-    let raw: Buffer | undefined;
-    try {
-      raw = fs.readFileSync(cacheFile);
-    } catch {
-      // none yet, or unreadable: compiled from source
-    }
+    const raw = readOwnFile(cacheFile);
     if (raw !== undefined) {
       cachedData = unsealCache(raw);
       if (cachedData === undefined) state = "damaged";
     }
   }
 
-  // the same wrapper Node gives a CommonJS module, on one line so the bundle's lines keep their numbers
-  const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+  // The wrapper Node gives a CommonJS module, on one line so the bundle's lines keep their
+  // numbers, and strict as the ES modules it was built from were (esbuild's own "use strict"
+  // comes after the banner, where it is no directive).
+  const wrapped = `(function (exports, require, module, __filename, __dirname) {"use strict";${source}\n})`;
   const script = new vm.Script(wrapped, {
     filename: opts.file,
     ...(cachedData ? { cachedData } : {}),
@@ -117,8 +131,7 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
     if (saved || cacheFile === undefined || state === "used") return false;
     saved = true;
     try {
-      writeCache(cacheFile, cachePrefix(opts.file), sealCache(script.createCachedData()));
-      return true;
+      return writeCache(cacheFile, cachePrefix(opts.file), sealCache(script.createCachedData()));
     } catch {
       // a read-only or full disk: the next start compiles from source again
       return false;
@@ -132,13 +145,64 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
   return { cache: state, save };
 }
 
-/** whole or not at all (a rename), owner-only, and the older caches of the same install removed */
-function writeCache(file: string, prefix: string, data: Buffer): void {
+// Code from the cache runs as this user: it is read only from folders no one else can write
+// to or swap (this user's, no group or other write: the code folder and the one above it,
+// which alone can rename it), and only from a regular file of this user's, opened without
+// following a link.
+
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+const uid = (): number | undefined => (typeof process.getuid === "function" ? process.getuid() : undefined);
+
+/** the folder is this user's, a real folder, and no one else can write to it (loose bits of ours are tightened) */
+function privateDir(dir: string): boolean {
+  const st = fs.lstatSync(dir);
+  if (!st.isDirectory()) return false;
+  const me = uid();
+  if (me === undefined) return true;
+  if (st.uid !== me) return false;
+  if ((st.mode & 0o022) !== 0) fs.chmodSync(dir, st.mode & 0o700);
+  return true;
+}
+
+function trusted(dir: string): boolean {
+  try {
+    return privateDir(dir) && privateDir(path.dirname(dir));
+  } catch {
+    return false;
+  }
+}
+
+/** the cache file's bytes, or undefined: missing, not a regular file of ours, too large, or in a folder others can write */
+function readOwnFile(file: string): Buffer | undefined {
+  if (!trusted(path.dirname(file))) return undefined;
+  let fd: number;
+  try {
+    // no link followed; a FIFO planted there must not hang the start
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    const me = uid();
+    if (!st.isFile() || (me !== undefined && st.uid !== me) || st.size > MAX_CACHE_BYTES) return undefined;
+    return fs.readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** whole or not at all (a new file, then a rename), owner-only, and the older caches of the same install removed */
+function writeCache(file: string, prefix: string, data: Buffer): boolean {
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!trusted(dir)) return false;
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    fs.writeFileSync(tmp, data, { mode: 0o600 });
+    // "wx": a new file, never one (or a link) already there
+    fs.writeFileSync(tmp, data, { mode: 0o600, flag: "wx" });
     fs.renameSync(tmp, file);
   } catch (e) {
     fs.rmSync(tmp, { force: true });
@@ -147,6 +211,12 @@ function writeCache(file: string, prefix: string, data: Buffer): void {
   const mine = path.basename(file);
   for (const f of fs.readdirSync(dir)) {
     // an earlier build at this path (or a writer's leftover temporary file) is never read again
-    if (f !== mine && f.startsWith(prefix)) fs.rmSync(path.join(dir, f), { force: true });
+    if (f === mine || !f.startsWith(prefix)) continue;
+    try {
+      fs.rmSync(path.join(dir, f), { force: true });
+    } catch {
+      // a folder by that name, or one gone meanwhile: not ours to clear
+    }
   }
+  return true;
 }

@@ -20,14 +20,11 @@ v8.setFlagsFromString("--liftoff-only");
 // ~25% longer (issue 19).
 v8.setFlagsFromString("--semi-space-growth-factor=1");
 
-// the bundle's content hash, set by the build (undefined when this file is run unbundled)
-declare const __ALBEDO_BUILD_ID__: string | undefined;
-const buildId = typeof __ALBEDO_BUILD_ID__ === "string" ? __ALBEDO_BUILD_ID__ : undefined;
-
 function cacheFolder(): string | undefined {
-  if (buildId === undefined) return undefined;
   try {
-    return path.join(cacheDir(), "code");
+    const dir = path.join(cacheDir(), "code");
+    // never a folder relative to wherever the program was started (an empty HOME)
+    return path.isAbsolute(dir) ? dir : undefined;
   } catch {
     // no home folder to put it in: compile from source every time
     return undefined;
@@ -37,7 +34,6 @@ function cacheFolder(): string | undefined {
 const here = path.dirname(fileURLToPath(import.meta.url));
 runWithCodeCache({
   file: path.join(here, "bundle", "cli.cjs"),
-  buildId: buildId ?? "unbundled",
   cacheDir: cacheFolder(),
   // by then a screen has shown its session and loaded the turn's code, so that code is in the cache
   saveAfterMs: 2000,

@@ -2,8 +2,8 @@
 // esbuild's CommonJS output: every module reached by a lazy import() is a function
 // `var init_x = __esm({ "path"() { …body… } })` that runs when first imported; a module's
 // static imports are `init_y();` statements at the top of its body, and a lazy import is an
-// expression `(init_y(), y_exports)` inside it; the entry's own body is the unwrapped code at
-// the end, after its "// src/cli.ts" marker.
+// expression `(init_y(), y_exports)` inside it; what runs at load (the entry and the modules
+// it imports unwrapped) is the code outside every wrapper.
 import fs from "node:fs";
 import path from "node:path";
 
@@ -22,7 +22,8 @@ export interface LazyModule {
 export interface BundleGraph {
   byInit: Map<string, LazyModule>;
   byPath: Map<string, LazyModule>;
-  entry: { imports: string[]; requires: string[] };
+  /** what runs at load: its init_x() calls, its requires, and the modules in it unwrapped */
+  entry: { imports: string[]; requires: string[]; paths: string[] };
   text: string;
 }
 
@@ -30,17 +31,29 @@ export function bundleGraph(file = BUNDLE): BundleGraph {
   const text = fs.readFileSync(file, "utf8");
   const byInit = new Map<string, LazyModule>();
   const byPath = new Map<string, LazyModule>();
-  const header = /^var (init_\w+) = __esm\(\{\n {2}"([^"]+)"\(\) \{\n/gm;
+  // what runs at load: the text outside every wrapped module (the entry, the modules it
+  // imports unwrapped, and its init_x() calls), wherever esbuild placed it
+  let topLevel = "";
+  let from = 0;
+  const wrapper = /^var (init_\w+) = __esm\(\{\n {2}"([^"]+)"\(\) \{\n|^var require_\w+ = __commonJS\(\{\n/gm;
   let m: RegExpExecArray | null;
-  while ((m = header.exec(text))) {
+  while ((m = wrapper.exec(text))) {
     const end = text.indexOf("\n});\n", m.index);
+    if (end < 0) throw new Error(`a wrapped module at ${m.index} of ${file} does not end`);
+    topLevel += text.slice(from, m.index);
+    from = end + "\n});\n".length;
+    wrapper.lastIndex = from;
+    if (m[1] === undefined) continue; // a CommonJS package esbuild wrapped: required by name, not an init
     const body = text.slice(m.index + m[0].length, end);
-    const mod: LazyModule = { init: m[1]!, path: m[2]!, imports: statementsOf(body, 4), requires: requiresOf(body, 4), body };
+    const mod: LazyModule = { init: m[1], path: m[2]!, imports: statementsOf(body, 4), requires: requiresOf(body, 4), body };
     byInit.set(mod.init, mod);
     byPath.set(mod.path, mod);
   }
-  const entry = text.slice(text.lastIndexOf("\n// src/cli.ts\n"));
-  return { byInit, byPath, entry: { imports: statementsOf(entry, 0), requires: requiresOf(entry, 0) }, text };
+  topLevel += text.slice(from);
+  // a wrapped module's function declarations are hoisted out of its wrapper under its marker,
+  // and run nothing; a marker of a module with no wrapper is a module that runs at load
+  const paths = [...new Set([...topLevel.matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)].map((x) => x[1]!))].filter((p) => !byPath.has(p));
+  return { byInit, byPath, entry: { imports: statementsOf(topLevel, 0), requires: requiresOf(topLevel, 0), paths }, text };
 }
 
 function statementsOf(body: string, indent: number): string[] {

@@ -1,6 +1,7 @@
 // Runs the built CLI as a real child process with its own XDG folders, so tests never touch
 // the user's files and can look at everything the program wrote.
 import { spawn, type ChildProcess } from "node:child_process";
+import fsSync from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -16,10 +17,17 @@ export interface Home {
 
 /**
  * V8's code cache of the CLI (src/launch/code-cache.ts) is shared by the suite's starts, as
- * by one person's: each home would otherwise start cold and write its own. Tests of the cache
- * itself point XDG_CACHE_HOME elsewhere.
+ * by one person's: each home would otherwise start cold and write its own. The folder is the
+ * run's (code-cache-setup.ts); outside vitest, this process's own. Tests of the cache itself
+ * point XDG_CACHE_HOME elsewhere.
  */
-export const TEST_CODE_CACHE = path.join(os.tmpdir(), `albedo-test-code-cache-${process.getuid?.() ?? "user"}`);
+export const TEST_CODE_CACHE = process.env["ALBEDO_TEST_CODE_CACHE"] ?? ownCacheFolder();
+
+function ownCacheFolder(): string {
+  const dir = fsSync.mkdtempSync(path.join(os.tmpdir(), "albedo-test-cache-"));
+  process.once("exit", () => fsSync.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 /** A throw-away home: data, state and config folders, a workspace, and a clean environment. */
 export async function makeHome(extraEnv: NodeJS.ProcessEnv = {}): Promise<Home> {

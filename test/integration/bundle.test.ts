@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLI, makeHome, type Home } from "../helpers/cli.js";
+import { CLI, makeHome, TEST_CODE_CACHE, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
 import { BUNDLE, bundleGraph, closure, moduleAt } from "../helpers/bundle-graph.js";
 
@@ -21,6 +21,8 @@ describe("the bundled CLI", () => {
     const bin = fs.readFileSync(CLI, "utf8");
     expect(bin.startsWith("#!/usr/bin/env node\n")).toBe(true);
     expect(bin).toContain('"bundle", "cli.cjs"');
+    // the build's mark, which keys the code cache
+    expect(bundleGraph().text).toMatch(/\n\/\/# albedo-build [0-9a-f]{32}\n$/);
     expect(fs.statSync(CLI).mode & 0o111).not.toBe(0);
   });
 
@@ -44,6 +46,9 @@ describe("the bundled CLI", () => {
     // the screen's module is imported before anything is drawn (screenFirst)
     const first = closure(g, [...g.entry.imports, moduleAt(g, "src/ui/app.ts").init]);
     for (const r of g.entry.requires) first.requires.add(r);
+    for (const p of g.entry.paths) first.paths.add(p);
+    expect(first.paths.has("src/cli.ts")).toBe(true);
+    expect(first.paths.has("src/config/env-keys.ts")).toBe(true);
     expect(first.paths.has("src/ui/app.ts")).toBe(true);
     expect(first.requires.has("blessed")).toBe(true);
     // zod, marked, the store, the controller and the providers run behind the frame
@@ -88,6 +93,12 @@ describe("the bundled CLI", () => {
     }
   });
 
+  it("the suite's starts share the run's own cache folder (code-cache-setup.ts)", () => {
+    expect(process.env["ALBEDO_TEST_CODE_CACHE"]).toMatch(/albedo-test-cache-/);
+    expect(TEST_CODE_CACHE).toBe(process.env["ALBEDO_TEST_CODE_CACHE"]);
+  });
+
+  // vm.Script does not apply --enable-source-maps on Node 20: the map is for tools and people
   it("has source maps that point at src/", () => {
     const map = JSON.parse(fs.readFileSync(`${BUNDLE}.map`, "utf8")) as { sources: string[] };
     expect(map.sources.some((s) => s.endsWith("src/cli.ts"))).toBe(true);
@@ -124,7 +135,8 @@ describe("the screen through the bundle, and its code cache", () => {
   };
   const cacheFiles = (): string[] => {
     const dir = path.join(cacheHome!, "albedo", "code");
-    return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+    // only whole caches: a writer's temporary file may be there for a moment
+    return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".v8cache")) : [];
   };
 
   it("finds the named keymaps from inside the bundle", async () => {
@@ -149,7 +161,7 @@ describe("the screen through the bundle, and its code cache", () => {
     while (cacheFiles().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     const files = cacheFiles();
     expect(files).toHaveLength(1);
-    expect(files[0]).toMatch(/^cli-[0-9a-f]{12}-[0-9a-f]{16}-v\d+\.\d+\.\d+-\w+-\d+-\d+\.v8cache$/);
+    expect(files[0]).toMatch(/^cli-[0-9a-f]{12}-[0-9a-f]{32}-v\d+\.\d+\.\d+-\w+-\d+-\d+\.v8cache$/);
     await quit(first);
     const file = path.join(cacheHome, "albedo", "code", files[0]!);
     const before = fs.statSync(file);

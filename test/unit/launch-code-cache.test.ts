@@ -1,7 +1,7 @@
 // runWithCodeCache (src/launch/code-cache.ts) on real files: a small CommonJS program run
 // through V8's code cache, as the bin runs the bundle. Each start either uses saved code or
 // compiles from source; it never fails for a cache's sake.
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -23,8 +23,14 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** a program with a "#!" line that uses require, __filename and __dirname, and reports what it saw */
-function writeProgram(version: number): void {
+const B1 = "b1".repeat(8);
+const B2 = "b2".repeat(8);
+
+/**
+ * a program with a "#!" line that uses require, __filename and __dirname, and reports what it
+ * saw, ending with its build's mark as the bundle does (`mark: null`: none)
+ */
+function writeProgram(version: number, mark: string | null = B1, extra = ""): void {
   fs.writeFileSync(
     program,
     [
@@ -32,8 +38,10 @@ function writeProgram(version: number): void {
       `const double = require("./helper.cjs");`,
       `const path = require("node:path");`,
       `function work(n) { let s = 0; for (let i = 0; i < n; i++) s += double(i); return s; }`,
-      `globalThis.${RESULT} = { version: ${version}, sum: work(10), file: path.basename(__filename), dir: path.basename(__dirname), exportsIsThis: this === module.exports };`,
+      `globalThis.${RESULT} = { version: ${version}, sum: work(10), file: path.basename(__filename), dir: path.basename(__dirname), exportsIsThis: this === module.exports, strict: (function () { return this === undefined; })() };`,
       `if (process.env.ALBEDO_TEST_THROW) { throw new Error("line six"); }`,
+      extra,
+      ...(mark === null ? [] : [`//# albedo-build ${mark}`]),
       "",
     ].join("\n"),
   );
@@ -50,8 +58,8 @@ interface Start {
 const RUNNER = path.resolve(import.meta.dirname, "../helpers/code-cache-runner.ts");
 
 /** one start in a fresh process (V8 answers a second compile in the same process from memory) */
-function start(o: { file?: string; buildId?: string; cacheDir?: string | null; saveAfterMs?: number; save?: boolean; env?: NodeJS.ProcessEnv } = {}): Start {
-  const opts = { file: o.file ?? program, buildId: o.buildId ?? "b1", cacheDir: o.cacheDir === undefined ? cacheDir : o.cacheDir, saveAfterMs: o.saveAfterMs ?? 60_000, save: o.save ?? false };
+function start(o: { file?: string; cacheDir?: string | null; saveAfterMs?: number; save?: boolean; env?: NodeJS.ProcessEnv } = {}): Start {
+  const opts = { file: o.file ?? program, cacheDir: o.cacheDir === undefined ? cacheDir : o.cacheDir, saveAfterMs: o.saveAfterMs ?? 60_000, save: o.save ?? false };
   const r = spawnSync(process.execPath, ["--import", "tsx", RUNNER, JSON.stringify(opts)], { encoding: "utf8", env: { ...process.env, ...o.env } });
   if (r.status !== 0) throw new Error(`runner failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split("\n").pop()!) as Start;
@@ -62,7 +70,8 @@ describe("running a program through V8's code cache", () => {
   it("runs it as a CommonJS module, its #! line and line numbers kept", () => {
     const r = start();
     expect(r.cache).toBe("none");
-    expect(r.result).toEqual({ version: 1, sum: 90, file: "main.cjs", dir: "prog", exportsIsThis: true });
+    // strict, as the ES modules the bundle is built from (a frozen object's write throws)
+    expect(r.result).toEqual({ version: 1, sum: 90, file: "main.cjs", dir: "prog", exportsIsThis: true, strict: true });
     const t = start({ env: { ALBEDO_TEST_THROW: "1" } });
     // the error names the program's own file and line: the wrapper adds no line
     expect(t.threw).toContain("line six");
@@ -74,7 +83,7 @@ describe("running a program through V8's code cache", () => {
     expect(first).toMatchObject({ cache: "none", saved: true, savedAgain: false });
     const [name] = files();
     expect(files()).toHaveLength(1);
-    expect(name).toMatch(/^cli-[0-9a-f]{12}-b1-v\d+/);
+    expect(name).toMatch(new RegExp(`^cli-[0-9a-f]{12}-${B1}-v\\d+`));
     expect(fs.statSync(cacheDir).mode & 0o777).toBe(0o700);
     expect(fs.statSync(path.join(cacheDir, name!)).mode & 0o777).toBe(0o600);
 
@@ -89,22 +98,23 @@ describe("running a program through V8's code cache", () => {
     expect(start().cache).toBe("none");
     expect(files()).toEqual([]);
     // a program that lives 300 ms: the 20 ms timer writes
-    fs.appendFileSync(program, "setTimeout(() => {}, 300);\n");
+    writeProgram(1, B1, "setTimeout(() => {}, 300);");
     expect(start({ saveAfterMs: 20 }).cache).toBe("none");
     expect(files()).toHaveLength(1);
     expect(start().cache).toBe("used");
   });
 
   it("never uses the code of another build, and removes the older builds' caches of this install only", () => {
-    start({ buildId: "b1", save: true });
+    start({ save: true });
     // another install of the program elsewhere keeps its own cache
     const other = path.join(cacheDir, `${cachePrefix("/elsewhere/cli.cjs")}b9-v20.0.0-x64-1-1.v8cache`);
     fs.writeFileSync(other, "x");
-    const rebuilt = start({ buildId: "b2", save: true });
+    writeProgram(1, B2);
+    const rebuilt = start({ save: true });
     expect(rebuilt.cache).toBe("none");
     expect(files()).toHaveLength(2);
-    expect(files().some((f) => f.includes("-b1-"))).toBe(false);
-    expect(files().some((f) => f.includes("-b2-"))).toBe(true);
+    expect(files().some((f) => f.includes(`-${B1}-`))).toBe(false);
+    expect(files().some((f) => f.includes(`-${B2}-`))).toBe(true);
     expect(fs.existsSync(other)).toBe(true);
   });
 
@@ -139,8 +149,8 @@ describe("running a program through V8's code cache", () => {
     const file = path.join(cacheDir, files()[0]!);
     // V8's data for a different source, under this program's name
     const foreign = path.join(dir, "other.cjs");
-    fs.writeFileSync(foreign, "globalThis.__x = [1, 2, 3].map((n) => n + 1);\n");
-    start({ file: foreign, buildId: "f", cacheDir: path.join(dir, "c2"), save: true });
+    fs.writeFileSync(foreign, `globalThis.__x = [1, 2, 3].map((n) => n + 1);\n//# albedo-build ${"f".repeat(16)}\n`);
+    start({ file: foreign, cacheDir: path.join(dir, "c2"), save: true });
     fs.copyFileSync(path.join(dir, "c2", fs.readdirSync(path.join(dir, "c2"))[0]!), file);
     const r = start({ save: true });
     expect(r).toMatchObject({ cache: "rejected", saved: true, result: { version: 1, sum: 90 } });
@@ -152,6 +162,39 @@ describe("running a program through V8's code cache", () => {
     fs.writeFileSync(cacheDir, "a file where the folder should be");
     expect(start({ save: true })).toMatchObject({ cache: "none", saved: false, result: { sum: 90 } });
     expect(start().cache).toBe("none");
+  });
+
+  it("a bundle without its build's mark, or a cache folder given as a relative path, runs without a cache", () => {
+    writeProgram(1, null);
+    expect(start({ save: true })).toMatchObject({ cache: "off", saved: false, result: { sum: 90 } });
+    writeProgram(1);
+    expect(start({ cacheDir: "relative/cache", save: true })).toMatchObject({ cache: "off", saved: false, result: { sum: 90 } });
+    expect(fs.existsSync(path.join(path.dirname(program), "relative"))).toBe(false);
+  });
+
+  it("never takes code from a folder others can write to or swap, a link, or a file that is not a plain one of ours", () => {
+    expect(start({ save: true })).toMatchObject({ cache: "none", saved: true });
+    const name = files()[0]!;
+    // a folder of ours left loose is made private again, and its cache still used
+    fs.chmodSync(cacheDir, 0o777);
+    expect(start().cache).toBe("used");
+    expect(fs.statSync(cacheDir).mode & 0o777).toBe(0o700);
+    // the code folder a link to another folder: not read, not written
+    const elsewhere = path.join(dir, "elsewhere");
+    fs.renameSync(cacheDir, elsewhere);
+    fs.symlinkSync(elsewhere, cacheDir);
+    expect(start({ save: true })).toMatchObject({ cache: "none", saved: false, result: { sum: 90 } });
+    fs.rmSync(cacheDir);
+    fs.renameSync(elsewhere, cacheDir);
+    // the cache file a link to a good cache: not followed
+    const real = path.join(dir, "real.v8cache");
+    fs.renameSync(path.join(cacheDir, name), real);
+    fs.symlinkSync(real, path.join(cacheDir, name));
+    expect(start().cache).toBe("none");
+    fs.rmSync(path.join(cacheDir, name));
+    // a FIFO where the cache should be: the start neither hangs nor fails
+    execFileSync("mkfifo", [path.join(cacheDir, name)]);
+    expect(start()).toMatchObject({ cache: "none", result: { sum: 90 } });
   });
 
   it("with no cache folder, it only runs the program", () => {
