@@ -27,6 +27,10 @@ try {
   if (!cli) fail("dist/cli.js is not in the package");
   if (!files.some((f) => f.path.startsWith("keymaps/"))) fail("keymaps/ is not in the package");
   if (files.some((f) => f.path.startsWith("src/") || f.path.startsWith("test/"))) fail("sources or tests were packed");
+  // the bin and the bundle it runs, not tsc's unbundled dist/ beside them
+  if (!files.some((f) => f.path === "dist/bundle/cli.cjs")) fail("dist/bundle/cli.cjs is not in the package");
+  const stray = files.filter((f) => f.path.startsWith("dist/") && f.path !== "dist/cli.js" && !f.path.startsWith("dist/bundle/"));
+  if (stray.length) fail(`tsc's unbundled files were packed: ${stray.slice(0, 3).map((f) => f.path).join(", ")}…`);
 
   const prefix = path.join(work, "prefix");
   const install = spawnSync("npm", ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", tarball], { encoding: "utf8" });
