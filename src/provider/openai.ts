@@ -35,7 +35,7 @@ import type {
   WireMessage,
   WireItemStart,
 } from "./types.js";
-import { RefusalMemory } from "./refusals.js";
+import { RefusalMemory, namesRefused } from "./refusals.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "./encoded.js";
 import { requestMessages } from "./types.js";
 import { isOpenAIHosted } from "./keys.js";
@@ -598,53 +598,12 @@ export class ChatSession extends RefusalMemory<ChatOptionalField> {
   }
 }
 
-// How servers say they do not take a field (docs/providers.md, "Refused fields"). Each
-// pattern's groups hold the field names; only the optional fields the request carried count.
-const REFUSAL_WORDS = /unknown|unrecogni[sz]ed|unsupported|not supported|not permitted|not allowed|unexpected|extra/i;
-const NAMED_REFUSALS: RegExp[] = [
-  // OpenAI, Azure OpenAI: "Unrecognized request argument(s) supplied: prompt_cache_key, stream_options"
-  /unrecognized request arguments? supplied:?[ \t]*([\w \t,'"`]+)/gi,
-  // OpenAI and gateways: "Unknown parameter: 'stream_options'", "Unsupported parameter:
-  // 'max_tokens' is not supported…"; llama.cpp's "Unsupported param: x"; Go's "json: unknown
-  // field \"x\""; serde's "unknown field `x`"
-  /(?:unknown|unsupported|unrecogni[sz]ed|unexpected) (?:request )?(?:parameter|param|argument|field|key|property)s?:?\s*['"`]?([\w.[\]]+)/gi,
-  // Groq: "property 'reasoning_content' is unsupported"
-  /property ['"`]?([\w.[\]]+)['"`]? is unsupported/gi,
-  // Azure AI model inference: "Extra parameters ['stream_options'] are not allowed"
-  /extra (?:parameters|fields|inputs) \[([^\]]*)\] (?:are|is) not (?:allowed|permitted)/gi,
-  // zod (LM Studio): "Unrecognized key(s) in object: 'seed', 'stop'"
-  /unrecognized key\(s\) in object:?\s*([^\n]+)/gi,
-  // OpenAI's message schema: "Additional properties are not allowed ('reasoning_content' was unexpected)"
-  /['"`]([\w]+)['"`] was unexpected/gi,
-  // pydantic (vLLM, Mistral, FastAPI servers): {'type': 'extra_forbidden', 'loc': ('body', 'x'), …}
-  /extra_forbidden['"]?,\s*['"]loc['"]:\s*[[(]([^\])]*)[\])]/gi,
-  /['"]loc['"]:\s*[[(]([^\])]*)[\])],\s*['"]msg['"]:\s*['"]extra inputs are not permitted/gi,
-  // pydantic's text form: "prompt_cache_key\n  Extra inputs are not permitted [type=extra_forbidden…"
-  /([\w.[\]]+)\s*\n\s*extra inputs are not permitted/gi,
-];
-
-function namesIn(group: string): string[] {
-  // a list ("a, b"), a quoted list ("'a', 'b'"), a path ("messages.3.reasoning_content",
-  // "('body', 'messages', 3, 'typed-dict', 'reasoning_content')"): every word counts
-  return group.match(/[A-Za-z_][\w]*/g) ?? [];
-}
-
 /**
- * The optional fields a refused request names as not taken, of those it carried. A `param`
- * counts when the error says the field is unknown or unsupported (not, say, a value too
- * large); a wording counts where it names the field. Empty: the refusal is about something
- * else, and stands.
+ * The optional fields a refused request names as not taken, of those it carried (the
+ * wordings are in refusals.ts). Empty: the refusal is about something else, and stands.
  */
 export function refusedFields(detail: ErrorDetail & { text?: string }, sent: readonly ChatOptionalField[]): ChatOptionalField[] {
-  const named = new Set<string>();
-  const said = `${detail.message}\n${detail.text ?? ""}`;
-  const why = `${said} ${detail.code ?? ""} ${detail.type ?? ""}`;
-  if (detail.param && (REFUSAL_WORDS.test(why) || /unknown_parameter|unsupported_parameter/.test(why))) {
-    for (const n of namesIn(detail.param)) named.add(n);
-  }
-  for (const re of NAMED_REFUSALS) {
-    for (const m of said.matchAll(re)) for (const n of namesIn(m[1] ?? "")) named.add(n);
-  }
+  const named = namesRefused(detail);
   return sent.filter((f) => named.has(f));
 }
 

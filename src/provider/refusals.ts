@@ -1,9 +1,11 @@
-// What a server refused, per model, for the provider's life (the session). Both OpenAI shapes
+// What a server refused, per model, for the provider's life (the session), and how servers
+// word a refusal of a field. Both OpenAI shapes
 // (Chat Completions and Responses) keep it the same way; only their optional fields and their
 // builders differ. encode() is the one the request is captured and sent with, so both leave
 // out the same fields; a model's builder stays the same object while nothing new is refused,
 // so the capture's encoding is the one sent (encodeOnce).
 import { encodeOnce } from "./encoded.js";
+import type { ErrorDetail } from "./http.js";
 import type { EncodedRequest, Request } from "./types.js";
 
 type Builder = (req: Request) => EncodedRequest;
@@ -41,4 +43,53 @@ export class RefusalMemory<F extends string> {
     }
     return e;
   }
+}
+
+// How servers say they do not take a field (docs/providers.md, "Refused fields"), for both
+// OpenAI shapes. Each pattern's groups hold the field names.
+const REFUSAL_WORDS = /unknown|unrecogni[sz]ed|unsupported|not supported|not permitted|not allowed|unexpected|extra/i;
+const NAMED_REFUSALS: RegExp[] = [
+  // OpenAI, Azure OpenAI: "Unrecognized request argument(s) supplied: prompt_cache_key, stream_options"
+  /unrecognized request arguments? supplied:?[ \t]*([\w \t,'"`]+)/gi,
+  // OpenAI and gateways: "Unknown parameter: 'stream_options'", "Unsupported parameter:
+  // 'max_tokens' is not supported…"; llama.cpp's "Unsupported param: x"; Go's "json: unknown
+  // field \"x\""; serde's "unknown field `x`"
+  /(?:unknown|unsupported|unrecogni[sz]ed|unexpected) (?:request )?(?:parameter|param|argument|field|key|property)s?:?\s*['"`]?([\w.[\]]+)/gi,
+  // Groq: "property 'reasoning_content' is unsupported"
+  /property ['"`]?([\w.[\]]+)['"`]? is unsupported/gi,
+  // Azure AI model inference: "Extra parameters ['stream_options'] are not allowed"
+  /extra (?:parameters|fields|inputs) \[([^\]]*)\] (?:are|is) not (?:allowed|permitted)/gi,
+  // zod (LM Studio): "Unrecognized key(s) in object: 'seed', 'stop'"
+  /unrecognized key\(s\) in object:?\s*([^\n]+)/gi,
+  // OpenAI's message schema: "Additional properties are not allowed ('reasoning_content' was unexpected)"
+  /['"`]([\w]+)['"`] was unexpected/gi,
+  // pydantic (vLLM, Mistral, FastAPI servers): {'type': 'extra_forbidden', 'loc': ('body', 'x'), …}
+  /extra_forbidden['"]?,\s*['"]loc['"]:\s*[[(]([^\])]*)[\])]/gi,
+  /['"]loc['"]:\s*[[(]([^\])]*)[\])],\s*['"]msg['"]:\s*['"]extra inputs are not permitted/gi,
+  // pydantic's text form: "prompt_cache_key\n  Extra inputs are not permitted [type=extra_forbidden…"
+  /([\w.[\]]+)\s*\n\s*extra inputs are not permitted/gi,
+];
+
+function namesIn(group: string): string[] {
+  // a list ("a, b"), a quoted list ("'a', 'b'"), a path ("messages.3.reasoning_content",
+  // "('body', 'messages', 3, 'typed-dict', 'reasoning_content')"): every word counts
+  return group.match(/[A-Za-z_][\w]*/g) ?? [];
+}
+
+/**
+ * Every name a refusal gives as not taken: the words of `param` when the error says it is
+ * unknown or unsupported (not, say, a value too large), and the words each wording above
+ * names. Each adapter keeps those of its optional fields it sent.
+ */
+export function namesRefused(detail: ErrorDetail & { text?: string }): Set<string> {
+  const named = new Set<string>();
+  const said = `${detail.message}\n${detail.text ?? ""}`;
+  const why = `${said} ${detail.code ?? ""} ${detail.type ?? ""}`;
+  if (detail.param && (REFUSAL_WORDS.test(why) || /unknown_parameter|unsupported_parameter/.test(why))) {
+    for (const n of namesIn(detail.param)) named.add(n);
+  }
+  for (const re of NAMED_REFUSALS) {
+    for (const m of said.matchAll(re)) for (const n of namesIn(m[1] ?? "")) named.add(n);
+  }
+  return named;
 }

@@ -44,7 +44,7 @@ import type {
   WireMessage,
 } from "./types.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "./encoded.js";
-import { RefusalMemory } from "./refusals.js";
+import { RefusalMemory, namesRefused } from "./refusals.js";
 import { requestMessages } from "./types.js";
 import { splitPrompt, tokenCount } from "./usage.js";
 
@@ -86,20 +86,33 @@ export class ResponsesSession extends RefusalMemory<ResponsesOptionalField> {
   }
 }
 
-/** The optional fields of `body` that a refusal names: by `error.param`, by the field named
- * in quotes beside a word of refusal, or (summaries) by OpenAI's verification sentence. */
+/** The optional fields of `body` that a refusal names: by `error.param`, by any of the
+ * wordings servers use (refusals.ts, as for Chat), by the field named in quotes beside a word
+ * of refusal, or (summaries) by OpenAI's verification sentence. */
 export function refusedFields(e: RequestRefused, body: Json): ResponsesOptionalField[] {
   const d = e.detail;
   const present = OPTIONAL_FIELDS.filter((f) => (f === "reasoning.summary" ? (body["reasoning"] as Json | undefined)?.["summary"] !== undefined : body[f] !== undefined));
   const refusal = /unknown|unrecogni[sz]ed|unsupported|not supported|not permitted|not allowed|unexpected|extra|must be verified/i.test(d.message);
+  // words, so "reasoning.summary" reads as reasoning and summary: the summary alone is refused
+  const named = namesRefused(d);
   return present.filter((f) => {
     if (d.param === f) return true;
-    if (f === "reasoning.summary" && /reasoning summar/i.test(d.message)) return true;
-    // the effort is the setting itself: a model that refuses it takes no reasoning object
-    if (f === "reasoning" && d.param === "reasoning.effort") return true;
-    if (f === "reasoning" && refusal && /['"`]reasoning\.effort['"`]/.test(d.message)) return true;
-    const quoted = new RegExp(`['"\`]${f.replace(".", "\\.")}['"\`]`);
-    return refusal && quoted.test(d.message);
+    switch (f) {
+      case "reasoning.summary":
+        return /reasoning summar/i.test(d.message) || (named.has("reasoning") && named.has("summary")) || (refusal && /['"`]reasoning\.summary['"`]/.test(d.message));
+      case "reasoning":
+        // the effort is the setting itself: a model that refuses it takes no reasoning object
+        return (
+          d.param === "reasoning.effort" ||
+          (refusal && /['"`]reasoning(\.effort)?['"`]/.test(d.message)) ||
+          (named.has("reasoning") && !named.has("summary"))
+        );
+      case "include":
+      case "prompt_cache_key":
+        return named.has(f) || (refusal && new RegExp(`['"\`]${f}['"\`]`).test(d.message));
+      default:
+        return assertNever(f, "refused field");
+    }
   });
 }
 
