@@ -20,9 +20,17 @@ let loading: Promise<void> | undefined;
 let misses = 0;
 let failed = false;
 
+/**
+ * How long after the first fenced block asks for it the highlighter starts loading. The
+ * bundle's import() is a require() (scripts/bundle.mjs): started at once, its ~80-120 ms of
+ * loading ran before the frame that showed the block, and a resumed session with code showed
+ * ~200 ms later (issue 19). The frames showing the session come first now.
+ */
+const LOAD_AFTER_MS = 100;
+
 /** starts loading the highlighter (once); resolves when it is there, or failed to load */
 export function loadHighlighter(): Promise<void> {
-  loading ??= import("cli-highlight").then(
+  loading ??= new Promise<void>((resolve) => setTimeout(resolve, LOAD_AFTER_MS)).then(() => import("cli-highlight")).then(
     (m) => {
       // a CommonJS module: its named exports are found by Node's export scan
       lib = { highlight: m.highlight, supportsLanguage: m.supportsLanguage };
