@@ -34,8 +34,9 @@ export function cachePrefix(file: string): string {
   return `${PREFIX}${crypto.createHash("sha1").update(file).digest("hex").slice(0, 12)}-`;
 }
 
+const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, "_");
+
 export function cacheFileName(id: CacheIdentity): string {
-  const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, "_");
   return `${cachePrefix(id.file)}${safe(id.buildId)}-${safe(id.node)}-${safe(id.arch)}-${id.size}-${Math.trunc(id.mtimeMs)}${SUFFIX}`;
 }
 
@@ -131,7 +132,10 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
     if (saved || cacheFile === undefined || state === "used") return false;
     saved = true;
     try {
-      return writeCache(cacheFile, cachePrefix(opts.file), sealCache(script.createCachedData()));
+      // what this write makes stale: this install's caches for this Node (another Node's, used
+      // now and then from the same checkout, stays), and leftover temporary files
+      const stale = (f: string) => f.startsWith(cachePrefix(opts.file)) && (f.includes(`-${safe(id.node)}-${safe(id.arch)}-`) || f.endsWith(".tmp"));
+      return writeCache(cacheFile, stale, sealCache(script.createCachedData()));
     } catch {
       // a read-only or full disk: the next start compiles from source again
       return false;
@@ -194,8 +198,8 @@ function readOwnFile(file: string): Buffer | undefined {
   }
 }
 
-/** whole or not at all (a new file, then a rename), owner-only, and the older caches of the same install removed */
-function writeCache(file: string, prefix: string, data: Buffer): boolean {
+/** whole or not at all (a new file, then a rename), owner-only, and the caches it replaces removed */
+function writeCache(file: string, stale: (name: string) => boolean, data: Buffer): boolean {
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!trusted(dir)) return false;
@@ -210,8 +214,7 @@ function writeCache(file: string, prefix: string, data: Buffer): boolean {
   }
   const mine = path.basename(file);
   for (const f of fs.readdirSync(dir)) {
-    // an earlier build at this path (or a writer's leftover temporary file) is never read again
-    if (f === mine || !f.startsWith(prefix)) continue;
+    if (f === mine || !stale(f)) continue;
     try {
       fs.rmSync(path.join(dir, f), { force: true });
     } catch {

@@ -104,18 +104,27 @@ describe("running a program through V8's code cache", () => {
     expect(start().cache).toBe("used");
   });
 
-  it("never uses the code of another build, and removes the older builds' caches of this install only", () => {
+  it("never uses the code of another build, and removes the older builds' caches of this install and Node only", () => {
     start({ save: true });
+    const first = files()[0]!;
     // another install of the program elsewhere keeps its own cache
     const other = path.join(cacheDir, `${cachePrefix("/elsewhere/cli.cjs")}b9-v20.0.0-x64-1-1.v8cache`);
     fs.writeFileSync(other, "x");
+    // and this install's cache for another Node, used now and then from the same checkout
+    const otherNode = path.join(cacheDir, `${cachePrefix(program)}${B1}-v99.0.0-${process.arch}-1-1.v8cache`);
+    fs.writeFileSync(otherNode, "x");
+    // a writer's leftover temporary file goes
+    const leftover = path.join(cacheDir, `${first}.12345.tmp`);
+    fs.writeFileSync(leftover, "x");
     writeProgram(1, B2);
     const rebuilt = start({ save: true });
     expect(rebuilt.cache).toBe("none");
-    expect(files()).toHaveLength(2);
-    expect(files().some((f) => f.includes(`-${B1}-`))).toBe(false);
+    expect(files()).toHaveLength(3);
+    expect(files().filter((f) => f.includes(`-${B1}-${process.version}-`))).toEqual([]);
     expect(files().some((f) => f.includes(`-${B2}-`))).toBe(true);
     expect(fs.existsSync(other)).toBe(true);
+    expect(fs.existsSync(otherNode)).toBe(true);
+    expect(fs.existsSync(leftover)).toBe(false);
   });
 
   it("a program edited in place (same build id) is compiled from its new source, never given the old code", () => {
