@@ -406,6 +406,10 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
           const end = rows.length === LOAD_CHUNK ? rows[rows.length - 1] : undefined;
           // asked before this chunk is read, so the two overlap (LOAD_CHUNK)
           next = end ? stmtAll<PackedRow>(this.s.loadAfter, [sessionId, rowKey(end), LOAD_CHUNK]) : undefined;
+          // it is awaited after this chunk's rows, and a row read again whole (loadOne) awaits
+          // first: a failure of it meanwhile must not count as unhandled (the await below
+          // still throws it)
+          next?.catch(() => undefined);
           for (const r of rows) {
             if (isPacked(r)) {
               // SQLite's own json_array of columns whose types it checked: no outside shape to

@@ -382,4 +382,41 @@ describe("loadHistory in chunks, through a real SQLite file", () => {
     await store.setTitle(session!.id, "still writes");
     expect((await store.getSession(session!.id))?.title).toBe("still writes");
   }, 120_000);
+
+  it("the broken page is met while a row of the chunk before is read again whole: still one error, never an unhandled one", async () => {
+    const markers: string[] = [];
+    {
+      const seed = await openStore(dbPath);
+      const s = await seed.createSession({ workspace: "/w", title: "seeded" });
+      for (let i = 0; i < 2 * LOAD_CHUNK + 100; i++) {
+        const m = `MARKER-${i}-${crypto.randomBytes(4).toString("hex")}`;
+        markers.push(m);
+        await seed.appendMessage(s.id, { role: "user", blocks: [{ type: "text", text: `${m} ${"words ".repeat(40)}` }], status: "complete" });
+      }
+      await seed.close();
+    }
+    // rows of the second chunk that a JSON array cannot carry (a blob model): each is read
+    // again whole, with the third chunk already asked for
+    const db = await rawOpen(dbPath);
+    await rawRun(db, "UPDATE messages SET model = ? WHERE seq BETWEEN ? AND ?", [Buffer.from([1, 2]), LOAD_CHUNK + 1, 2 * LOAD_CHUNK - 1]);
+    await rawClose(db);
+    corruptPageHolding(dbPath, markers[2 * LOAD_CHUNK + 50]!);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (r: unknown) => unhandled.push(r);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const store = await openTracked();
+      const [session] = await store.listSessions({ includeEmpty: true });
+      const e = await store.loadHistory(session!.id).then(
+        () => undefined,
+        (x: unknown) => x as StoreError,
+      );
+      expect(e?.kind).toBe("corrupt");
+      // let any stray rejection surface
+      await new Promise((r) => setTimeout(r, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  }, 120_000);
 });
