@@ -48,48 +48,62 @@ export class RefusalMemory<F extends string> {
 // How servers say they do not take a field (docs/providers.md, "Refused fields"), for both
 // OpenAI shapes. Each pattern's groups hold the field names.
 const REFUSAL_WORDS = /unknown|unrecogni[sz]ed|unsupported|not supported|not permitted|not allowed|unexpected|extra/i;
-const NAMED_REFUSALS: RegExp[] = [
+// `path`: the group is one path given as a list of its parts (pydantic's loc); otherwise a
+// list of names, each of which may be a dotted path.
+const NAMED_REFUSALS: { re: RegExp; path?: true }[] = [
   // OpenAI, Azure OpenAI: "Unrecognized request argument(s) supplied: prompt_cache_key, stream_options"
-  /unrecognized request arguments? supplied:?[ \t]*([\w \t,'"`]+)/gi,
+  { re: /unrecognized request arguments? supplied:?[ \t]*([\w \t,'"`]+)/gi },
   // OpenAI and gateways: "Unknown parameter: 'stream_options'", "Unsupported parameter:
   // 'max_tokens' is not supported…"; llama.cpp's "Unsupported param: x"; Go's "json: unknown
   // field \"x\""; serde's "unknown field `x`"
-  /(?:unknown|unsupported|unrecogni[sz]ed|unexpected) (?:request )?(?:parameter|param|argument|field|key|property)s?:?\s*['"`]?([\w.[\]]+)/gi,
+  { re: /(?:unknown|unsupported|unrecogni[sz]ed|unexpected) (?:request )?(?:parameter|param|argument|field|key|property)s?:?\s*['"`]?([\w.[\]]+)/gi },
   // Groq: "property 'reasoning_content' is unsupported"
-  /property ['"`]?([\w.[\]]+)['"`]? is unsupported/gi,
+  { re: /property ['"`]?([\w.[\]]+)['"`]? is unsupported/gi },
   // Azure AI model inference: "Extra parameters ['stream_options'] are not allowed"
-  /extra (?:parameters|fields|inputs) \[([^\]]*)\] (?:are|is) not (?:allowed|permitted)/gi,
+  { re: /extra (?:parameters|fields|inputs) \[([^\]]*)\] (?:are|is) not (?:allowed|permitted)/gi },
   // zod (LM Studio): "Unrecognized key(s) in object: 'seed', 'stop'"
-  /unrecognized key\(s\) in object:?\s*([^\n]+)/gi,
+  { re: /unrecognized key\(s\) in object:?\s*([^\n]+)/gi },
   // OpenAI's message schema: "Additional properties are not allowed ('reasoning_content' was unexpected)"
-  /['"`]([\w]+)['"`] was unexpected/gi,
+  { re: /['"`]([\w]+)['"`] was unexpected/gi },
   // pydantic (vLLM, Mistral, FastAPI servers): {'type': 'extra_forbidden', 'loc': ('body', 'x'), …}
-  /extra_forbidden['"]?,\s*['"]loc['"]:\s*[[(]([^\])]*)[\])]/gi,
-  /['"]loc['"]:\s*[[(]([^\])]*)[\])],\s*['"]msg['"]:\s*['"]extra inputs are not permitted/gi,
+  { re: /extra_forbidden['"]?,\s*['"]loc['"]:\s*[[(]([^\])]*)[\])]/gi, path: true },
+  { re: /['"]loc['"]:\s*[[(]([^\])]*)[\])],\s*['"]msg['"]:\s*['"]extra inputs are not permitted/gi, path: true },
   // pydantic's text form: "prompt_cache_key\n  Extra inputs are not permitted [type=extra_forbidden…"
-  /([\w.[\]]+)\s*\n\s*extra inputs are not permitted/gi,
+  { re: /([\w.[\]]+)\s*\n\s*extra inputs are not permitted/gi },
 ];
 
-function namesIn(group: string): string[] {
-  // a list ("a, b"), a quoted list ("'a', 'b'"), a path ("messages.3.reasoning_content",
-  // "('body', 'messages', 3, 'typed-dict', 'reasoning_content')"): every word counts
-  return group.match(/[A-Za-z_][\w]*/g) ?? [];
+/** the words of a path ("messages.3.reasoning_content", "input[2].summary"), request body's "body" left out */
+function wordsOf(path: string): string[] {
+  const words = path.match(/[A-Za-z_][\w-]*/g) ?? [];
+  return words[0] === "body" ? words.slice(1) : words;
 }
 
 /**
- * Every name a refusal gives as not taken: the words of `param` when the error says it is
- * unknown or unsupported (not, say, a value too large), and the words each wording above
- * names. Each adapter keeps those of its optional fields it sent.
+ * Every path a refusal gives as not taken, each as its words from the body's top: `param`'s
+ * when the error says it is unknown or unsupported (not, say, a value too large), and those
+ * each wording above names. ["input", "reasoning", "encrypted_content"] is a key inside an
+ * input item, not the top-level "reasoning"; ["reasoning", "summary"] is the summary alone.
  */
-export function namesRefused(detail: ErrorDetail & { text?: string }): Set<string> {
-  const named = new Set<string>();
+export function pathsRefused(detail: ErrorDetail & { text?: string }): string[][] {
+  const paths: string[][] = [];
   const said = `${detail.message}\n${detail.text ?? ""}`;
   const why = `${said} ${detail.code ?? ""} ${detail.type ?? ""}`;
-  if (detail.param && (REFUSAL_WORDS.test(why) || /unknown_parameter|unsupported_parameter/.test(why))) {
-    for (const n of namesIn(detail.param)) named.add(n);
+  if (detail.param && (REFUSAL_WORDS.test(why) || /unknown_parameter|unsupported_parameter/.test(why))) paths.push(wordsOf(detail.param));
+  for (const { re, path } of NAMED_REFUSALS) {
+    for (const m of said.matchAll(re)) {
+      const group = m[1] ?? "";
+      if (path) paths.push(wordsOf(group));
+      // a list: names split by commas, spaces or quotes, each a path of its own
+      else for (const item of group.split(/[\s,'"`]+/)) if (item) paths.push(wordsOf(item));
+    }
   }
-  for (const re of NAMED_REFUSALS) {
-    for (const m of said.matchAll(re)) for (const n of namesIn(m[1] ?? "")) named.add(n);
-  }
-  return named;
+  return paths.filter((p) => p.length > 0);
+}
+
+/**
+ * Every name in those paths, at any depth: Chat's optional fields are named so that a match
+ * anywhere is theirs (`reasoning_content` lives in a message, `stream_options` at the top).
+ */
+export function namesRefused(detail: ErrorDetail & { text?: string }): Set<string> {
+  return new Set(pathsRefused(detail).flat());
 }

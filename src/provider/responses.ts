@@ -44,7 +44,7 @@ import type {
   WireMessage,
 } from "./types.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "./encoded.js";
-import { RefusalMemory, namesRefused } from "./refusals.js";
+import { RefusalMemory, pathsRefused } from "./refusals.js";
 import { requestMessages } from "./types.js";
 import { splitPrompt, tokenCount } from "./usage.js";
 
@@ -93,23 +93,24 @@ export function refusedFields(e: RequestRefused, body: Json): ResponsesOptionalF
   const d = e.detail;
   const present = OPTIONAL_FIELDS.filter((f) => (f === "reasoning.summary" ? (body["reasoning"] as Json | undefined)?.["summary"] !== undefined : body[f] !== undefined));
   const refusal = /unknown|unrecogni[sz]ed|unsupported|not supported|not permitted|not allowed|unexpected|extra|must be verified/i.test(d.message);
-  // words, so "reasoning.summary" reads as reasoning and summary: the summary alone is refused
-  const named = namesRefused(d);
+  // paths from the body's top: a key of an input item (input.3.reasoning.encrypted_content,
+  // where replayed reasoning lives) is not the top-level field of the same name
+  const top = pathsRefused(d);
+  const named = (first: string, second?: string) => top.some((p) => p[0] === first && (second === undefined ? p.length === 1 : p[1] === second));
+  // a name in quotes beside a word of refusal, for wordings no pattern knows; not when a
+  // pattern found where the refusal points (a quoted 'reasoning' may be a key in an input item)
+  const quoted = (re: RegExp) => top.length === 0 && refusal && re.test(d.message);
   return present.filter((f) => {
     if (d.param === f) return true;
     switch (f) {
       case "reasoning.summary":
-        return /reasoning summar/i.test(d.message) || (named.has("reasoning") && named.has("summary")) || (refusal && /['"`]reasoning\.summary['"`]/.test(d.message));
+        return /reasoning summar/i.test(d.message) || named("reasoning", "summary") || quoted(/['"`]reasoning\.summary['"`]/);
       case "reasoning":
         // the effort is the setting itself: a model that refuses it takes no reasoning object
-        return (
-          d.param === "reasoning.effort" ||
-          (refusal && /['"`]reasoning(\.effort)?['"`]/.test(d.message)) ||
-          (named.has("reasoning") && !named.has("summary"))
-        );
+        return d.param === "reasoning.effort" || named("reasoning") || named("reasoning", "effort") || quoted(/['"`]reasoning(\.effort)?['"`]/);
       case "include":
       case "prompt_cache_key":
-        return named.has(f) || (refusal && new RegExp(`['"\`]${f}['"\`]`).test(d.message));
+        return named(f) || quoted(new RegExp(`['"\`]${f}['"\`]`));
       default:
         return assertNever(f, "refused field");
     }

@@ -36,6 +36,10 @@ describe("refusedFields on the Responses route", () => {
     ["FastAPI's detail list, in the body's text", { message: "…", text: '{"detail":[{"type":"extra_forbidden","loc":["body","include"],"msg":"Extra inputs are not permitted"}]}' }, ["include"]],
     ["LM Studio (zod)", { message: "Unrecognized key(s) in object: 'prompt_cache_key', 'include'" }, ["include", "prompt_cache_key"]],
     ["Azure AI inference", { message: "Extra parameters ['reasoning'] are not allowed when extra-parameters is not set" }, ["reasoning"]],
+    // a key of a replayed reasoning item in the input is not the top-level field of that name
+    ["pydantic, a key inside an input item", { message: "1 validation error for ResponsesRequest\ninput.3.reasoning.encrypted_content\n  Extra inputs are not permitted [type=extra_forbidden]" }, []],
+    ["pydantic's loc, inside an input item", { message: "[{'type': 'extra_forbidden', 'loc': ('body', 'input', 3, 'reasoning', 'summary'), 'msg': 'Extra inputs are not permitted', 'input': []}]" }, []],
+    ["pydantic's loc, the top-level summary", { message: "[{'type': 'extra_forbidden', 'loc': ('body', 'reasoning', 'summary'), 'msg': 'Extra inputs are not permitted', 'input': 'auto'}]" }, ["reasoning.summary"]],
     // these stand
     ["a context overflow", { message: "Your input exceeds the context window of this model.", param: "input", code: "context_length_exceeded" }, []],
     ["a required field", { message: "Unrecognized request argument supplied: input" }, []],
