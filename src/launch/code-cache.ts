@@ -134,7 +134,7 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
     try {
       // what this write makes stale: this install's caches for this Node (another Node's, used
       // now and then from the same checkout, stays), and leftover temporary files
-      const stale = (f: string) => f.startsWith(cachePrefix(opts.file)) && (f.includes(`-${safe(id.node)}-${safe(id.arch)}-`) || f.endsWith(".tmp"));
+      const stale = (f: string) => f.startsWith(cachePrefix(opts.file)) && (f.endsWith(".tmp") ? leftOver(path.join(dir!, f)) : f.includes(`-${safe(id.node)}-${safe(id.arch)}-`));
       return writeCache(cacheFile, stale, sealCache(script.createCachedData()));
     } catch {
       // a read-only or full disk: the next start compiles from source again
@@ -195,6 +195,15 @@ function readOwnFile(file: string): Buffer | undefined {
     return undefined;
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** a temporary file no writer has touched for a minute: left by one that died (another start may be writing its own now) */
+function leftOver(file: string): boolean {
+  try {
+    return Date.now() - fs.lstatSync(file).mtimeMs > 60_000;
+  } catch {
+    return false;
   }
 }
 

@@ -30,7 +30,7 @@ const LOAD_AFTER_MS = 100;
 
 /** starts loading the highlighter (once); resolves when it is there, or failed to load */
 export function loadHighlighter(): Promise<void> {
-  loading ??= new Promise<void>((resolve) => setTimeout(resolve, LOAD_AFTER_MS)).then(() => import("cli-highlight")).then(
+  loading ??= new Promise<void>((resolve) => setTimeout(resolve, LOAD_AFTER_MS).unref()).then(() => import("cli-highlight")).then(
     (m) => {
       // a CommonJS module: its named exports are found by Node's export scan
       lib = { highlight: m.highlight, supportsLanguage: m.supportsLanguage };

@@ -79,11 +79,12 @@ export function submitPrompt(s: ScreenHandle): void {
   s.transcript.bottom();
   c.submit(text, images).then(
     (r) => {
-      // interrupted while it waited for the turn's code: nothing went, so the text comes back,
-      // unless something new has been typed or attached meanwhile
-      if (r.sent || !s.editor.isEmpty() || s.attachments.length > 0) return;
-      s.editor.set(text);
-      s.attachments.push(...images);
+      // interrupted while it waited for the turn's code: nothing went, so the text comes back
+      // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,
+      // ahead of any attached since
+      if (r.sent) return;
+      if (s.editor.isEmpty()) s.editor.set(text);
+      s.attachments.unshift(...images);
       s.render();
     },
     (e: unknown) => s.fail("sending", e),

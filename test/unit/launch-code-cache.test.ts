@@ -113,14 +113,18 @@ describe("running a program through V8's code cache", () => {
     // and this install's cache for another Node, used now and then from the same checkout
     const otherNode = path.join(cacheDir, `${cachePrefix(program)}${B1}-v99.0.0-${process.arch}-1-1.v8cache`);
     fs.writeFileSync(otherNode, "x");
-    // a writer's leftover temporary file goes
+    // a writer's leftover temporary file goes, one being written now stays
     const leftover = path.join(cacheDir, `${first}.12345.tmp`);
     fs.writeFileSync(leftover, "x");
+    fs.utimesSync(leftover, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    const writing = path.join(cacheDir, `${first}.12346.tmp`);
+    fs.writeFileSync(writing, "x");
     writeProgram(1, B2);
     const rebuilt = start({ save: true });
     expect(rebuilt.cache).toBe("none");
-    expect(files()).toHaveLength(3);
-    expect(files().filter((f) => f.includes(`-${B1}-${process.version}-`))).toEqual([]);
+    expect(files().filter((f) => f.endsWith(".v8cache"))).toHaveLength(3);
+    expect(fs.existsSync(writing)).toBe(true);
+    expect(files().filter((f) => f.endsWith(".v8cache") && f.includes(`-${B1}-${process.version}-`))).toEqual([]);
     expect(files().some((f) => f.includes(`-${B2}-`))).toBe(true);
     expect(fs.existsSync(other)).toBe(true);
     expect(fs.existsSync(otherNode)).toBe(true);
