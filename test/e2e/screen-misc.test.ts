@@ -11,7 +11,7 @@ import path from "node:path";
 import { ptyFrame } from "../helpers/pty-frame.js";
 import { CLI, runCli } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
-import { holdWriteLock } from "../helpers/lock.js";
+import { lockBeforeLoad } from "../helpers/lock.js";
 import { API_ROUTES } from "../../src/api/routes.js";
 
 const KEY = "sk-test-screen-misc-1414";
@@ -133,9 +133,10 @@ describe("with --api the screen says where the API is", () => {
 
 describe("Ctrl-O while the session opens", () => {
   it("says the pane opens with the session, and it does", async () => {
-    // a database that exists, locked by another process: opening the session waits for it
+    // a database that exists, locked by another process so that opening the session waits
+    // for it (lockBeforeLoad: a lock alone stops no reader in WAL mode, and the test raced the load)
     expect((await runCli(["sessions", "--db", e2e.home.db], e2e.home)).code).toBe(0);
-    const lock = await holdWriteLock(e2e.home.db);
+    const lock = await lockBeforeLoad(e2e.home.db);
     let released = false;
     try {
       const s = tui([...ARGS(), "--db", e2e.home.db], { term: "xterm-256color", cols: 140, rows: 30 });

@@ -8,22 +8,7 @@ import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
-import { holdWriteLock } from "../helpers/lock.js";
-import sqlite3 from "sqlite3";
-
-/**
- * A lock that the start-up waits for. The store keeps its database in WAL mode, where a held
- * write lock stops no reader, and a new session gets no row before its first message, so
- * nothing of loading it would wait: holding the lock alone made these tests a race between the
- * typing and the load. In rollback-journal mode, the store's switch to WAL needs the lock.
- */
-async function lockBeforeLoad(db: string): Promise<{ release(): Promise<void> }> {
-  await new Promise<void>((resolve, reject) => {
-    const d = new sqlite3.Database(db);
-    d.exec("PRAGMA journal_mode=DELETE", (e) => d.close(() => (e ? reject(e) : resolve())));
-  });
-  return holdWriteLock(db);
-}
+import { lockBeforeLoad } from "../helpers/lock.js";
 
 const KEY = "sk-test-tui-e2e-5151";
 const MODEL = "claude-sonnet-4-5";

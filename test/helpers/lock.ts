@@ -2,6 +2,7 @@
 // test can see albedo-tui wait under its busy timeout (and then say so).
 import { spawn } from "node:child_process";
 import path from "node:path";
+import sqlite3 from "sqlite3";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -29,4 +30,19 @@ export async function holdWriteLock(file: string): Promise<{ release(): Promise<
         child.stdin.end();
       }),
   };
+}
+
+/**
+ * A lock that the start-up waits for. The store keeps its database in WAL mode, where a held
+ * write lock stops no reader, and a new session gets no row before its first message, so
+ * nothing of loading it would wait: holding the lock alone makes a test a race between its
+ * typing and the load (which a faster start loses). In rollback-journal mode, the store's
+ * switch to WAL needs the lock.
+ */
+export async function lockBeforeLoad(db: string): Promise<{ release(): Promise<void> }> {
+  await new Promise<void>((resolve, reject) => {
+    const d = new sqlite3.Database(db);
+    d.exec("PRAGMA journal_mode=DELETE", (e) => d.close(() => (e ? reject(e) : resolve())));
+  });
+  return holdWriteLock(db);
 }
