@@ -64,6 +64,23 @@ export function tightenMode(p: string): void {
   }
 }
 
+/**
+ * True when `dir` is a real folder (not a link) of this user's that no one else can write to,
+ * after tightenMode has taken the group and other bits off one of ours: code read from it
+ * runs as this user (launch/code-cache.ts).
+ */
+export function isPrivateDir(dir: string): boolean {
+  tightenMode(dir);
+  try {
+    const st = fs.lstatSync(dir);
+    if (!st.isDirectory()) return false;
+    if (typeof process.getuid !== "function") return true;
+    return st.uid === process.getuid() && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** A file's mode tightened to owner-only (see tightenMode). */
 export const tightenFile = tightenMode;
 

@@ -12,6 +12,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
+import { isPrivateDir } from "../config/paths.js";
 
 /** what makes a saved cache belong to this program: V8 also checks its own version and flags */
 export interface CacheIdentity {
@@ -157,23 +158,9 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const uid = (): number | undefined => (typeof process.getuid === "function" ? process.getuid() : undefined);
 
-/** the folder is this user's, a real folder, and no one else can write to it (loose bits of ours are tightened) */
-function privateDir(dir: string): boolean {
-  const st = fs.lstatSync(dir);
-  if (!st.isDirectory()) return false;
-  const me = uid();
-  if (me === undefined) return true;
-  if (st.uid !== me) return false;
-  if ((st.mode & 0o022) !== 0) fs.chmodSync(dir, st.mode & 0o700);
-  return true;
-}
-
+/** the folder and the one above it (which alone can rename it) are private folders of this user's */
 function trusted(dir: string): boolean {
-  try {
-    return privateDir(dir) && privateDir(path.dirname(dir));
-  } catch {
-    return false;
-  }
+  return isPrivateDir(dir) && isPrivateDir(path.dirname(dir));
 }
 
 /** the cache file's bytes, or undefined: missing, not a regular file of ours, too large, or in a folder others can write */

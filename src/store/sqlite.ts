@@ -425,25 +425,20 @@ export class Connection {
   /** One write transaction. IMMEDIATE takes the write lock up front, so a concurrent writer
    *  waits at BEGIN (under the busy timeout) instead of failing midway. */
   tx<T>(fn: () => Promise<T>): Promise<T> {
-    return this.serial(async () => {
-      await execSql(this.db, "BEGIN IMMEDIATE");
-      try {
-        const r = await fn();
-        await execSql(this.db, "COMMIT");
-        return r;
-      } catch (e) {
-        await execSql(this.db, "ROLLBACK").catch(() => undefined);
-        throw e;
-      }
-    });
+    return this.transaction("BEGIN IMMEDIATE", fn);
   }
 
   /** One read transaction: every statement of fn reads the same snapshot, so a read made of
    *  several statements never sees half of another process's write. A deferred BEGIN takes no
    *  lock (a read-only or immutable database reads the same way). */
   read<T>(fn: () => Promise<T>): Promise<T> {
+    return this.transaction("BEGIN", fn);
+  }
+
+  /** fn between `begin` and COMMIT, in the queue; ROLLBACK when it throws */
+  private transaction<T>(begin: "BEGIN" | "BEGIN IMMEDIATE", fn: () => Promise<T>): Promise<T> {
     return this.serial(async () => {
-      await execSql(this.db, "BEGIN");
+      await execSql(this.db, begin);
       try {
         const r = await fn();
         await execSql(this.db, "COMMIT");
