@@ -139,6 +139,23 @@ describe("the screen through the bundle, and its code cache", () => {
     return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".v8cache")) : [];
   };
 
+  /** polls until `done` holds, for at most 20 s (the caller's assertion says what was wanted) */
+  const until = async (done: () => boolean): Promise<void> => {
+    const end = Date.now() + 20_000;
+    while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  /** a build's first start in a new home and cache folder, kept up until it has written its cache; its cache files */
+  const firstStart = async (): Promise<string[]> => {
+    home = await makeHome();
+    cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-cache-"));
+    const first = start();
+    await first.waitFor(/idle · .*claude-sonnet-4-5/, 20_000);
+    await until(() => cacheFiles().length > 0);
+    await quit(first);
+    return cacheFiles();
+  };
+
   it("finds the named keymaps from inside the bundle", async () => {
     home = await makeHome();
     cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-cache-"));
@@ -153,17 +170,10 @@ describe("the screen through the bundle, and its code cache", () => {
   });
 
   it("writes V8's code once, 2 s in, and the next start uses it without writing again", async () => {
-    home = await makeHome();
-    cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-cache-"));
-    const first = start();
-    await first.waitFor(/idle · .*claude-sonnet-4-5/, 20_000);
-    const until = Date.now() + 20_000;
-    while (cacheFiles().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    const files = cacheFiles();
+    const files = await firstStart();
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^cli-[0-9a-f]{12}-[0-9a-f]{32}-v\d+\.\d+\.\d+-\w+-\d+-\d+\.v8cache$/);
-    await quit(first);
-    const file = path.join(cacheHome, "albedo", "code", files[0]!);
+    const file = path.join(cacheHome!, "albedo", "code", files[0]!);
     const before = fs.statSync(file);
     // private: owner-only folder and file
     expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
@@ -185,14 +195,8 @@ describe("the screen through the bundle, and its code cache", () => {
   });
 
   it("starts from source when the saved code is damaged, and replaces it", async () => {
-    home = await makeHome();
-    cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-cache-"));
-    const first = start();
-    await first.waitFor(/idle · .*claude-sonnet-4-5/, 20_000);
-    const until = Date.now() + 20_000;
-    while (cacheFiles().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    await quit(first);
-    const file = path.join(cacheHome, "albedo", "code", cacheFiles()[0]!);
+    const [name] = await firstStart();
+    const file = path.join(cacheHome!, "albedo", "code", name!);
     const good = fs.readFileSync(file);
     // one flipped byte in the middle of V8's data
     const bad = Buffer.from(good);
@@ -201,8 +205,7 @@ describe("the screen through the bundle, and its code cache", () => {
     fs.writeFileSync(file, bad);
     const second = start();
     await second.waitFor(/idle · .*claude-sonnet-4-5/, 20_000);
-    const until2 = Date.now() + 20_000;
-    while (fs.readFileSync(file).equals(bad) && Date.now() < until2) await new Promise((r) => setTimeout(r, 50));
+    await until(() => !fs.readFileSync(file).equals(bad));
     expect(fs.readFileSync(file).equals(bad)).toBe(false);
     second.send("still here");
     await second.waitFor("› still here");

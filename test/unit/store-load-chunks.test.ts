@@ -8,10 +8,8 @@
 import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import sqlite3 from "sqlite3";
-import type { Database } from "sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AnswerUsage, Block, NewMessage, StoredMessage } from "../../src/record/types.js";
+import type { AnswerUsage, Block, NewMessage, Session, StoredMessage } from "../../src/record/types.js";
 import { parseBlocks, roleSchema, statusSchema } from "../../src/record/schema.js";
 import { LOAD_CHUNK, parseUsage } from "../../src/store/messages.js";
 import { openStore, type SqliteStore } from "../../src/store/store.js";
@@ -20,26 +18,7 @@ import type { StoreError } from "../../src/store/sqlite.js";
 import { corruptPageHolding } from "../helpers/fs-faults.js";
 import { prng } from "../helpers/prng.js";
 import { tempDir } from "../helpers/tmp.js";
-
-// --- raw sqlite3, to reach under the store ----------------------------------------------
-
-function rawOpen(file: string): Promise<Database> {
-  return new Promise((resolve, reject) => {
-    const db: Database = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(db)));
-  });
-}
-function rawExec(db: Database, sql: string): Promise<void> {
-  return new Promise((resolve, reject) => db.exec(sql, (err) => (err ? reject(err) : resolve())));
-}
-function rawRun(db: Database, sql: string, params: unknown[]): Promise<void> {
-  return new Promise((resolve, reject) => db.run(sql, params, (err: Error | null) => (err ? reject(err) : resolve())));
-}
-function rawAll<T>(db: Database, sql: string, params: unknown[] = []): Promise<T[]> {
-  return new Promise((resolve, reject) => db.all<T>(sql, params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))));
-}
-function rawClose(db: Database): Promise<void> {
-  return new Promise((resolve, reject) => db.close((err) => (err ? reject(err) : resolve())));
-}
+import { rawAll, rawClose, rawExec, rawOpen, rawRun } from "../helpers/raw-sqlite.js";
 
 // --- the reference: the load as it was before the chunks, one statement ------------------
 
@@ -208,6 +187,30 @@ async function openTracked(): Promise<SqliteStore> {
   return s;
 }
 
+/** one session of 2½ chunks of user messages, each starting with a marker a test can find on disk; the store closed */
+async function seedMarkedRows(): Promise<string[]> {
+  const markers: string[] = [];
+  const seed = await openStore(dbPath);
+  const s = await seed.createSession({ workspace: "/w", title: "seeded" });
+  for (let i = 0; i < 2 * LOAD_CHUNK + 100; i++) {
+    const m = `MARKER-${i}-${crypto.randomBytes(4).toString("hex")}`;
+    markers.push(m);
+    await seed.appendMessage(s.id, { role: "user", blocks: [{ type: "text", text: `${m} ${"words ".repeat(40)}` }], status: "complete" });
+  }
+  await seed.close(); // the last close checkpoints the WAL into the main file
+  return markers;
+}
+
+/** loads the store's one session, which is expected to fail: the session, and the error */
+async function loadFailing(store: SqliteStore): Promise<{ session: Session; error: StoreError | undefined }> {
+  const [session] = await store.listSessions({ includeEmpty: true });
+  const error = await store.loadHistory(session!.id).then(
+    () => undefined,
+    (x: unknown) => x as StoreError,
+  );
+  return { session: session!, error };
+}
+
 describe("loadHistory in chunks, through a real SQLite file", () => {
   it("loads what was appended, equal to the one-statement load, damaged rows reported the same, whole and as any tail", async () => {
     const store = await openTracked();
@@ -357,44 +360,20 @@ describe("loadHistory in chunks, through a real SQLite file", () => {
   }, 120_000);
 
   it("a page that breaks in a later chunk: the load names the damage and its transaction ends, so the store still writes", async () => {
-    const markers: string[] = [];
-    {
-      const seed = await openStore(dbPath);
-      const s = await seed.createSession({ workspace: "/w", title: "seeded" });
-      for (let i = 0; i < 2 * LOAD_CHUNK + 100; i++) {
-        const m = `MARKER-${i}-${crypto.randomBytes(4).toString("hex")}`;
-        markers.push(m);
-        await seed.appendMessage(s.id, { role: "user", blocks: [{ type: "text", text: `${m} ${"words ".repeat(40)}` }], status: "complete" });
-      }
-      await seed.close(); // the last close checkpoints the WAL into the main file
-    }
+    const markers = await seedMarkedRows();
     corruptPageHolding(dbPath, markers[2 * LOAD_CHUNK + 50]!);
     const store = await openTracked();
-    const [session] = await store.listSessions({ includeEmpty: true });
     // the first two chunks read; the third meets the broken page
-    const e = await store.loadHistory(session!.id).then(
-      () => undefined,
-      (x: unknown) => x as StoreError,
-    );
+    const { session, error: e } = await loadFailing(store);
     expect(e?.kind).toBe("corrupt");
     expect(e?.message).toMatch(/is damaged: a page of it is corrupt/);
     // a read transaction left open would refuse this one ("cannot start a transaction within a transaction")
-    await store.setTitle(session!.id, "still writes");
-    expect((await store.getSession(session!.id))?.title).toBe("still writes");
+    await store.setTitle(session.id, "still writes");
+    expect((await store.getSession(session.id))?.title).toBe("still writes");
   }, 120_000);
 
   it("the broken page is met while a row of the chunk before is read again whole: still one error, never an unhandled one", async () => {
-    const markers: string[] = [];
-    {
-      const seed = await openStore(dbPath);
-      const s = await seed.createSession({ workspace: "/w", title: "seeded" });
-      for (let i = 0; i < 2 * LOAD_CHUNK + 100; i++) {
-        const m = `MARKER-${i}-${crypto.randomBytes(4).toString("hex")}`;
-        markers.push(m);
-        await seed.appendMessage(s.id, { role: "user", blocks: [{ type: "text", text: `${m} ${"words ".repeat(40)}` }], status: "complete" });
-      }
-      await seed.close();
-    }
+    const markers = await seedMarkedRows();
     // rows of the second chunk that a JSON array cannot carry (a blob model): each is read
     // again whole, with the third chunk already asked for
     const db = await rawOpen(dbPath);
@@ -405,12 +384,7 @@ describe("loadHistory in chunks, through a real SQLite file", () => {
     const onUnhandled = (r: unknown) => unhandled.push(r);
     process.on("unhandledRejection", onUnhandled);
     try {
-      const store = await openTracked();
-      const [session] = await store.listSessions({ includeEmpty: true });
-      const e = await store.loadHistory(session!.id).then(
-        () => undefined,
-        (x: unknown) => x as StoreError,
-      );
+      const { error: e } = await loadFailing(await openTracked());
       expect(e?.kind).toBe("corrupt");
       // let any stray rejection surface
       await new Promise((r) => setTimeout(r, 50));

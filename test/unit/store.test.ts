@@ -2,38 +2,15 @@
 import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import sqlite3 from "sqlite3";
-import type { Database } from "sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, NO_REQUEST_YET, StoreError, type OpenOptions, type SqliteStore } from "../../src/store/store.js";
 import { LATEST_VERSION } from "../../src/store/migrations.js";
 import type { Block, NewMessage } from "../../src/record/types.js";
 import type { Capture, SectionSummary } from "../../src/inspector/types.js";
 import { tempDir } from "../helpers/tmp.js";
+import { rawAll, rawClose, rawExec, rawOpen, rawRun } from "../helpers/raw-sqlite.js";
 import { execFileSync } from "node:child_process";
 import { corruptPageHolding, isRoot, readOnlyView, skipped, smallDisk, sqliteGeometry } from "../helpers/fs-faults.js";
-
-// --- raw sqlite3 helpers, to reach under the store ---------------------------------------
-
-function rawOpen(file: string): Promise<Database> {
-  return new Promise((resolve, reject) => {
-    const db: Database = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(db)));
-  });
-}
-function rawExec(db: Database, sql: string): Promise<void> {
-  return new Promise((resolve, reject) => db.exec(sql, (err) => (err ? reject(err) : resolve())));
-}
-function rawRun(db: Database, sql: string, params: unknown[]): Promise<void> {
-  return new Promise((resolve, reject) => db.run(sql, params, (err: Error | null) => (err ? reject(err) : resolve())));
-}
-function rawAll<T>(db: Database, sql: string, params: unknown[] = []): Promise<T[]> {
-  return new Promise((resolve, reject) =>
-    db.all<T>(sql, params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))),
-  );
-}
-function rawClose(db: Database): Promise<void> {
-  return new Promise((resolve, reject) => db.close((err) => (err ? reject(err) : resolve())));
-}
 
 async function sha256(file: string): Promise<string> {
   return crypto.createHash("sha256").update(await fs.readFile(file)).digest("hex");
