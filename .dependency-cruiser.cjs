@@ -1,24 +1,34 @@
-// What may import what (docs/architecture.md, "Layers"). Each folder of src/ is a layer; a
-// module may import its own layer and the layers below it, never one above. `npm test` runs
-// this check, so an upward import fails the suite.
+// What may import what (docs/architecture.md, "Layers"). Each folder of src/ (or sub-room,
+// as session/store) is a layer; a module may import its own layer and the layers below it,
+// never one above. `npm test` runs this check, so an upward import fails the suite.
 const LAYERS = [
+  // text that leaves for a terminal: a leaf that imports nothing
+  ["text"],
   ["record"],
   ["provider", "tokens"],
   ["tools", "replay"],
   ["compaction"],
-  ["inspector"],
+  // the context inspector, pure: capture, change, format (not its API, context/api)
+  ["context"],
   ["config"],
   // MCP servers: I/O like tools/, and they read the config; the controller wires them
-  ["store", "extensions"],
-  ["turn"],
-  ["controller", "api"],
+  ["session/store", "extensions"],
+  ["session/turn"],
+  // the front ends' door to a session, and the inspector's local API beside it
+  ["session/controller", "context/api"],
   ["ui"],
   ["cli"],
   // the bin: runs the bundled CLI, imports only paths from config/
   ["launch"],
 ];
 
-const folder = (name) => (name === "cli" ? "^src/cli\\.ts$" : `^src/${name}/`);
+// A layer is a folder of src/ or a sub-room of one (session/store). "context" is only the
+// files directly in src/context/: its sub-room context/api is a layer of its own, above it.
+const folder = (name) => {
+  if (name === "cli") return "^src/cli\\.ts$";
+  if (name === "context") return "^src/context/[^/]+$";
+  return `^src/${name}/`;
+};
 const above = (i) => LAYERS.slice(i + 1).flat();
 
 module.exports = {
@@ -34,9 +44,9 @@ module.exports = {
     ),
     // layers that share a level still must not lean on each other
     { name: "no-tools-replay", severity: "error", from: { path: "^src/(tools|replay)/" }, to: { path: "^src/(tools|replay)/", pathNot: "$1" } },
-    { name: "no-store-extensions", severity: "error", from: { path: "^src/(store|extensions)/" }, to: { path: "^src/(store|extensions)/", pathNot: "$1" } },
-    { name: "no-controller-api", severity: "error", from: { path: "^src/controller/" }, to: { path: "^src/api/" } },
-    { name: "no-api-controller", severity: "error", from: { path: "^src/api/" }, to: { path: "^src/controller/" } },
+    { name: "no-store-extensions", severity: "error", from: { path: "^src/(session/store|extensions)/" }, to: { path: "^src/(session/store|extensions)/", pathNot: "^src/$1/" } },
+    { name: "no-controller-api", severity: "error", from: { path: "^src/session/controller/" }, to: { path: "^src/context/api/" } },
+    { name: "no-api-controller", severity: "error", from: { path: "^src/context/api/" }, to: { path: "^src/session/controller/" } },
     {
       name: "blessed-only-in-ui",
       comment: "nothing below the screen draws on the terminal",
@@ -48,7 +58,7 @@ module.exports = {
       name: "sqlite-only-in-store",
       comment: "only the store touches SQLite",
       severity: "error",
-      from: { path: "^src/", pathNot: "^src/store/" },
+      from: { path: "^src/", pathNot: "^src/session/store/" },
       to: { path: "node_modules/sqlite3/" },
     },
     {

@@ -246,8 +246,8 @@ class Child {
 }
 
 export async function runSession(run: Run, turns: number): Promise<Figures> {
-  const { openStore } = await import("../src/store/store.js");
-  const { App } = await import("../src/controller/controller.js");
+  const { openStore } = await import("../src/session/store/store.js");
+  const { App } = await import("../src/session/controller/controller.js");
   const dir = await tempDir("cache");
   const workspace = path.join(dir, "work");
   await seedWorkspace(workspace, 7);

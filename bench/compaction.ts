@@ -2,8 +2,8 @@
 // floor of serialising the same history once (JSON.stringify), which any request pays anyway.
 import { performance } from "node:perf_hooks";
 import type { Block, StoredMessage } from "../src/record/types.js";
-import type { CompactionStrategy } from "../src/controller/types.js";
-import type { StoredSummary } from "../src/store/types.js";
+import type { CompactionStrategy } from "../src/session/controller/types.js";
+import type { StoredSummary } from "../src/session/store/types.js";
 import { estimateMessages } from "../src/compaction/estimate.js";
 import { prepareHistory } from "../src/compaction/prepare.js";
 import type { TokenMethod } from "../src/tokens/count.js";

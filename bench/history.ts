@@ -25,12 +25,12 @@ const IDENTS = (
 ).split(" ");
 
 const FILES = [
-  "src/store/store.ts",
-  "src/turn/turn.ts",
+  "src/session/store/store.ts",
+  "src/session/turn/turn.ts",
   "src/ui/transcript.ts",
   "src/provider/anthropic.ts",
   "src/provider/http.ts",
-  "src/inspector/capture.ts",
+  "src/context/capture.ts",
   "src/replay/replay.ts",
   "test/unit/store.test.ts",
   "package.json",

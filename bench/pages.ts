@@ -2,11 +2,11 @@
 // stored as rows so that a page costs the same however large the request was; this compares
 // page 0 and the last page of a 10 MB request's history section with those of a 100 kB one.
 import path from "node:path";
-import { openStore } from "../src/store/store.js";
-import { captureRequest } from "../src/inspector/capture.js";
+import { openStore } from "../src/session/store/store.js";
+import { captureRequest } from "../src/context/capture.js";
 import { imageTarget, replayMessages } from "../src/replay/replay.js";
 import { builtinTools, toolSchemas } from "../src/tools/run.js";
-import { SYSTEM_PROMPT } from "../src/controller/project-context.js";
+import { SYSTEM_PROMPT } from "../src/session/controller/project-context.js";
 import type { Request } from "../src/provider/types.js";
 import { makeHistory, type HistoryMessage } from "./history.js";
 import { fmtBytes, fmtMs, median, now, removeDir, tempDir, type Row } from "./lib.js";

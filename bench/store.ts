@@ -6,7 +6,7 @@
 import path from "node:path";
 import sqlite3 from "sqlite3";
 import type { Database, Statement } from "sqlite3";
-import { openStore } from "../src/store/store.js";
+import { openStore } from "../src/session/store/store.js";
 import type { NewMessage } from "../src/record/types.js";
 import { makeHistory } from "./history.js";
 import { fmtMs, median, now, removeDir, tempDir, type Row } from "./lib.js";

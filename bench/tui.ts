@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import sqlite3 from "sqlite3";
 import type { Database } from "sqlite3";
-import { openStore } from "../src/store/store.js";
+import { openStore } from "../src/session/store/store.js";
 import { makeHistory } from "./history.js";
 import {
   BENCH_CODE_CACHE,

@@ -9,10 +9,10 @@ import { takeEnvKeys } from "./config/env-keys.js";
 import { defaultConfigPath, defaultDbPath, stateDir } from "./config/paths.js";
 import { fieldForStream, forStream, jsonForStream } from "./ui/output.js";
 import { resolveSettings, UsageError, type Flags, type Settings } from "./config/resolve.js";
-import type { App } from "./controller/controller.js";
+import type { App } from "./session/controller/controller.js";
 import type { ImageBlock } from "./record/types.js";
 import { messageOf } from "./record/errors.js";
-import type { HistoryStore } from "./store/types.js";
+import type { HistoryStore } from "./session/store/types.js";
 import type { Tui } from "./ui/app.js";
 
 // The provider keys leave the environment before anything else runs: out of process.env (so
@@ -35,7 +35,7 @@ class CliError extends Error {
 
 /** forReading: the commands that only read also open a database that cannot be written */
 async function openDb(file: string | undefined, forReading = false): Promise<HistoryStore> {
-  const { openStore } = await import("./store/store.js");
+  const { openStore } = await import("./session/store/store.js");
   return openStore(path.resolve(file ?? defaultDbPath()), { readOnlyFallback: forReading });
 }
 
@@ -76,11 +76,11 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
     // "-p -": the prompt is all of stdin (no argument-length limit); "-p TEXT" never reads stdin
     if (opts.print === "-") opts.print = await (await import("./config/files.js")).readPromptFromStdin();
     if (!opts.print?.trim() && !opts.image?.length) throw new UsageError("-p needs a prompt");
-    const { loadImage } = await import("./controller/images.js");
+    const { loadImage } = await import("./session/controller/images.js");
     for (const f of opts.image ?? []) images.push(await loadImage(path.resolve(settings.workspace, f), settings.provider));
   }
   const store = await openDb(opts.db);
-  const { App, UnknownSessionError, MissingKeyError } = await import("./controller/controller.js");
+  const { App, UnknownSessionError, MissingKeyError } = await import("./session/controller/controller.js");
   let app;
   try {
     app = await App.create({
@@ -104,7 +104,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
     try {
       const port = opts.apiPort === undefined ? 0 : Number(opts.apiPort);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--api-port must be a port number (got "${opts.apiPort}")`);
-      const { startApiServer } = await import("./api/server.js");
+      const { startApiServer } = await import("./context/api/server.js");
       // one file per running instance, named by its port: two instances must not share a token file
       const server = await startApiServer({ store, port, tokenFile: (p) => path.join(stateDir(), `api-token-${p}`) });
       app.setApi({ url: server.url, tokenFile: server.tokenFile });
@@ -312,7 +312,7 @@ export function buildProgram(): Command {
         if (!s) throw new CliError(`no session with id "${id}" in ${store.path}; list them with: albedo-tui sessions`);
         const { messages, bad } = await store.loadHistory(id);
         for (const b of bad) process.stderr.write(forStream(`warning: message #${b.seq} could not be read: ${b.error}`, process.stderr) + "\n");
-        const { exportJson, exportMarkdown } = await import("./controller/export.js");
+        const { exportJson, exportMarkdown } = await import("./session/controller/export.js");
         // Markdown is inert already (it may be cat-ed later); JSON is escaped only for a terminal
         process.stdout.write(o.format === "json" ? jsonForStream(exportJson(s, messages), process.stdout) : exportMarkdown(s, messages));
       } finally {
@@ -332,7 +332,7 @@ export function buildProgram(): Command {
       const out = process.stdout;
       try {
         if (!(await store.getSession(id))) throw new CliError(`no session with id "${id}" in ${store.path}`);
-        const { formatView, formatPage, MACHINE_NUMBERING } = await import("./inspector/format.js");
+        const { formatView, formatPage, MACHINE_NUMBERING } = await import("./context/format.js");
         const view = await store.inspectorView(id);
         if (o.section === undefined) {
           if (o.page !== undefined) throw new CliError(`--page needs --section: say which section's page ${o.page} to show`);

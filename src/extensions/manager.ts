@@ -10,7 +10,7 @@ import type { ContextItem } from "../provider/types.js";
 import type { ToolDef, ToolOutput } from "../tools/types.js";
 import { messageOf } from "../record/errors.js";
 import { assertNever } from "../record/types.js";
-import { sanitizeForTerminal } from "../tools/sanitize.js";
+import { sanitizeForTerminal } from "../text/sanitize.js";
 import { loadExtensionConfig, PROJECT_FILE, type ExtensionConfig, type ServerSpec } from "./config.js";
 import { approve, readApprovals } from "./approvals.js";
 import { assignNames, sanitizeName } from "./names.js";

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { assertNever, type ImageBlock } from "../record/types.js";
 import { imageLimits } from "../provider/catalog.js";
 import { capText } from "../tools/cap.js";
-import { sanitizeForTerminal } from "../tools/sanitize.js";
+import { sanitizeForTerminal } from "../text/sanitize.js";
 import type { ToolOutput } from "../tools/types.js";
 import { formatInt } from "../record/numbers.js";
 

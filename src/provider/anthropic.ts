@@ -210,7 +210,7 @@ function markBreakpoint(block: Json, ttl: RequestCache["ttl"], w: WireWriter): J
 /**
  * Whether the assistant message of the tool loop in progress (the one whose calls the last
  * message answers) thought but will not start with its thinking block: its reasoning lost its
- * signature (the redactor drops a signature whose text held a key, src/turn/redact.ts) and
+ * signature (the redactor drops a signature whose text held a key, src/session/turn/redact.ts) and
  * crosses as prose. With thinking on, the API refuses that ("a final `assistant` message must
  * start with a thinking block … To avoid this requirement, disable `thinking`"), so such a
  * request goes without thinking.

@@ -102,7 +102,7 @@ export class WireWriter {
   }
 }
 
-// A request is encoded for its capture and then sent (src/turn/turn.ts): both uses get one
+// A request is encoded for its capture and then sent (src/session/turn/turn.ts): both uses get one
 // encoding. The first use keeps it and the second takes it, so at most one encoding is held
 // at a time, and none once sent: held encodings of multi-megabyte histories (a WeakMap of
 // every request, a slot per adapter) cost the collector more than encoding twice would.

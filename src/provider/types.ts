@@ -104,7 +104,7 @@ export function requestMessages(req: Pick<Request, "history" | "live">): WireMes
 // from the same values, that body's content as the wire has it: a stream of wire items, each
 // opened by a header naming the inspector section it belongs to and its role, then its
 // content blocks in body order, each opened by BLOCK and made of pieces. The provider sends
-// `body`; the inspector reads `wire` (src/inspector/capture.ts); neither walks the Request on
+// `body`; the inspector reads `wire` (src/context/capture.ts); neither walks the Request on
 // its own, so they cannot disagree. (A flat stream of shared headers rather than nested
 // arrays: requests replay whole histories, and this allocates almost nothing per message.)
 

@@ -91,7 +91,7 @@ const TOO_LARGE = "larger than this provider accepts";
 /**
  * The image rule: why `target` cannot take this image, or undefined when it is sent as an
  * image. One rule for replayed history, the live round and tool results alike, and for
- * /image and /model (src/controller), so what is refused, warned and sent agree.
+ * /image and /model (src/session/controller), so what is refused, warned and sent agree.
  */
 export function unseenReason(block: Pick<ImageBlock, "mediaType" | "bytes" | "width" | "height">, target: ImageTarget): Unseen | undefined {
   if (!target.sees) return CANNOT_VIEW;

@@ -1,7 +1,7 @@
 // How a request is built: the prepared prior history as prose, then the turn in progress
 // natively (call ids kept, signed reasoning kept), so the provider's pairing rules hold
 // inside the turn and never across it. The steps themselves are in replay.ts. Pure: no I/O;
-// redaction is the caller's door (src/turn/turn.ts), so what is captured is what is sent.
+// redaction is the caller's door (src/session/turn/turn.ts), so what is captured is what is sent.
 import type { Block, StoredMessage } from "../record/types.js";
 import type {
   ContextItem,

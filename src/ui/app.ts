@@ -14,8 +14,8 @@
 // context pane (the inspector's formatting), the modal boxes, the command executor and the
 // highlighter load afterwards.
 import os from "node:os";
-import type { Controller, ContextStatus } from "../controller/types.js";
-import type { SessionEvent, TurnState } from "../turn/events.js";
+import type { Controller, ContextStatus } from "../session/controller/types.js";
+import type { SessionEvent, TurnState } from "../session/turn/events.js";
 import type { ImageBlock, Session } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { messageOf } from "../record/errors.js";

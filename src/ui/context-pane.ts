@@ -2,9 +2,9 @@
 // selected section's 8,000-character pages. It only ever calls the two read methods; opening,
 // paging and refreshing never prepare, compact or send anything.
 import { messageOf } from "../record/errors.js";
-import { formatDelta, formatEstimate, formatCacheUsage, formatFigure, forPeople, num, requestEstimate } from "../inspector/format.js";
-import type { ContextFigure } from "../controller/types.js";
-import type { InspectorView, Page, SectionSummary } from "../inspector/types.js";
+import { formatDelta, formatEstimate, formatCacheUsage, formatFigure, forPeople, num, requestEstimate } from "../context/format.js";
+import type { ContextFigure } from "../session/controller/types.js";
+import type { InspectorView, Page, SectionSummary } from "../context/types.js";
 import { assertNever } from "../record/types.js";
 import { inert, inertLine } from "./inert.js";
 import type { Line } from "./style.js";

@@ -1,8 +1,8 @@
 // Headless mode (-p): one user turn to the end; the final text on stdout, progress on stderr.
-import type { App } from "../controller/controller.js";
+import type { App } from "../session/controller/controller.js";
 import { log } from "../config/log.js";
 import os from "node:os";
-import { sanitizeForTerminal } from "../tools/sanitize.js";
+import { sanitizeForTerminal } from "../text/sanitize.js";
 import { forStream } from "./output.js";
 
 /** stderr is a terminal too: text from outside (tool output, provider messages) goes out inert */

@@ -2,7 +2,7 @@
 // names, errors) goes through here first. sanitizeForTerminal removes every control sequence
 // (cursor moves, titles, clipboard writes, colours) and control character but \n and \t;
 // the screen then turns tabs into spaces because it measures every cell itself.
-import { sanitizeForTerminal } from "../tools/sanitize.js";
+import { sanitizeForTerminal } from "../text/sanitize.js";
 
 const TAB = 4;
 

@@ -2,7 +2,7 @@
 // is text from outside: a model or a tool can put a clipboard write (OSC 52), a screen clear
 // or a title change into it. On a terminal it goes out inert, as on the screen; piped or
 // redirected it stays exact, so a file or a program receives the record as it is.
-import { sanitizeForTerminal } from "../tools/sanitize.js";
+import { sanitizeForTerminal } from "../text/sanitize.js";
 
 interface Stream {
   isTTY?: boolean;

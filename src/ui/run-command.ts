@@ -3,8 +3,8 @@
 // The screen hands in what a command may touch (ScreenHandle); a command's failure becomes an
 // error line in the transcript, never a throw.
 import os from "node:os";
-import { API_ROUTES } from "../api/routes.js";
-import type { AppInfo, Controller } from "../controller/types.js";
+import { API_ROUTES } from "../context/api/routes.js";
+import type { AppInfo, Controller } from "../session/controller/types.js";
 import type { ImageBlock, Session } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { ACTION_HELP, ACTIONS, keyLabel, prettyKey, type Action, type Keymap } from "./bindings.js";

@@ -1,11 +1,11 @@
 // The lines around the prompt: the status line at the bottom, the hint line above the prompt,
 // and the prompt's placeholder. Pure builders: the screen's state in, one styled line of
 // exactly the given width out.
-import type { AppInfo, ContextStatus } from "../controller/types.js";
-import type { TurnState } from "../turn/events.js";
+import type { AppInfo, ContextStatus } from "../session/controller/types.js";
+import type { TurnState } from "../session/turn/events.js";
 import type { Usage } from "../provider/types.js";
 import { assertNever } from "../record/types.js";
-import { cacheHitShare, formatCacheShare } from "../inspector/format.js";
+import { cacheHitShare, formatCacheShare } from "../context/format.js";
 import { keyLabel, prettyKey, type Keymap } from "./bindings.js";
 import { matchingCommands } from "./commands.js";
 import { inertLine } from "./inert.js";

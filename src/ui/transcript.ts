@@ -9,7 +9,7 @@
 // message once that is complete or the turn ends. Its events and stored messages all carry
 // its AnswerId, so nothing here has to guess which item a stored message belongs to.
 import type { Block, StoredMessage, ToolResultBlock, ToolUseBlock } from "../record/types.js";
-import type { AnswerId } from "../turn/events.js";
+import type { AnswerId } from "../session/turn/events.js";
 import { diffForInput, diffLines } from "./diffview.js";
 import { plainMisses } from "./highlight.js";
 import { inert } from "./inert.js";

@@ -12,7 +12,7 @@ import { ptyFrame } from "../helpers/pty-frame.js";
 import { CLI, runCli } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
 import { lockBeforeLoad } from "../helpers/lock.js";
-import { API_ROUTES } from "../../src/api/routes.js";
+import { API_ROUTES } from "../../src/context/api/routes.js";
 
 const KEY = "sk-test-screen-misc-1414";
 const MODEL = "claude-sonnet-4-5";

@@ -2,8 +2,8 @@
 // integration tests that need to look at its state between turns.
 import path from "node:path";
 import fs from "node:fs/promises";
-import { App, type AppOptions } from "../../src/controller/controller.js";
-import { openStore } from "../../src/store/store.js";
+import { App, type AppOptions } from "../../src/session/controller/controller.js";
+import { openStore } from "../../src/session/store/store.js";
 import type { FakeProvider } from "./fake-provider.js";
 import { tempDir } from "./tmp.js";
 

@@ -3,7 +3,7 @@
 // Usage: node --import tsx test/helpers/append-loop.ts DB_PATH
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { openStore } from "../../src/store/store.js";
+import { openStore } from "../../src/session/store/store.js";
 import type { Block } from "../../src/record/types.js";
 
 /** The final blocks of message `seq`; the test rebuilds them to check what it reads back. */

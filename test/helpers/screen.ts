@@ -3,8 +3,8 @@
 // session's events. The real controller behind a real terminal is the pty suite's
 // (test/e2e/tui.test.ts); this one lets a test say exactly which events arrive when.
 import { PassThrough, Writable } from "node:stream";
-import type { AppInfo, ContextStatus, Controller } from "../../src/controller/types.js";
-import { EventHub, type SessionEvent, type SubscribeOptions } from "../../src/turn/events.js";
+import type { AppInfo, ContextStatus, Controller } from "../../src/session/controller/types.js";
+import { EventHub, type SessionEvent, type SubscribeOptions } from "../../src/session/turn/events.js";
 import type { ImageBlock, Session, StoredMessage } from "../../src/record/types.js";
 import type { Terminal } from "../../src/ui/screen.js";
 import { headlessTerminal, visibleText } from "./pty.js";

@@ -1,7 +1,7 @@
 // An independent reader of an OpenAI Responses request body, as test/helpers/wire-reader.ts is
 // for the other two shapes: the inspector's sections (items, content bytes, page text) from the
 // body alone, by the Responses API's documented body shape and the inspector's documented page
-// format (src/inspector/capture.ts, top). It shares no code with the adapter or the capture.
+// format (src/context/capture.ts, top). It shares no code with the adapter or the capture.
 //
 // Omitted bodies are written as the same tokens wire-reader.ts uses (`⟦image TYPE BYTES⟧`,
 // `⟦KIND BYTES⟧`), so normalizeMarkers() from there applies to the pages.

@@ -1,7 +1,7 @@
 // An independent reader of a request body as a provider receives it: the inspector's
 // sections (items, content bytes, page text) computed from the body alone, by the providers'
 // documented body shapes (Anthropic Messages, OpenAI Chat Completions) and the inspector's
-// documented page format (src/inspector/capture.ts, top). It shares no code with the
+// documented page format (src/context/capture.ts, top). It shares no code with the
 // adapters or the capture, so a test that compares the two checks one against the other.
 //
 // Omitted bodies are written as tokens `⟦image MEDIA_TYPE BYTES⟧` / `⟦KIND BYTES⟧`;

@@ -58,7 +58,7 @@ describe("the bundled CLI", () => {
     expect(early).not.toContain("src/tools/run.ts");
     expect([...first.requires].filter((p) => /^(sqlite3|undici|@modelcontextprotocol\/sdk|cli-highlight)/.test(p))).toEqual([]);
     // and they are in the bundle, lazily
-    expect(moduleAt(g, "src/store/store.ts").requires).toContain("sqlite3");
+    expect(moduleAt(g, "src/session/store/store.ts").requires).toContain("sqlite3");
   });
 
   it("requires the MCP SDK only in modules that run when a server starts", () => {
@@ -69,7 +69,7 @@ describe("the bundled CLI", () => {
     const all = [...g.text.matchAll(/require\("(@modelcontextprotocol\/sdk[^"]*)"\)/g)].length;
     expect(all).toBe(withSdk.reduce((n, m) => n + m.requires.filter((r) => r.startsWith("@modelcontextprotocol/sdk")).length, 0));
     // nothing that runs at start-up or with the controller imports them statically
-    const withController = closure(g, [...g.entry.imports, moduleAt(g, "src/controller/controller.ts").init]);
+    const withController = closure(g, [...g.entry.imports, moduleAt(g, "src/session/controller/controller.ts").init]);
     for (const m of withSdk) expect(withController.paths.has(m.path), `${m.path} runs with the controller`).toBe(false);
   });
 

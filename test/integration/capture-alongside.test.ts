@@ -8,13 +8,13 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { tempDir } from "../helpers/tmp.js";
-import { openStore } from "../../src/store/store.js";
-import type { HistoryStore } from "../../src/store/types.js";
-import { EventHub, type SessionEvent } from "../../src/turn/events.js";
+import { openStore } from "../../src/session/store/store.js";
+import type { HistoryStore } from "../../src/session/store/types.js";
+import { EventHub, type SessionEvent } from "../../src/session/turn/events.js";
 import { createProvider } from "../../src/provider/create.js";
 import { builtinTools, PermissionMemory } from "../../src/tools/run.js";
-import type { TurnEnv } from "../../src/turn/env.js";
-import { runTurn } from "../../src/turn/turn.js";
+import type { TurnEnv } from "../../src/session/turn/env.js";
+import { runTurn } from "../../src/session/turn/turn.js";
 import { imageTarget } from "../../src/replay/replay.js";
 
 const KEY = "sk-test-capture-alongside-123456";

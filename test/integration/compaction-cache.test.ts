@@ -15,10 +15,10 @@ import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.j
 import { makeApp, TEST_KEY } from "../helpers/app.js";
 import { tempDir } from "../helpers/tmp.js";
 import { makeHome, runCli } from "../helpers/cli.js";
-import { openStore } from "../../src/store/store.js";
-import { App, type AppOptions } from "../../src/controller/controller.js";
+import { openStore } from "../../src/session/store/store.js";
+import { App, type AppOptions } from "../../src/session/controller/controller.js";
 import { SUMMARY_SYSTEM } from "../../src/compaction/summary.js";
-import type { CaptureMeta } from "../../src/inspector/types.js";
+import type { CaptureMeta } from "../../src/context/types.js";
 
 let fake: FakeProvider;
 beforeAll(async () => {

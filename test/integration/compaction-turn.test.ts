@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp, TEST_KEY } from "../helpers/app.js";
-import { openStore } from "../../src/store/store.js";
-import { App } from "../../src/controller/controller.js";
+import { openStore } from "../../src/session/store/store.js";
+import { App } from "../../src/session/controller/controller.js";
 import { SUMMARY_SYSTEM } from "../../src/compaction/summary.js";
 
 let fake: FakeProvider;

@@ -9,12 +9,12 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiConnectionCap, MAX_API_CONNECTIONS, startApiServer, type ApiServer } from "../../src/api/server.js";
-import { captureRequest } from "../../src/inspector/capture.js";
-import type { Capture } from "../../src/inspector/types.js";
+import { apiConnectionCap, MAX_API_CONNECTIONS, startApiServer, type ApiServer } from "../../src/context/api/server.js";
+import { captureRequest } from "../../src/context/capture.js";
+import type { Capture } from "../../src/context/types.js";
 import type { Request } from "../../src/provider/types.js";
-import { openStore } from "../../src/store/store.js";
-import type { HistoryStore } from "../../src/store/types.js";
+import { openStore } from "../../src/session/store/store.js";
+import type { HistoryStore } from "../../src/session/store/types.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp, TEST_KEY } from "../helpers/app.js";
 
@@ -446,7 +446,7 @@ process.exit(3); // as a fatal error's handler does
     const tsx = path.resolve(import.meta.dirname, "../../node_modules/tsx/dist/esm/index.mjs");
     const src = (f: string): string => path.resolve(import.meta.dirname, "../../src", f);
     try {
-      const r = spawnSync(process.execPath, ["--import", tsx, script, src("api/server.ts"), src("store/store.ts"), dir], { encoding: "utf8" });
+      const r = spawnSync(process.execPath, ["--import", tsx, script, src("context/api/server.ts"), src("session/store/store.ts"), dir], { encoding: "utf8" });
       expect(r.status, r.stderr).toBe(3);
       expect(r.stdout).toMatch(/api-token-\d+$/);
       await expect(fs.stat(r.stdout)).rejects.toThrow();

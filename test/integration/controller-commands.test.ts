@@ -5,7 +5,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp, TEST_KEY } from "../helpers/app.js";
-import type { AppOptions } from "../../src/controller/controller.js";
+import type { AppOptions } from "../../src/session/controller/controller.js";
 
 let fake: FakeProvider;
 beforeAll(async () => {
@@ -114,7 +114,7 @@ describe("/export", () => {
     const md = await fs.readFile(file, "utf8");
     const created = /^- Created: (.+)$/m.exec(md)?.[1];
     const updated = /^- Updated: (.+)$/m.exec(md)?.[1];
-    const { openStore } = await import("../../src/store/store.js");
+    const { openStore } = await import("../../src/session/store/store.js");
     const store = await openStore(path.join(path.dirname(workspace), "history.sqlite"), { readOnlyFallback: true });
     const row = await store.getSession(app.session().id);
     await store.close();

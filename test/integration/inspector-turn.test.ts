@@ -6,7 +6,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp, TEST_KEY } from "../helpers/app.js";
-import { MARKER_RE } from "../../src/inspector/capture.js";
+import { MARKER_RE } from "../../src/context/capture.js";
 import { normalizeMarkers, readBody } from "../helpers/wire-reader.js";
 
 let fake: FakeProvider;

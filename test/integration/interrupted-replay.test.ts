@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { runCli, startCli, waitUntil, type Home } from "../helpers/cli.js";
 import { fakeProviderAndHomes } from "../helpers/suite.js";
-import { openStore } from "../../src/store/store.js";
+import { openStore } from "../../src/session/store/store.js";
 import { INTERRUPTED_MARKER, noResultProse } from "../../src/replay/replay.js";
 
 const KEY = "sk-test-interrupted-SECRET-5150";

@@ -7,7 +7,7 @@ import path from "node:path";
 import { startFakeProvider, type FakeOptions, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeHome, runCli, type CliResult, type Home } from "../helpers/cli.js";
 import { readOpenAIBody } from "../helpers/wire-reader.js";
-import { openStore } from "../../src/store/store.js";
+import { openStore } from "../../src/session/store/store.js";
 
 const TIMEOUT = 60_000;
 let fake: FakeProvider | undefined;

@@ -10,7 +10,7 @@ import { waitUntil } from "../helpers/cli.js";
 import { filesystemStdio } from "../helpers/mcp-servers.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp } from "../helpers/app.js";
-import type { AppOptions } from "../../src/controller/controller.js";
+import type { AppOptions } from "../../src/session/controller/controller.js";
 import type { PermissionRequest } from "../../src/tools/types.js";
 
 const T = 60_000;

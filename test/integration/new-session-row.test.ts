@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp, TEST_KEY } from "../helpers/app.js";
-import { openStore, type SqliteStore } from "../../src/store/store.js";
+import { openStore, type SqliteStore } from "../../src/session/store/store.js";
 import { tempDir } from "../helpers/tmp.js";
 
 let fake: FakeProvider;

@@ -13,7 +13,7 @@ import { startFakeProvider, type FakeProvider, type RecordedRequest } from "../h
 import { allFiles, makeHome, runCli, type Home } from "../helpers/cli.js";
 import { toolLoopThinkingRefusal } from "../helpers/fake-thinking.js";
 import { KEY_PIECE } from "../../src/config/secrets.js";
-import { openStore } from "../../src/store/store.js";
+import { openStore } from "../../src/session/store/store.js";
 import type { StoredMessage } from "../../src/record/types.js";
 
 const KEY = "sk-proj-opaque-turn-SECRET-5150abcdef";

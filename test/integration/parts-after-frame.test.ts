@@ -1,5 +1,5 @@
 // Issue 19, start → session loaded: the screen shows the session before the providers'
-// adapters, the tools and the turn are compiled (src/controller/parts.ts, imported lazily and
+// adapters, the tools and the turn are compiled (src/session/controller/parts.ts, imported lazily and
 // loaded by App.ready() after the session's frame). What must hold: they are really out of
 // what loads with the controller; a prompt sent before they are in waits for them and runs;
 // the status line's figure shows nothing until it can be built as a turn builds it, and then
@@ -10,19 +10,19 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp, TEST_KEY } from "../helpers/app.js";
-import type { App } from "../../src/controller/controller.js";
+import type { App } from "../../src/session/controller/controller.js";
 import { bundleGraph, closure, moduleAt } from "../helpers/bundle-graph.js";
 
 /** what the turn needs and the session's frame does not */
-const TURN_PARTS = ["src/provider/anthropic.ts", "src/provider/openai.ts", "src/provider/responses.ts", "src/tools/run.ts", "src/tools/bash.ts", "src/turn/turn.ts", "src/inspector/capture.ts"];
+const TURN_PARTS = ["src/provider/anthropic.ts", "src/provider/openai.ts", "src/provider/responses.ts", "src/tools/run.ts", "src/tools/bash.ts", "src/session/turn/turn.ts", "src/context/capture.ts"];
 
 describe("the built controller", () => {
   it("runs without the adapters, the tools and the turn; the parts it imports lazily have them", () => {
     const g = bundleGraph();
-    const controller = moduleAt(g, "src/controller/controller.ts");
+    const controller = moduleAt(g, "src/session/controller/controller.ts");
     const withController = closure(g, [controller.init]).paths;
     for (const src of TURN_PARTS) expect(withController.has(src), `${src} runs with the controller`).toBe(false);
-    const parts = moduleAt(g, "src/controller/parts.ts");
+    const parts = moduleAt(g, "src/session/controller/parts.ts");
     // a lazy import() in the controller: an expression inside a function, not a statement of its body
     expect(controller.body).toContain(`(${parts.init}(), parts_exports)`);
     expect(controller.imports).not.toContain(parts.init);

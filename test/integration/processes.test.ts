@@ -10,7 +10,7 @@ import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { CLI, makeHome, runCli, startCli, waitUntil, type Home } from "../helpers/cli.js";
 import { BACKGROUND_FORMS, backgroundForms, cmdline, killMarked, markedPids, newMark, TEST_MARK_VAR } from "../helpers/procs.js";
-import { openStore } from "../../src/store/store.js";
+import { openStore } from "../../src/session/store/store.js";
 
 const KEY = "sk-test-albedo-PROCS-5150";
 let fake: FakeProvider;

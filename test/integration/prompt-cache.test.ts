@@ -9,7 +9,7 @@ import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { FakeCache, type CacheLogEntry } from "../helpers/fake-cache.js";
 import { makeHome, runCli, type Home } from "../helpers/cli.js";
-import { openStore } from "../../src/store/store.js";
+import { openStore } from "../../src/session/store/store.js";
 
 const KEY = "sk-test-cache-7731";
 let fake: FakeProvider;

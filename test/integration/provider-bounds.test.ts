@@ -5,7 +5,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeHome, runCli, type Home } from "../helpers/cli.js";
-import { openStore } from "../../src/store/store.js";
+import { openStore } from "../../src/session/store/store.js";
 
 const KEY = "sk-test-albedo-BOUNDS-9090";
 const MB = 1024 * 1024;

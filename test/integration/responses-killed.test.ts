@@ -8,7 +8,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { runCli, startCli, waitUntil, type Home } from "../helpers/cli.js";
 import { fakeProviderAndHomes } from "../helpers/suite.js";
-import { openStore } from "../../src/store/store.js";
+import { openStore } from "../../src/session/store/store.js";
 import { INTERRUPTED_MARKER, noResultProse } from "../../src/replay/replay.js";
 import type { StoredMessage } from "../../src/record/types.js";
 

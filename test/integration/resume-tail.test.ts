@@ -5,9 +5,9 @@ import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { TEST_KEY } from "../helpers/app.js";
 import { tempDir } from "../helpers/tmp.js";
-import { nextEvent } from "../../src/turn/events.js";
-import { openStore } from "../../src/store/store.js";
-import { App } from "../../src/controller/controller.js";
+import { nextEvent } from "../../src/session/turn/events.js";
+import { openStore } from "../../src/session/store/store.js";
+import { App } from "../../src/session/controller/controller.js";
 
 let fake: FakeProvider;
 beforeAll(async () => {

@@ -7,9 +7,9 @@ import sqlite3 from "sqlite3";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp, TEST_KEY } from "../helpers/app.js";
 import { tempDir } from "../helpers/tmp.js";
-import { openStore, StoreError } from "../../src/store/store.js";
-import type { HistoryStore } from "../../src/store/types.js";
-import type { App } from "../../src/controller/controller.js";
+import { openStore, StoreError } from "../../src/session/store/store.js";
+import type { HistoryStore } from "../../src/session/store/types.js";
+import type { App } from "../../src/session/controller/controller.js";
 
 // a fresh fake per test: a script left over by one test must not answer the next
 let fake: FakeProvider;

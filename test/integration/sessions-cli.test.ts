@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import sqlite3 from "sqlite3";
 import { runCli } from "../helpers/cli.js";
 import { fakeProviderAndHomes } from "../helpers/suite.js";
-import { openStore } from "../../src/store/store.js";
+import { openStore } from "../../src/session/store/store.js";
 import { relativeTime, sessionLines } from "../../src/ui/session-list.js";
 
 const KEY = "sk-test-sessions-SECRET-8080";

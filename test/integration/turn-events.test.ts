@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp } from "../helpers/app.js";
-import type { SessionEvent } from "../../src/turn/events.js";
+import type { SessionEvent } from "../../src/session/turn/events.js";
 
 let fake: FakeProvider;
 beforeAll(async () => {

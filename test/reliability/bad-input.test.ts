@@ -11,7 +11,7 @@ import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.j
 import { CLI, makeHome, runCli, type CliResult, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
 import { loadKeymap } from "../../src/ui/keymap.js";
-import { LATEST_VERSION } from "../../src/store/migrations.js";
+import { LATEST_VERSION } from "../../src/session/store/migrations.js";
 import { anthropicArgs, dbChecksum, readRecord, removeHomes, secretHits, sha256File, Tally, writeConfig, writeFigures } from "./lib.js";
 import { holdWriteLock as holdLock } from "../helpers/lock.js";
 

@@ -7,7 +7,7 @@
 // before the kill is what "the server sent", so lost text is measured, not guessed.
 import { afterAll, describe, expect, it } from "vitest";
 import net from "node:net";
-import { openStore } from "../../src/store/store.js";
+import { openStore } from "../../src/session/store/store.js";
 import type { StoredMessage } from "../../src/record/types.js";
 import { messageOf } from "../../src/record/errors.js";
 import { startFakeProvider, type FakeProvider, type Step } from "../helpers/fake-provider.js";

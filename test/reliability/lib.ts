@@ -5,9 +5,9 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { inject, it } from "vitest";
-import { openStore } from "../../src/store/store.js";
+import { openStore } from "../../src/session/store/store.js";
 import type { StoredMessage, Session } from "../../src/record/types.js";
-import type { BadMessage } from "../../src/store/types.js";
+import type { BadMessage } from "../../src/session/store/types.js";
 import { allFiles, type Home } from "../helpers/cli.js";
 import type { FakeProvider } from "../helpers/fake-provider.js";
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { encodeAnthropic, estimatePrefixTokens, MAX_CACHE_BREAKPOINTS } from "../../src/provider/anthropic.js";
 import { minCacheableTokens } from "../../src/provider/catalog.js";
-import { captureRequest, paginate } from "../../src/inspector/capture.js";
+import { captureRequest, paginate } from "../../src/context/capture.js";
 import { summaryRequest, turnRequest, type RequestSettings } from "../../src/replay/request.js";
 import type { Block, MessageStatus } from "../../src/record/types.js";
 import type { Request } from "../../src/provider/types.js";

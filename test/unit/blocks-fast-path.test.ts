@@ -8,8 +8,8 @@ import sqlite3 from "sqlite3";
 import type { Database } from "sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { blocksSchema, parseBlocks } from "../../src/record/schema.js";
-import { parseUsage, usageSchema } from "../../src/store/messages.js";
-import { openStore } from "../../src/store/store.js";
+import { parseUsage, usageSchema } from "../../src/session/store/messages.js";
+import { openStore } from "../../src/session/store/store.js";
 import { prng } from "../helpers/prng.js";
 import { tempDir } from "../helpers/tmp.js";
 

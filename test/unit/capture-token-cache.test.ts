@@ -6,7 +6,7 @@
 // to it, through the very module instance src/tokens/count.ts loads.
 import { createRequire } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
-import { captureRequest } from "../../src/inspector/capture.js";
+import { captureRequest } from "../../src/context/capture.js";
 import type { ProseMessage, Request } from "../../src/provider/types.js";
 import { countTokens } from "../../src/tokens/count.js";
 

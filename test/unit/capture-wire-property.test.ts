@@ -13,7 +13,7 @@ import { sealReasoning } from "../helpers/fake-responses.js";
 import { OPAQUE_OPENAI_REASONING } from "../../src/provider/responses.js";
 import { FakeCache } from "../helpers/fake-cache.js";
 import { createProvider } from "../../src/provider/create.js";
-import { captureRequest } from "../../src/inspector/capture.js";
+import { captureRequest } from "../../src/context/capture.js";
 import { summaryRequest, turnRequest, type RequestSettings } from "../../src/replay/request.js";
 import { BLIND, imageTarget } from "../../src/replay/replay.js";
 import { summaryText } from "../../src/compaction/summary.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { captureRequest, imageMarker, MARKER_RE, opaqueMarker, sectionBytes } from "../../src/inspector/capture.js";
-import { PAGE_CHARS, type Capture } from "../../src/inspector/types.js";
+import { captureRequest, imageMarker, MARKER_RE, opaqueMarker, sectionBytes } from "../../src/context/capture.js";
+import { PAGE_CHARS, type Capture } from "../../src/context/types.js";
 import { encodeTool } from "../../src/provider/encode-tools.js";
 import type { ProseMessage, ProviderName, Request, ToolSchema, WireMessage } from "../../src/provider/types.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Block, StoredMessage } from "../../src/record/types.js";
-import type { StoredSummary } from "../../src/store/types.js";
-import type { CompactionStrategy } from "../../src/controller/types.js";
+import type { StoredSummary } from "../../src/session/store/types.js";
+import type { CompactionStrategy } from "../../src/session/controller/types.js";
 import { estimateMessage, estimateMessages } from "../../src/compaction/estimate.js";
 import { clearedOutputMarker, microcompact } from "../../src/compaction/microcompact.js";
 import {

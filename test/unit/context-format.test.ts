@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { captureRequest } from "../../src/inspector/capture.js";
-import { formatDelta, formatFigure, formatPage, formatView, neutralizeControls, requestEstimate } from "../../src/inspector/format.js";
-import type { InspectorView } from "../../src/inspector/types.js";
+import { captureRequest } from "../../src/context/capture.js";
+import { formatDelta, formatFigure, formatPage, formatView, neutralizeControls, requestEstimate } from "../../src/context/format.js";
+import type { InspectorView } from "../../src/context/types.js";
 import type { Request } from "../../src/provider/types.js";
 
 const req: Request = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exportJson, exportMarkdown, EXPORT_FORMAT } from "../../src/controller/export.js";
+import { exportJson, exportMarkdown, EXPORT_FORMAT } from "../../src/session/controller/export.js";
 import type { Session, StoredMessage } from "../../src/record/types.js";
 
 const IMAGE_DATA = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";

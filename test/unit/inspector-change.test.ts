@@ -3,10 +3,10 @@
 // from the encoding that is sent, for both providers.
 import { describe, expect, it } from "vitest";
 import type { ProseMessage, ProviderName, Request, WireMessage } from "../../src/provider/types.js";
-import { captureRequest } from "../../src/inspector/capture.js";
-import { describeChange, requestPrintSchema, SIDE_REQUEST_CHANGE, type RequestPrint } from "../../src/inspector/change.js";
+import { captureRequest } from "../../src/context/capture.js";
+import { describeChange, requestPrintSchema, SIDE_REQUEST_CHANGE, type RequestPrint } from "../../src/context/change.js";
 import { encodeRequest } from "../../src/provider/encode.js";
-import { printEncoded } from "../../src/inspector/change.js";
+import { printEncoded } from "../../src/context/change.js";
 import { clearedOutputMarker } from "../../src/compaction/microcompact.js";
 import { summaryText } from "../../src/compaction/summary.js";
 import { toolResultProse, toolUseProse } from "../../src/replay/replay.js";

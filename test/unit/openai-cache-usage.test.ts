@@ -8,7 +8,7 @@ import { OpenAIStreamHandler } from "../../src/provider/openai.js";
 import { AnswerBudget } from "../../src/provider/http.js";
 import type { SseFrame } from "../../src/provider/sse.js";
 import type { Usage } from "../../src/provider/types.js";
-import { cacheHitShare, formatCacheShare } from "../../src/inspector/format.js";
+import { cacheHitShare, formatCacheShare } from "../../src/context/format.js";
 
 function responsesUsage(usage: Record<string, unknown>): Usage | undefined {
   const h = new ResponsesStreamHandler({ emit: () => {}, budget: new AnswerBudget(1 << 20) }, "OpenAI");

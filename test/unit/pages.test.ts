@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { imageMarker, MARKER_MAX, MARKER_RE, opaqueMarker, paginate } from "../../src/inspector/capture.js";
-import { PAGE_CHARS } from "../../src/inspector/types.js";
+import { imageMarker, MARKER_MAX, MARKER_RE, opaqueMarker, paginate } from "../../src/context/capture.js";
+import { PAGE_CHARS } from "../../src/context/types.js";
 import { prng as rng } from "../helpers/prng.js";
 
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;

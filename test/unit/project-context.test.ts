@@ -5,7 +5,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { loadProjectContext, MAX_INSTRUCTION_BYTES, readInsideWorkspace } from "../../src/controller/project-context.js";
+import { loadProjectContext, MAX_INSTRUCTION_BYTES, readInsideWorkspace } from "../../src/session/controller/project-context.js";
 import { redactorFor, REDACTED } from "../../src/config/secrets.js";
 
 const KEY = "sk-ant-unit-SECRET-0123456789ab";

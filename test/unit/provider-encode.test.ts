@@ -16,7 +16,7 @@ import { encodeAnthropicTool, encodeOpenAITool } from "../../src/provider/encode
 import type { EncodedRequest, Request, WireContent, WireMessage, WireSection } from "../../src/provider/types.js";
 import { parseToolInput, toolInputJson } from "../../src/provider/tool-input.js";
 import { blockToPart, imageTarget } from "../../src/replay/replay.js";
-import { captureEncoded, captureRequest } from "../../src/inspector/capture.js";
+import { captureEncoded, captureRequest } from "../../src/context/capture.js";
 
 const TOOL = { name: "read", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } } } };
 

@@ -4,7 +4,7 @@
 // sent as is; the redacted text stays, and crosses as prose. A body with nothing to cut is
 // kept (the same object).
 import { describe, expect, it } from "vitest";
-import { redactBlocks, redactRequest } from "../../src/turn/redact.js";
+import { redactBlocks, redactRequest } from "../../src/session/turn/redact.js";
 import { KEY_PIECE, redactorFor, REDACTED } from "../../src/config/secrets.js";
 import { OPAQUE_THINKING_SIGNATURE, OPAQUE_REDACTED_THINKING } from "../../src/provider/anthropic.js";
 import { OPAQUE_OPENAI_REASONING } from "../../src/provider/responses.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactBlocks, redactRequest } from "../../src/turn/redact.js";
+import { redactBlocks, redactRequest } from "../../src/session/turn/redact.js";
 import { redactorFor, REDACTED, REDACT_MIN_KEY } from "../../src/config/secrets.js";
 import type { Block } from "../../src/record/types.js";
 import type { Request } from "../../src/provider/types.js";

@@ -1,7 +1,7 @@
 // The Markdown export is printed to a terminal (`albedo-tui export ID`, Markdown by default) and
 // read with `cat`: what a tool or the model wrote must arrive there as inert text.
 import { describe, expect, it } from "vitest";
-import { exportJson, exportMarkdown } from "../../src/controller/export.js";
+import { exportJson, exportMarkdown } from "../../src/session/controller/export.js";
 import type { Session, StoredMessage } from "../../src/record/types.js";
 
 const ESC = "\x1b";

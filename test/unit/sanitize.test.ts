@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import stripAnsi from "strip-ansi";
-import { sanitizeForTerminal as clean } from "../../src/tools/sanitize.js";
+import { sanitizeForTerminal as clean } from "../../src/text/sanitize.js";
 
 // Anything a terminal might act on: C0 except \t and \n, DEL, C1, bidi overrides.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { decodeUtf8, readPromptFromStdin, readStartFile, readStartFileSync, StartFileError } from "../../src/config/files.js";
-import { loadImage, imageLimit } from "../../src/controller/images.js";
+import { loadImage, imageLimit } from "../../src/session/controller/images.js";
 import { tempDir } from "../helpers/tmp.js";
 
 let dir: string;

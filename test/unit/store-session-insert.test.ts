@@ -5,7 +5,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openStore, type SqliteStore } from "../../src/store/store.js";
+import { openStore, type SqliteStore } from "../../src/session/store/store.js";
 import { tempDir } from "../helpers/tmp.js";
 
 let dir = "";

@@ -6,9 +6,9 @@ import path from "node:path";
 import sqlite3 from "sqlite3";
 import type { Database } from "sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, type SqliteStore } from "../../src/store/store.js";
-import { migrations } from "../../src/store/migrations.js";
-import { parseUsage } from "../../src/store/messages.js";
+import { openStore, type SqliteStore } from "../../src/session/store/store.js";
+import { migrations } from "../../src/session/store/migrations.js";
+import { parseUsage } from "../../src/session/store/messages.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const raw = {

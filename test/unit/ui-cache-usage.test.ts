@@ -6,8 +6,8 @@ import { startTui, type Tui } from "../../src/ui/app.js";
 import { defaultKeymap } from "../../src/ui/bindings.js";
 import { statusLine, type StatusInput } from "../../src/ui/status.js";
 import { lineText } from "../../src/ui/style.js";
-import { cacheHitShare, formatCacheUsage } from "../../src/inspector/format.js";
-import type { InspectorView } from "../../src/inspector/types.js";
+import { cacheHitShare, formatCacheUsage } from "../../src/context/format.js";
+import type { InspectorView } from "../../src/context/types.js";
 import { KEYS } from "../helpers/pty.js";
 import { asController, HeadlessTerminal, ScriptedController } from "../helpers/screen.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ContextPane, type InspectorSource } from "../../src/ui/context-pane.js";
 import { lineText, type Line } from "../../src/ui/style.js";
-import type { InspectorView, Page, SectionSummary } from "../../src/inspector/types.js";
+import type { InspectorView, Page, SectionSummary } from "../../src/context/types.js";
 
 const keys = { page: "←/→", section: "↑/↓", scroll: "PgUp/PgDn", close: "Esc" };
 const text = (ls: Line[]): string => ls.map(lineText).join("\n");

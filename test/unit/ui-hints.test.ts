@@ -7,7 +7,7 @@ import { defaultKeymap } from "../../src/ui/bindings.js";
 import { apiLines, helpLines } from "../../src/ui/run-command.js";
 import { activeFlash } from "../../src/ui/status.js";
 import { lineText } from "../../src/ui/style.js";
-import { API_ROUTES } from "../../src/api/routes.js";
+import { API_ROUTES } from "../../src/context/api/routes.js";
 import { KEYS } from "../helpers/pty.js";
 import { asController, HeadlessTerminal, ScriptedController } from "../helpers/screen.js";
 

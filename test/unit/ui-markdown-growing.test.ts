@@ -161,7 +161,7 @@ describe("a streaming answer in the transcript", () => {
     const { Transcript } = await import("../../src/ui/transcript.js");
     const { markdownStats } = await import("../../src/ui/markdown.js");
     const t = new Transcript();
-    const answer = 1 as unknown as import("../../src/turn/events.js").AnswerId;
+    const answer = 1 as unknown as import("../../src/session/turn/events.js").AnswerId;
     t.answerStart(answer);
     const para = `${"word ".repeat(60).trim()}.\n\n`;
     let most = 0;

@@ -10,7 +10,7 @@ import { KEYS } from "../helpers/pty.js";
 import { asController, HeadlessTerminal, ScriptedController } from "../helpers/screen.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeApp, TEST_KEY } from "../helpers/app.js";
-import { requestEstimate } from "../../src/inspector/format.js";
+import { requestEstimate } from "../../src/context/format.js";
 
 const open: Tui[] = [];
 afterEach(() => {

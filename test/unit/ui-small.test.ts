@@ -5,7 +5,7 @@ import { startTui, type Tui } from "../../src/ui/app.js";
 import { defaultKeymap } from "../../src/ui/bindings.js";
 import { choiceRows, sessionsBox } from "../../src/ui/modal.js";
 import { lineText } from "../../src/ui/style.js";
-import type { InspectorView, Page } from "../../src/inspector/types.js";
+import type { InspectorView, Page } from "../../src/context/types.js";
 import type { Session } from "../../src/record/types.js";
 import { KEYS } from "../helpers/pty.js";
 import { asController, HeadlessTerminal, ScriptedController } from "../helpers/screen.js";

@@ -9,8 +9,8 @@ import { OpenAIStreamHandler } from "../../src/provider/openai.js";
 import { AnswerBudget } from "../../src/provider/http.js";
 import type { SseFrame } from "../../src/provider/sse.js";
 import type { Usage } from "../../src/provider/types.js";
-import { parseUsage } from "../../src/store/messages.js";
-import { cacheHitShare } from "../../src/inspector/format.js";
+import { parseUsage } from "../../src/session/store/messages.js";
+import { cacheHitShare } from "../../src/context/format.js";
 
 const ctx = () => ({ emit: () => {}, budget: new AnswerBudget(1 << 20) });
 

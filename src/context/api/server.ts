@@ -32,8 +32,8 @@ import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
-import type { HistoryStore } from "../store/types.js";
-import { MACHINE_NUMBERING } from "../inspector/format.js";
+import type { HistoryStore } from "../../session/store/types.js";
+import { MACHINE_NUMBERING } from "../format.js";
 
 /** session_context: the inspector's record; extensions: requests may hold MCP servers' tools
  * and instructions (their sections are named by the server, issue 18) */
@@ -100,13 +100,18 @@ class ApiError extends Error {
 }
 
 function packageVersion(): string {
-  try {
-    // src/api/ and dist/api/ both sit two levels below the package root
-    const pkg = createRequire(import.meta.url)("../../package.json") as { version?: unknown };
-    return typeof pkg.version === "string" ? pkg.version : "unknown";
-  } catch {
-    return "unknown";
+  // the bundle (dist/bundle/) sits two levels below the package root, src/context/api/ and
+  // tsc's dist/context/api/ three: the first of the two that is this package's is it
+  const req = createRequire(import.meta.url);
+  for (const file of ["../../package.json", "../../../package.json"]) {
+    try {
+      const pkg = req(file) as { name?: unknown; version?: unknown };
+      if (pkg.name === "albedo-tui") return typeof pkg.version === "string" ? pkg.version : "unknown";
+    } catch {
+      // not there: the next candidate
+    }
   }
+  return "unknown";
 }
 
 function digest(s: string): Buffer {

@@ -3,9 +3,9 @@
 // from before its first delta; the message events of its checkpoints and of the complete
 // answer carry the same id, so a front end never has to guess which live item a stored
 // message is.
-import type { StoredMessage } from "../record/types.js";
-import type { Usage } from "../provider/types.js";
-import type { PermissionRequest, PermissionAnswer } from "../tools/types.js";
+import type { StoredMessage } from "../../record/types.js";
+import type { Usage } from "../../provider/types.js";
+import type { PermissionRequest, PermissionAnswer } from "../../tools/types.js";
 
 export type TurnState = "idle" | "streaming" | "tool" | "permission" | "compacting";
 

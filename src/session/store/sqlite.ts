@@ -6,10 +6,10 @@ import fs from "node:fs/promises";
 import nodePath from "node:path";
 import sqlite3 from "sqlite3";
 import type { Database, Statement } from "sqlite3";
-import { messageOf } from "../record/errors.js";
+import { messageOf } from "../../record/errors.js";
 import { LATEST_VERSION, migrations } from "./migrations.js";
-import { dataDir, ensurePrivateDir, tightenMode } from "../config/paths.js";
-import { fileKind } from "../config/files.js";
+import { dataDir, ensurePrivateDir, tightenMode } from "../../config/paths.js";
+import { fileKind } from "../../config/files.js";
 
 const SQLITE_HEADER = Buffer.from("SQLite format 3\0", "latin1");
 

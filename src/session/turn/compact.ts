@@ -1,15 +1,15 @@
 // Compaction inside a turn: prepare the prior history for a request (the strategy in force,
 // src/compaction/policy.ts), and summarise an older prefix with the model when it is due,
 // when /compact asks, or when the provider refused the request as too long.
-import type { Block } from "../record/types.js";
-import type { Usage } from "../provider/types.js";
-import { prepareHistory, type PrepareResult } from "../compaction/prepare.js";
-import { planSummaryInput, summaryRequestParts } from "../compaction/summary.js";
-import { fixedTokens, strategyInForce, summarisesAutomatically, summaryKeepRecentTokens } from "../compaction/policy.js";
-import { summaryRequest } from "../replay/request.js";
-import { toolSchemas } from "../tools/run.js";
-import { noRedaction } from "../config/secrets.js";
-import { messageOf } from "../record/errors.js";
+import type { Block } from "../../record/types.js";
+import type { Usage } from "../../provider/types.js";
+import { prepareHistory, type PrepareResult } from "../../compaction/prepare.js";
+import { planSummaryInput, summaryRequestParts } from "../../compaction/summary.js";
+import { fixedTokens, strategyInForce, summarisesAutomatically, summaryKeepRecentTokens } from "../../compaction/policy.js";
+import { summaryRequest } from "../../replay/request.js";
+import { toolSchemas } from "../../tools/run.js";
+import { noRedaction } from "../../config/secrets.js";
+import { messageOf } from "../../record/errors.js";
 import { redactRequest } from "./redact.js";
 import type { TurnEnv } from "./env.js";
 import { recordCapture } from "./record.js";

@@ -1,8 +1,8 @@
 // One answer of the model: stream it, tell the front ends as it arrives (under its own
 // AnswerId, named before the first delta), checkpoint it, and store its final form.
-import type { Block } from "../record/types.js";
-import type { EncodedRequest, Request, StopReason, Usage } from "../provider/types.js";
-import { ProviderError } from "../provider/types.js";
+import type { Block } from "../../record/types.js";
+import type { EncodedRequest, Request, StopReason, Usage } from "../../provider/types.js";
+import { ProviderError } from "../../provider/types.js";
 import { Checkpointer } from "./checkpointer.js";
 import { clean } from "./record.js";
 import type { TurnEnv } from "./env.js";

@@ -2,37 +2,37 @@
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
 import path from "node:path";
 import fs from "node:fs/promises";
-import type { Block, ImageBlock, Session, StoredMessage } from "../record/types.js";
-import type { ContextItem, Provider, ProviderName, Request, RequestCache, Usage } from "../provider/types.js";
-import type { ServerMemory } from "../provider/create.js";
-import { keyRequired, missingKeyMessage, openaiApi } from "../provider/keys.js";
-import type { OpenAIApi } from "../provider/types.js";
-import { catalogModels, defaultModel, familyOf, lookupModel as catalogLookup, supportsReasoning, type ModelInfo } from "../provider/catalog.js";
-import type { ModelChoices, ProviderModels } from "../provider/models.js";
+import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
+import type { ContextItem, Provider, ProviderName, Request, RequestCache, Usage } from "../../provider/types.js";
+import type { ServerMemory } from "../../provider/create.js";
+import { keyRequired, missingKeyMessage, openaiApi } from "../../provider/keys.js";
+import type { OpenAIApi } from "../../provider/types.js";
+import { catalogModels, defaultModel, familyOf, lookupModel as catalogLookup, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
+import type { ModelChoices, ProviderModels } from "../../provider/models.js";
 import type { BadMessage, HistoryStore } from "../store/types.js";
 import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
 import type { AppInfo, ContextFigure, ContextStatus, Controller } from "./types.js";
-import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
-import type { builtinTools, PermissionMemory } from "../tools/run.js";
-import { stopToolProcesses } from "../tools/processes.js";
+import type { PermissionAnswer, PermissionRequest } from "../../tools/types.js";
+import type { builtinTools, PermissionMemory } from "../../tools/run.js";
+import { stopToolProcesses } from "../../tools/processes.js";
 import { loadProjectContext, SYSTEM_PROMPT } from "./project-context.js";
-import { redactorFor } from "../config/secrets.js";
-import type { Settings } from "../config/resolve.js";
+import { redactorFor } from "../../config/secrets.js";
+import type { Settings } from "../../config/resolve.js";
 import type { TurnEnv, TurnOutcome } from "../turn/turn.js";
 import { redactRequest } from "../turn/redact.js";
-import { turnRequest } from "../replay/request.js";
-import { imageTarget, targetForRequest, unseenReason, type ImageTarget } from "../replay/replay.js";
-import { formatFigure, requestEstimate } from "../inspector/format.js";
-import type { PrepareResult } from "../compaction/prepare.js";
+import { turnRequest } from "../../replay/request.js";
+import { imageTarget, targetForRequest, unseenReason, type ImageTarget } from "../../replay/replay.js";
+import { formatFigure, requestEstimate } from "../../context/format.js";
+import type { PrepareResult } from "../../compaction/prepare.js";
 import { loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
-import { autoCompactionOff } from "../compaction/prepare.js";
-import { methodFor } from "../tokens/count.js";
-import type { Capture, InspectorView, Page, SectionSummary } from "../inspector/types.js";
-import { formatInt } from "../record/numbers.js";
-import { messageOf } from "../record/errors.js";
-import { ExtensionManager } from "../extensions/manager.js";
+import { autoCompactionOff } from "../../compaction/prepare.js";
+import { methodFor } from "../../tokens/count.js";
+import type { Capture, InspectorView, Page, SectionSummary } from "../../context/types.js";
+import { formatInt } from "../../record/numbers.js";
+import { messageOf } from "../../record/errors.js";
+import { ExtensionManager } from "../../extensions/manager.js";
 import type { McpControl } from "./types.js";
 
 export const DEFAULT_BASE_URL: Record<ProviderName, string> = {
@@ -787,11 +787,11 @@ export class App implements Controller {
         const apiKey = creds.keys[provider];
         if (!apiKey && keyRequired(provider, baseUrl)) return { ...base, error: "not listed from the server: no API key" };
         try {
-          const { fetchModels } = await import("../provider/models.js");
+          const { fetchModels } = await import("../../provider/models.js");
           const got = await fetchModels({ provider, baseUrl, ...(apiKey ? { apiKey } : {}) });
           return { ...base, served: got.models, ...(got.more ? { more: true } : {}) };
         } catch (e) {
-          return { ...base, error: e instanceof (await import("../provider/models.js")).ModelsError ? e.message : `the model list failed: ${messageOf(e)}` };
+          return { ...base, error: e instanceof (await import("../../provider/models.js")).ModelsError ? e.message : `the model list failed: ${messageOf(e)}` };
         }
       }),
     );

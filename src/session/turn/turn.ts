@@ -3,14 +3,14 @@
 // stops. Stored history crosses as prose (src/replay/); the rounds of THIS turn cross
 // natively with their call ids, so the provider's pairing rules hold inside the turn and
 // never across it. Each step lives in its own module of this folder.
-import type { Block, ToolUseBlock } from "../record/types.js";
-import type { Request, Usage } from "../provider/types.js";
-import { ProviderError } from "../provider/types.js";
-import type { PrepareResult } from "../compaction/prepare.js";
-import { turnRequest } from "../replay/request.js";
-import { toolSchemas } from "../tools/run.js";
-import { noRedaction } from "../config/secrets.js";
-import { messageOf } from "../record/errors.js";
+import type { Block, ToolUseBlock } from "../../record/types.js";
+import type { Request, Usage } from "../../provider/types.js";
+import { ProviderError } from "../../provider/types.js";
+import type { PrepareResult } from "../../compaction/prepare.js";
+import { turnRequest } from "../../replay/request.js";
+import { toolSchemas } from "../../tools/run.js";
+import { noRedaction } from "../../config/secrets.js";
+import { messageOf } from "../../record/errors.js";
 import { redactRequest } from "./redact.js";
 import type { TurnEnv, TurnOutcome } from "./env.js";
 import { append, recordCapture } from "./record.js";

@@ -1,15 +1,15 @@
 // What the screen (and any other front end) may ask of the running app.
 // The screen sends intents down through this and renders the events that come up.
-import type { ImageBlock, Session, StoredMessage } from "../record/types.js";
-import type { ProviderName, ReasoningLevel } from "../provider/types.js";
-import type { ModelChoices } from "../provider/models.js";
-import type { PermissionPolicy } from "../tools/types.js";
-import type { InspectorView, Page } from "../inspector/types.js";
-import type { FigureBasis } from "../inspector/format.js";
+import type { ImageBlock, Session, StoredMessage } from "../../record/types.js";
+import type { ProviderName, ReasoningLevel } from "../../provider/types.js";
+import type { ModelChoices } from "../../provider/models.js";
+import type { PermissionPolicy } from "../../tools/types.js";
+import type { InspectorView, Page } from "../../context/types.js";
+import type { FigureBasis } from "../../context/format.js";
 import type { Listener, SubscribeOptions } from "../turn/events.js";
-import type { ServerStatus } from "../extensions/manager.js";
+import type { ServerStatus } from "../../extensions/manager.js";
 
-import type { CompactionStrategy } from "../compaction/types.js";
+import type { CompactionStrategy } from "../../compaction/types.js";
 export type { CompactionStrategy };
 
 export interface AppInfo {

@@ -1,10 +1,10 @@
 // The tools of one answer, in order: each through the permission policy, its output and
 // diff redacted before anything sees them. After an interrupt the rest are not run but still
 // answered, so every call of the live round has its result.
-import type { ImageBlock, ToolResultBlock, ToolUseBlock } from "../record/types.js";
-import { outputImages } from "../extensions/results.js";
-import { noRedaction } from "../config/secrets.js";
-import { runTool } from "../tools/run.js";
+import type { ImageBlock, ToolResultBlock, ToolUseBlock } from "../../record/types.js";
+import { outputImages } from "../../extensions/results.js";
+import { noRedaction } from "../../config/secrets.js";
+import { runTool } from "../../tools/run.js";
 import type { TurnEnv } from "./env.js";
 
 export async function runTools(env: TurnEnv, calls: readonly ToolUseBlock[], signal: AbortSignal): Promise<ToolResultBlock[]> {

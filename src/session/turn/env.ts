@@ -2,18 +2,18 @@
 // settings, the tools, and where it reports. The turn reads these and writes only the
 // record (through record.ts) and its events; what it learns (usage, what compaction did)
 // it returns in its outcome.
-import type { StoredMessage } from "../record/types.js";
-import type { ContextItem, Provider, ProviderName, ReasoningLevel, RequestCache, Usage } from "../provider/types.js";
+import type { StoredMessage } from "../../record/types.js";
+import type { ContextItem, Provider, ProviderName, ReasoningLevel, RequestCache, Usage } from "../../provider/types.js";
 import type { HistoryStore } from "../store/types.js";
 import type { EventHub } from "./events.js";
-import type { ToolContext, ToolDef } from "../tools/types.js";
-import type { PermissionMemory } from "../tools/run.js";
-import type { PrepareResult } from "../compaction/prepare.js";
-import type { TokenMethod } from "../tokens/count.js";
-import type { CompactionStrategy } from "../compaction/types.js";
-import type { Redactor } from "../config/secrets.js";
-import type { OpenAIApi } from "../provider/types.js";
-import type { ImageTarget } from "../replay/replay.js";
+import type { ToolContext, ToolDef } from "../../tools/types.js";
+import type { PermissionMemory } from "../../tools/run.js";
+import type { PrepareResult } from "../../compaction/prepare.js";
+import type { TokenMethod } from "../../tokens/count.js";
+import type { CompactionStrategy } from "../../compaction/types.js";
+import type { Redactor } from "../../config/secrets.js";
+import type { OpenAIApi } from "../../provider/types.js";
+import type { ImageTarget } from "../../replay/replay.js";
 
 export interface TurnEnv {
   store: HistoryStore;

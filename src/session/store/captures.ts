@@ -3,9 +3,9 @@
 // connection (sqlite.ts).
 import type { Statement } from "sqlite3";
 import { z } from "zod";
-import { messageOf } from "../record/errors.js";
-import type { Capture, CaptureMeta, InspectorView, Page, SectionSummary } from "../inspector/types.js";
-import { requestPrintSchema, type RequestPrint } from "../inspector/change.js";
+import { messageOf } from "../../record/errors.js";
+import type { Capture, CaptureMeta, InspectorView, Page, SectionSummary } from "../../context/types.js";
+import { requestPrintSchema, type RequestPrint } from "../../context/change.js";
 import type { HistoryStore } from "./types.js";
 import { type Connection, nowIso, stmtAll, stmtRun } from "./sqlite.js";
 import { requireSession } from "./messages.js";

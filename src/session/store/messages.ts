@@ -3,9 +3,9 @@
 import crypto from "node:crypto";
 import type { Statement } from "sqlite3";
 import { z } from "zod";
-import type { AnswerUsage, Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
-import { parseBlocks, roleSchema, statusSchema } from "../record/schema.js";
-import { messageOf } from "../record/errors.js";
+import type { AnswerUsage, Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../../record/types.js";
+import { parseBlocks, roleSchema, statusSchema } from "../../record/schema.js";
+import { messageOf } from "../../record/errors.js";
 import type { BadMessage, HistoryStore, LoadedHistory, StoredSummary } from "./types.js";
 import { type Connection, StoreError, nowIso, sqliteCode, stmtAll, stmtRun } from "./sqlite.js";
 

@@ -1,9 +1,9 @@
 // The store's contract. The SQLite implementation is in store.ts; everything above the
 // store codes against this interface.
-import type { AnswerUsage, Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
-import type { Capture, InspectorView, Page } from "../inspector/types.js";
-import type { RequestPrint } from "../inspector/change.js";
-import type { StoredSummary } from "../compaction/types.js";
+import type { AnswerUsage, Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../../record/types.js";
+import type { Capture, InspectorView, Page } from "../../context/types.js";
+import type { RequestPrint } from "../../context/change.js";
+import type { StoredSummary } from "../../compaction/types.js";
 
 // the stored summary is compaction's notion; the store only keeps it
 export type { StoredSummary };

@@ -1,8 +1,8 @@
 // Streamed text is insurance against a kill: it is stored as an `interrupted` message about
 // once a second while it arrives, and that same row becomes the answer's final form (complete,
 // or interrupted with what arrived), so a kill loses at most about a second of it.
-import type { AnswerUsage, Block, MessageStatus, StoredMessage } from "../record/types.js";
-import { messageOf } from "../record/errors.js";
+import type { AnswerUsage, Block, MessageStatus, StoredMessage } from "../../record/types.js";
+import { messageOf } from "../../record/errors.js";
 import type { AnswerId } from "./events.js";
 import type { TurnEnv } from "./env.js";
 import { append, clean, update } from "./record.js";

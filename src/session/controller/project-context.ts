@@ -10,10 +10,10 @@ import fs from "node:fs/promises";
 import { constants as C } from "node:fs";
 import path from "node:path";
 import { execFile } from "node:child_process";
-import type { ContextItem } from "../provider/types.js";
-import { noRedaction, type Redactor } from "../config/secrets.js";
-import { isWithin } from "../tools/paths.js";
-import { fdRealPath } from "../tools/files.js";
+import type { ContextItem } from "../../provider/types.js";
+import { noRedaction, type Redactor } from "../../config/secrets.js";
+import { isWithin } from "../../tools/paths.js";
+import { fdRealPath } from "../../tools/files.js";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"] as const;
 /** instruction files past this size are cut, with a note, so one file cannot eat the window;

@@ -3,10 +3,10 @@
 // the provider and the inspector read the same redacted text and the record never holds
 // a key. Both return their input unchanged (same objects) when nothing was found, so the
 // common case costs one scan and no copies.
-import type { Block, ReasoningBlock } from "../record/types.js";
-import { assertNever } from "../record/types.js";
-import type { ContextItem, ProseMessage, ProsePart, ReasoningPart, Request, WireMessage, WirePart } from "../provider/types.js";
-import type { Redactor } from "../config/secrets.js";
+import type { Block, ReasoningBlock } from "../../record/types.js";
+import { assertNever } from "../../record/types.js";
+import type { ContextItem, ProseMessage, ProsePart, ReasoningPart, Request, WireMessage, WirePart } from "../../provider/types.js";
+import type { Redactor } from "../../config/secrets.js";
 
 /** Every string inside a JSON value (a tool call's input), redacted. */
 function redactJson(value: unknown, redact: Redactor): unknown {

@@ -1,11 +1,11 @@
 // The turn's one door into the record: every block is redacted on its way in, every stored
 // message is told to the front ends (with its answer's id when it is a streamed answer),
 // and every request is captured for the inspector just before it is sent.
-import type { AnswerUsage, Block, MessageStatus, StoredMessage } from "../record/types.js";
-import type { EncodedRequest, Request, Usage } from "../provider/types.js";
-import { encodeRequest } from "../provider/encode.js";
-import { captureEncoded } from "../inspector/capture.js";
-import { noRedaction } from "../config/secrets.js";
+import type { AnswerUsage, Block, MessageStatus, StoredMessage } from "../../record/types.js";
+import type { EncodedRequest, Request, Usage } from "../../provider/types.js";
+import { encodeRequest } from "../../provider/encode.js";
+import { captureEncoded } from "../../context/capture.js";
+import { noRedaction } from "../../config/secrets.js";
 import { redactBlocks } from "./redact.js";
 import type { AnswerId } from "./events.js";
 import type { TurnEnv } from "./env.js";

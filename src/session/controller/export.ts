@@ -3,11 +3,11 @@
 // bodies are named, never copied, and what tools and models wrote is made inert:
 // `albedo-tui export ID` prints it to a terminal, and the file is read with cat. JSON is the
 // record itself.
-import type { Block, Session, StoredMessage } from "../record/types.js";
-import { assertNever } from "../record/types.js";
-import { messageOf } from "../record/errors.js";
-import { sanitizeForTerminal } from "../tools/sanitize.js";
-import { formatInt } from "../record/numbers.js";
+import type { Block, Session, StoredMessage } from "../../record/types.js";
+import { assertNever } from "../../record/types.js";
+import { messageOf } from "../../record/errors.js";
+import { sanitizeForTerminal } from "../../text/sanitize.js";
+import { formatInt } from "../../record/numbers.js";
 
 export const EXPORT_FORMAT = "albedo-tui/session";
 export const EXPORT_VERSION = 1;

@@ -6,10 +6,10 @@ import fs from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import sqlite3 from "sqlite3";
 import type { Database } from "sqlite3";
-import type { AnswerUsage, Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../record/types.js";
-import { messageOf } from "../record/errors.js";
-import type { Capture, InspectorView, Page } from "../inspector/types.js";
-import type { RequestPrint } from "../inspector/change.js";
+import type { AnswerUsage, Block, MessageStatus, NewMessage, Session, SessionInfo, StoredMessage } from "../../record/types.js";
+import { messageOf } from "../../record/errors.js";
+import type { Capture, InspectorView, Page } from "../../context/types.js";
+import type { RequestPrint } from "../../context/change.js";
 import type { HistoryStore, LoadedHistory, StoredSummary } from "./types.js";
 import { LATEST_VERSION } from "./migrations.js";
 import {

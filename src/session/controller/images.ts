@@ -2,12 +2,12 @@
 // image-size, and the provider's limits (the catalog's, through the replay's image rule)
 // named when it refuses.
 import { imageSize } from "image-size";
-import { imageLimits } from "../provider/catalog.js";
-import { imageTarget, unseenReason } from "../replay/replay.js";
-import type { ImageBlock } from "../record/types.js";
-import type { ProviderName } from "../provider/types.js";
-import { assertNever } from "../record/types.js";
-import { readStartFile, StartFileError } from "../config/files.js";
+import { imageLimits } from "../../provider/catalog.js";
+import { imageTarget, unseenReason } from "../../replay/replay.js";
+import type { ImageBlock } from "../../record/types.js";
+import type { ProviderName } from "../../provider/types.js";
+import { assertNever } from "../../record/types.js";
+import { readStartFile, StartFileError } from "../../config/files.js";
 
 const TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", gif: "image/gif", webp: "image/webp" };
 
