@@ -40,7 +40,7 @@ export interface CaptureOptions {
   previousBytes?: Map<string, number>;
   /** what compaction left out of this request, in words */
   compaction?: string;
-  /** take the request's print and say what changed since `previous` (inspector/change.ts).
+  /** take the request's print and say what changed since `previous` (context/change.ts).
    * `side`: a request beside the conversation (the summary's): it keeps `previous` as the
    * print the next request is compared with, so that one names what changed in the
    * conversation's own prefix */

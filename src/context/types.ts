@@ -47,7 +47,7 @@ export interface CaptureMeta {
   /** what compaction left out of this request, in words, when it did anything */
   compaction?: string;
   /** what differs from the previous request and where the cached prefix broke
-   * ("history changed from item 14: microcompact blurred 3 outputs"; inspector/change.ts) */
+   * ("history changed from item 14: microcompact blurred 3 outputs"; context/change.ts) */
   change?: string;
 }
 

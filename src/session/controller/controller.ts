@@ -452,7 +452,7 @@ export class App implements Controller {
 
   /**
    * The request a turn started now would send before its prompt, built as the turn builds
-   * each of its requests (src/turn/turn.ts, buildRequest): the prepared prior history through
+   * each of its requests (src/session/turn/turn.ts, buildRequest): the prepared prior history through
    * turnRequest, then the redactor. No live round yet.
    */
   private nextRequest(prior: Parameters<typeof turnRequest>[0]): Request {
