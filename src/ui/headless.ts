@@ -1,5 +1,6 @@
 // Headless mode (-p): one user turn to the end; the final text on stdout, progress on stderr.
-import type { App } from "../session/controller/controller.js";
+import type { Controller } from "../session/controller/types.js";
+import type { ImageBlock } from "../record/types.js";
 import { log } from "../config/log.js";
 import os from "node:os";
 import { sanitizeForTerminal } from "../text/sanitize.js";
@@ -14,7 +15,7 @@ function oneLine(input: unknown): string {
   return s.length > 100 ? s.slice(0, 99) + "…" : s;
 }
 
-export async function runHeadless(app: App, prompt: string, images: Parameters<App["runPrompt"]>[1]): Promise<number> {
+export async function runHeadless(app: Controller, prompt: string, images: ImageBlock[]): Promise<number> {
   const err = process.stderr;
   // a row that fails to parse is quoted in its error (JSON.parse shows the text): inert too
   for (const p of app.loadProblems()) err.write(`warning: ${inert(p)}\n`);

@@ -7,6 +7,7 @@ import type { AppInfo, ContextStatus, Controller } from "../../src/session/contr
 import { EventHub, type SessionEvent, type SubscribeOptions } from "../../src/session/turn/events.js";
 import type { ImageBlock, Session, StoredMessage } from "../../src/record/types.js";
 import type { Terminal } from "../../src/ui/screen.js";
+import type { TurnOutcome } from "../../src/session/turn/env.js";
 import { headlessTerminal, visibleText } from "./pty.js";
 
 type XTerm = ReturnType<typeof headlessTerminal>;
@@ -129,6 +130,9 @@ export class ScriptedController implements Omit<Controller, "events"> {
   running = false;
   messages: StoredMessage[] = [];
   infoOver: Partial<AppInfo> = {};
+  /** how runPrompt()'s turn ends, and what loadProblems() reports */
+  outcome: TurnOutcome = { ok: true, finalText: "" };
+  problems: string[] = [];
   private nextId = 1;
 
   subscribe(fn: (e: SessionEvent) => void, opts?: SubscribeOptions): () => void {
@@ -183,6 +187,15 @@ export class ScriptedController implements Omit<Controller, "events"> {
     this.messages.push(user);
     this.emit({ type: "message", msg: user });
     return { sent: true };
+  }
+  /** headless mode's turn: runs as submit() and finish() do, and ends as `outcome` says */
+  async runPrompt(text: string, images: ImageBlock[] = []): Promise<TurnOutcome> {
+    await this.submit(text, images);
+    this.finish();
+    return this.outcome;
+  }
+  loadProblems(): readonly string[] {
+    return this.problems;
   }
   interrupt(): void {
     this.interrupts++;

@@ -7,6 +7,7 @@ import type { PermissionPolicy } from "../../tools/types.js";
 import type { InspectorView, Page } from "../../context/types.js";
 import type { FigureBasis } from "../../context/format.js";
 import type { Listener, SubscribeOptions } from "../turn/events.js";
+import type { TurnOutcome } from "../turn/env.js";
 import type { ServerStatus } from "../../extensions/manager.js";
 
 import type { CompactionStrategy } from "../../compaction/types.js";
@@ -83,6 +84,13 @@ export interface Controller {
    * waiting for the turn's code), so the screen can give the text back.
    */
   submit(text: string, images?: ImageBlock[]): Promise<{ sent: boolean }>;
+  /**
+   * submit() for a front end that ends with the turn (headless mode): runs one user turn to
+   * the end and says how it ended, with its final text, for the exit code and stdout
+   */
+  runPrompt(text: string, images?: ImageBlock[]): Promise<TurnOutcome>;
+  /** problems found while loading the session (rows that could not be read), to be shown */
+  loadProblems(): readonly string[];
   /** stops the stream or the running tool; what arrived is kept */
   interrupt(): void;
   newSession(): Promise<void>;
