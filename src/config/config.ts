@@ -12,7 +12,7 @@ const keyBinding = z.union([z.string(), z.array(z.string())]);
 export const THEME_CHOICES = ["dark", "light", "auto"] as const;
 export type ThemeChoice = (typeof THEME_CHOICES)[number];
 
-/** One MCP server (issue 18), in the shape Claude Code, Codex and others use: `command`,
+/** One MCP server, in the shape Claude Code, Codex and others use: `command`,
  * `args`, `env`, `cwd` for stdio; `url`, `headers` for Streamable HTTP. Values of `env` and
  * `headers` may name variables ("${GITHUB_TOKEN}") and are secrets: never stored or shown. */
 export const mcpServerSchema = z

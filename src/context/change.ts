@@ -1,5 +1,5 @@
-// What changed since the previous request, and where a provider's cached prefix broke
-// (issue 17, item 4): "history changed from item 14: microcompact blurred 3 outputs".
+// What changed since the previous request, and where a provider's cached prefix broke:
+// "history changed from item 14: microcompact blurred 3 outputs".
 // Pure: a request's print is read from the adapter's own encoding (the wire items that are
 // sent), and two prints are compared. The print is small (one short digest per history item)
 // and is stored with the capture, so the comparison holds across a restart.

@@ -1,5 +1,5 @@
-// Runs the bundled CLI (one CommonJS file) through V8's code cache. Most of start-up was V8
-// compiling the program's ~1.4 MB before it could draw (issue 19); Node 20 has no compile
+// Runs the bundled CLI (one CommonJS file) through V8's code cache. Without it, most of
+// start-up is V8 compiling the program's ~1.4 MB before it can draw; Node 20 has no compile
 // cache of its own for it (module.enableCompileCache is Node 22), so the bin compiles the
 // bundle with vm.Script and hands V8 the code it saved from an earlier run. The cache is
 // written once per build, Node and flags, a moment after start (when the functions a start-up

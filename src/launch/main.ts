@@ -17,7 +17,7 @@ v8.setFlagsFromString("--liftoff-only");
 // setting V8 reads at run time, not only at start-up), the stream peaks at ~95 MB and the idle
 // screen at ~79 MB for the same stream CPU within the noise; what it costs is collecting more
 // often where much survives: reading a 50,000-message record behind the first frame took
-// ~25% longer (issue 19).
+// ~25% longer.
 v8.setFlagsFromString("--semi-space-growth-factor=1");
 
 function cacheFolder(): string | undefined {

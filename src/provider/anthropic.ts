@@ -413,7 +413,7 @@ export function isIndex(v: unknown): v is number {
 
 /**
  * The hot events of a stream (a text, thinking or tool-input delta: nearly every event of an
- * answer), checked by hand: a zod parse per event was the stream's largest single cost
+ * answer), checked by hand: a zod parse per event would be the stream's largest single cost
  * (~190 ms of 0.36 s CPU for 20,000 words). Each condition is the zod schemas' own
  * (eventSchemas.content_block_delta, then deltaSchema), and the value is what they would give;
  * anything else, or anything that fails here, goes to zod, which also words the error.

@@ -1,6 +1,6 @@
 // Which provider needs a key, and the sentence when it is missing: what the controller asks
 // while the session loads. Apart from the adapters (create.ts), so a session shows before
-// they are compiled (issue 19); create.ts re-exports these.
+// they are compiled; create.ts re-exports these.
 import { assertNever } from "../record/types.js";
 import type { OpenAIApi, ProviderName } from "./types.js";
 

@@ -1,4 +1,4 @@
-// A server's own list of models (issue 16, item 5): GET {baseUrl}/models in OpenAI's shape
+// A server's own list of models: GET {baseUrl}/models in OpenAI's shape
 // (`{data:[{id}]}`; local servers such as Ollama, LM Studio, vLLM and llama.cpp serve it too)
 // and GET /v1/models in Anthropic's (`{data:[{id, display_name}]}`, x-api-key and
 // anthropic-version). Bounded like every read from outside: a time limit on the whole call,

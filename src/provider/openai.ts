@@ -124,7 +124,7 @@ function build(req: Request, wire: ChatWire): EncodedRequest {
   }
   body["stream"] = true;
   if (!wire.refused.has("stream_options")) body["stream_options"] = { include_usage: true };
-  // OpenAI routes requests with one key to the same cache (issue 17): the session's id
+  // OpenAI routes requests with one key to the same cache: the session's id
   if (req.cache && !wire.refused.has("prompt_cache_key")) body["prompt_cache_key"] = req.cache.key;
   return { provider: "openai", body, wire: w.wire };
 }
@@ -629,7 +629,7 @@ export interface OpenAIConfig {
   session?: ChatSession;
 }
 
-// in keys.ts, which the controller reads before the adapters load (issue 19)
+// in keys.ts, which the controller reads before the adapters load
 export { isOpenAIHosted };
 
 export function createOpenAIProvider(cfg: OpenAIConfig): Provider {

@@ -36,8 +36,8 @@ export async function* readSse(body: AsyncIterable<Uint8Array | string>, opts: R
 
 /**
  * The frames each chunk of the body completes, as one array: a provider sends one event per
- * word, and one async step per frame cost a promise and a microtask each (issue 19: the
- * stream's largest overhead after parsing). Same frames, same order, same errors as readSse.
+ * word, and one async step per frame costs a promise and a microtask each (the stream's
+ * largest overhead after parsing). Same frames, same order, same errors as readSse.
  */
 export async function* readSseBatches(
   body: AsyncIterable<Uint8Array | string>,

@@ -43,8 +43,8 @@ function isObj(v: unknown): v is Record<string, unknown> {
 
 /**
  * The common blocks (text, tool_use, tool_result, reasoning) checked by hand: zod's check of
- * each message's blocks was what kept loading 10,000 messages above 1.5× the bare SELECT
- * (issue 19). Each condition is blockSchema's own and the value is what it gives (a new object
+ * each message's blocks keeps loading 10,000 messages above 1.5× the bare SELECT. Each
+ * condition is blockSchema's own and the value is what it gives (a new object
  * of the declared fields); a block of another kind, or one that fails here, sends the whole
  * array to zod, which also words the error. test/unit/blocks-fast-path.test.ts holds the two
  * to the same answers on random and damaged rows.

@@ -691,7 +691,7 @@ class TuiApp {
   private toggleContext(): void {
     const pane = this.s?.pane;
     if (!pane) {
-      // before, the key did nothing here; pressed again it changes the mind
+      // the key is remembered: the pane opens with the session; pressed again it changes the mind
       this.paneWanted = !this.paneWanted;
       this.flash(this.paneWanted ? "the context pane opens once the session is open" : "the context pane stays closed");
       return;

@@ -23,8 +23,8 @@ let failed = false;
 /**
  * How long after the first fenced block asks for it the highlighter starts loading. The
  * bundle's import() is a require() (scripts/bundle.mjs): started at once, its ~80-120 ms of
- * loading ran before the frame that showed the block, and a resumed session with code showed
- * ~200 ms later (issue 19). The frames showing the session come first now.
+ * loading would run before the frame that shows the block, and a resumed session with code
+ * would show ~200 ms later. Waiting lets the frames showing the session come first.
  */
 const LOAD_AFTER_MS = 100;
 

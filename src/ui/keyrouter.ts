@@ -284,7 +284,7 @@ export class KeyRouter {
   private boxKey(box: "permission" | "sessions" | "models", k: KeyEvent, view: RouteView): Intent[] {
     // the model list is a picker like the sessions': the same keys move, choose and close it
     const a = box === "permission" ? this.first(PERMISSION_ACTIONS, k) : this.first(SESSIONS_ACTIONS, k);
-    // and a row's number chooses it, once the list is ready (before, a digit is typed ahead)
+    // and a row's number chooses it, once the list is ready (until then a digit is typed ahead)
     if (box === "models" && view.boxReady && !k.at && printable(k) && /^[1-9]$/.test(k.ch)) return [{ type: "pickerChoose", index: Number(k.ch) - 1 }];
     const deciding = a !== undefined && DECIDING_ACTIONS.has(a);
     // the wheel is not typing: it scrolls a box at once, and answers one only when it is ready

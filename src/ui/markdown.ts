@@ -45,7 +45,7 @@ function inline(tokens: Token[] | undefined, st: InlineStyle, out: Line): void {
         break;
       case "del": {
         // the terminal cannot strike text out everywhere, so the markers stay, as written:
-        // marked reads "~x~" and "~~x~~" alike, and "~~x~~" was shown as "~x~"
+        // marked reads "~x~" and "~~x~~" alike, so the raw text says which one was typed
         const marker = /^~+/.exec(t.raw)?.[0] ?? "~~";
         out.push(mk(marker, { s: "dim" }));
         inline(t.tokens, { ...st, s: "dim" }, out);
@@ -296,9 +296,9 @@ const HTML_START = /^ {0,3}<[A-Za-z/!?]/;
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
 /**
- * The Markdown of an answer that is still arriving, laid out as it grows (issue 19). Laying
- * the whole text out again for every frame made a long answer quadratic: a 200,000-word answer
- * drew 15 frames in 3 s, each lexing and wrapping all 1.2 MB of it. Here the text before the
+ * The Markdown of an answer that is still arriving, laid out as it grows. Laying the whole
+ * text out again for every frame makes a long answer quadratic: a 200,000-word answer would
+ * draw 15 frames in 3 s, each lexing and wrapping all 1.2 MB of it. Here the text before the
  * last block boundary that later text cannot change is laid out once and kept; a frame lays
  * out only what follows it. A boundary is a blank line followed, outside fenced code, by a
  * line that starts a new top-level block and cannot continue the one before (see CONTINUES);

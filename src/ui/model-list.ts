@@ -1,4 +1,4 @@
-// The /model list (issue 16, item 5): for each configured provider, the server's own models
+// The /model list: for each configured provider, the server's own models
 // (a local server's appear by name) and the catalog's, one row each, chosen with ↑/↓ and
 // Enter or with the row's number. Pure: the list is built from what the controller fetched
 // (src/provider/models.ts), and the box is lines like the other boxes (modal.ts).

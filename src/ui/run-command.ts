@@ -201,9 +201,9 @@ export function runCommand(s: ScreenHandle, name: CommandName, arg: string): voi
 }
 
 /**
- * /api: where the local API listens, its token file and its routes. With --api the address was
- * printed to stderr just before the screen opened, where it was lost; the status line has it
- * only on a very wide terminal.
+ * /api: where the local API listens, its token file and its routes. A line on stderr just
+ * before the screen opens would be covered by it, and the status line has the address only
+ * on a very wide terminal.
  */
 export function apiLines(api: AppInfo["api"], sessionId: string): Line[] {
   if (!api) {

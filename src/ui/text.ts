@@ -36,7 +36,7 @@ export function loadWidths(): Promise<void> {
 // started at once, so that only a frame drawn in the first few milliseconds can be estimated.
 // In the bundle this import() is a require() run in the next microtask (scripts/bundle.mjs),
 // so string-width is in before the first frame; putting it after that frame measured no
-// difference in start-up (issue 19).
+// difference in start-up.
 void loadWidths();
 
 /** true once since the last call when a width was estimated (string-width had not arrived) */

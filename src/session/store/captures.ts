@@ -45,7 +45,7 @@ const sectionSchema = z.object({
   chars: z.number().int().nonnegative(),
   pages: z.number().int().nonnegative(),
   deltaBytes: z.number().int().nullable(),
-  // added with issue 13; older stored captures have none
+  // absent from captures stored before the field existed
   shape: z.string().optional(),
 });
 const sectionsSchema = z.array(sectionSchema);
@@ -103,11 +103,11 @@ interface Written {
 
 export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
   /**
-   * The last capture written through this store, by its JSON (issue 19). Reading back a row
-   * that is exactly what was written needs no parse and no check: zod's check of the stored
-   * capture ran at every read (the status line's figure after each request, the next
-   * request's comparison), and its first use compiles the schemas (~12 ms while an answer's
-   * first words arrive). A row that differs in any byte is parsed and checked as before.
+   * The last capture written through this store, by its JSON. Reading back a row that is
+   * exactly what was written needs no parse and no check: zod's check of the stored capture
+   * would run at every read (the status line's figure after each request, the next request's
+   * comparison), and its first use compiles the schemas (~12 ms while an answer's first words
+   * arrive). A row that differs in any byte is parsed and checked.
    */
   private written: Written | undefined;
 

@@ -117,14 +117,14 @@ const MESSAGE_COLS = "id, seq, role, status, model, blocks_json, usage_json, cre
  * Rows per statement when loading a history. A load reads its rows in chunks inside one read
  * transaction and asks for the next chunk before checking the current one: SQLite steps it on
  * node-sqlite3's worker thread while this thread parses, and a chunk's raw JSON dies young
- * instead of being copied by every scavenge of the whole load (issue 19: 1.6-1.9× the bare
- * SELECT as one statement; ~1.0-1.3× in chunks with the columns packed below).
+ * instead of being copied by every scavenge of the whole load (one statement measured
+ * 1.6-1.9× the bare SELECT; chunks with the columns packed below ~1.0-1.3×).
  */
 export const LOAD_CHUNK = 500;
 
 // A loaded row's small columns come packed by SQLite as one JSON array text beside the blocks:
 // node-sqlite3 builds a key and a value per column per row, and two columns cost less than
-// eight even with a JSON.parse of the small array (issue 19). Only a row whose columns have
+// eight even with a JSON.parse of the small array. Only a row whose columns have
 // the types a JSON array carries exactly is packed; any other row comes as its id alone and is
 // read again whole (loadOne), so it loads or fails as it always did. Ids pass as text, exact
 // past 2^53 where a JS number is not, since the next chunk and loadOne find rows by them.
@@ -186,7 +186,7 @@ function rowKey(r: PackedRow): string {
 /** One stored row into `messages`, or into `bad` with the reason it cannot be read. */
 function readRow(r: MessageRow, sessionId: string, messages: StoredMessage[], bad: BadMessage[]): void {
   const fail = (error: string) => bad.push({ id: r.id, seq: r.seq, role: String(r.role), error });
-  // the schemas' own lists: a zod call per column per row was ~6 ms of a 10,000-message load
+  // the schemas' own lists: a zod call per column per row costs ~6 ms of a 10,000-message load
   if (!ROLES.includes(r.role)) return void fail(`unknown role ${JSON.stringify(r.role)}`);
   if (!STATUSES.includes(r.status)) return void fail(`unknown status ${JSON.stringify(r.status)}`);
   const blocks = parseBlocks(r.blocks_json);
@@ -254,8 +254,8 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
     // One statement, so one commit: the stamp, later than every stored one so "newest first"
     // is exact even within one millisecond, is taken inside the INSERT as the messages'
     // triggers take theirs. It stands
-    // between Enter and the first request of a new session: a transaction of BEGIN, a read,
-    // the INSERT and COMMIT was four trips through the store's queue (issue 19).
+    // between Enter and the first request of a new session, where a transaction of BEGIN, a
+    // read, the INSERT and COMMIT would be four trips through the store's queue.
     return this.conn.serial(async () => {
       const title = opts.title ?? "";
       // 48 random bits: a clash is practically impossible, but costs nothing to retry.
@@ -413,7 +413,7 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
           for (const r of rows) {
             if (isPacked(r)) {
               // SQLite's own json_array of columns whose types it checked: no outside shape to
-              // validate here; the values are checked in readRow as the columns always were
+              // validate here; the values are checked in readRow as an unpacked row's are
               const [id, seq, role, status, model, created_at, usage_json] = JSON.parse(r.m) as Packed;
               readRow({ id, seq, role, status, model, blocks_json: r.b, usage_json, created_at }, sessionId, messages, bad);
             } else {

@@ -54,7 +54,7 @@ export async function update(
 /** Records the request the provider is about to get, for the inspector, from the provider's own
  * encoding (what its server refused this session is left out of both). The capture is made
  * here, before the call: that is the record. Its write is queued now and runs alongside the
- * call (issue 19: awaiting it put a transaction and its fsync between Enter and the request).
+ * call (awaiting it would put a transaction and its fsync between Enter and the request).
  * `written` settles when it is stored; the store runs its statements one at a time in order,
  * so nothing of the answer can commit before it, and streamAnswer stores nothing of the answer
  * when it fails: a crash or a failed write loses the capture only together with the answer.
@@ -74,7 +74,7 @@ export async function recordCapture(
 ): Promise<{ written: Promise<void>; resave: (enc: EncodedRequest) => Promise<void> }> {
   // What the capture is compared with (the previous request's section sizes, and its print:
   // where this one differs, the cache's break) is read alongside the call too: two reads
-  // queued behind the prompt's write were two more waits on the store before the request left.
+  // queued behind the prompt's write would be two more waits on the store before the request.
   const previous = Promise.all([env.store.lastSectionBytes(env.sessionId), env.store.lastRequestPrint(env.sessionId)]);
   const save = async (enc: EncodedRequest, capturedAt = new Date().toISOString()): Promise<void> => {
     const [previousBytes, previousPrint] = await previous;
