@@ -18,7 +18,9 @@
 //                           unauthenticated caller learns nothing about routes or methods)
 //   405 method_not_allowed  anything but GET (with `Allow: GET`)
 //   404 not_found           unknown route, or a path holding "..", "." or an encoded slash
-//   400 bad_session_id      session id not matching ^[A-Za-z0-9_-]{1,64}$
+//   400 bad_session_id      session id not matching ^[A-Za-z0-9_-]{1,64}$ (an empty one, as in
+//                           "/sessions//context", one only of blanks, or one holding control
+//                           characters is named as such, the characters escaped)
 //   400 bad_section/bad_page not a plain non-negative integer ("-1", "1.5", "1e3", "01", "abc")
 //   404 no_such_session     no such session
 //   409 pending             the inspector is pending (body carries reason and since)
@@ -34,6 +36,7 @@ import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import type { HistoryStore } from "../store/types.js";
 import { MACHINE_NUMBERING } from "../inspector/format.js";
+import { sessionIdProblem } from "../record/session-id.js";
 
 /** session_context: the inspector's record; extensions: requests may hold MCP servers' tools
  * and instructions (their sections are named by the server, issue 18) */
@@ -154,15 +157,20 @@ function segments(rawUrl: string): string[] {
     } catch {
       throw notFound();
     }
-    // an empty segment ("//"), a dot segment or an encoded slash never names a resource
-    if (d === "" || d === "." || d === ".." || d.includes("/") || d.includes("\\")) throw notFound();
+    // a dot segment or an encoded slash never names a resource; an empty segment ("//") is
+    // refused by route(): where an id goes ("/sessions//context", an unset $ID) as an empty id
+    if (d === "." || d === ".." || d.includes("/") || d.includes("\\")) throw notFound();
     return d;
   });
 }
 
 function parseSessionId(s: string): string {
+  const rule = "session id must be 1-64 of A-Z a-z 0-9 _ -";
+  // empty, only whitespace or with control characters: the sentence names which (escaped)
+  const problem = sessionIdProblem(s);
+  if (problem) throw new ApiError(400, "bad_session_id", `${problem}; a ${rule}`);
   const r = sessionIdSchema.safeParse(s);
-  if (!r.success) throw new ApiError(400, "bad_session_id", "session id must be 1-64 of A-Z a-z 0-9 _ -");
+  if (!r.success) throw new ApiError(400, "bad_session_id", rule);
   return r.data;
 }
 

@@ -32,6 +32,7 @@ import { methodFor } from "../tokens/count.js";
 import type { Capture, InspectorView, Page, SectionSummary } from "../inspector/types.js";
 import { formatInt } from "../record/numbers.js";
 import { messageOf } from "../record/errors.js";
+import { quoteId, sessionIdProblem } from "../record/session-id.js";
 import { ExtensionManager } from "../extensions/manager.js";
 import type { McpControl } from "./types.js";
 
@@ -260,8 +261,10 @@ export class App implements Controller {
     app.ext.configure();
     const o = opts.open;
     if ("resume" in o) {
+      const problem = sessionIdProblem(o.resume);
+      if (problem) throw new UnknownSessionError(`${problem}; list the sessions with: albedo-tui sessions`);
       const s = await opts.store.getSession(o.resume);
-      if (!s) throw new UnknownSessionError(`no session with id "${o.resume}" in ${opts.store.path}; list them with: albedo-tui sessions`);
+      if (!s) throw new UnknownSessionError(`no session with id ${quoteId(o.resume)} in ${opts.store.path}; list them with: albedo-tui sessions`);
       await app.load(s);
     } else if ("continue" in o) {
       const s = await opts.store.latestSession(opts.workspace);
@@ -804,8 +807,10 @@ export class App implements Controller {
 
   async switchSession(id: string): Promise<void> {
     if (this.busy()) throw new Error("a turn is running; press Esc first");
+    const problem = sessionIdProblem(id);
+    if (problem) throw new UnknownSessionError(problem);
     const s = await this.opts.store.getSession(id);
-    if (!s) throw new UnknownSessionError(`no session with id "${id}"`);
+    if (!s) throw new UnknownSessionError(`no session with id ${quoteId(id)}`);
     await this.load(s);
     this.hub.emit({ type: "session" });
     this.hub.emit({ type: "info" });
