@@ -14,7 +14,13 @@
 // text and its --section/--page flags) count the same sections and pages from 1.
 //
 // Status codes, in the order they are decided:
-//   401 unauthorized        missing or wrong `Authorization: Bearer` (checked first, so an
+//   421 misdirected_request a Host header missing, repeated, or not this server's own address
+//                           (127.0.0.1:PORT or localhost:PORT): a page whose name was rebound
+//                           to 127.0.0.1 (DNS rebinding) sends its own name, and is refused
+//                           before its token could count, a second wall behind the token
+//   403 forbidden_origin    an Origin header that is not this server's own origin (a web page
+//                           of another site; a person's curl sends none)
+//   401 unauthorized        missing or wrong `Authorization: Bearer` (before any route, so an
 //                           unauthenticated caller learns nothing about routes or methods)
 //   405 method_not_allowed  anything but GET (with `Allow: GET`)
 //   404 not_found           unknown route, or a path holding "..", "." or an encoded slash
@@ -183,6 +189,29 @@ function parseIndex(s: string, code: "bad_section" | "bad_page"): number {
   return r.data;
 }
 
+/**
+ * The Host values this server answers to: its own address under the names that reach it
+ * (it listens on 127.0.0.1 only, so not [::1]). Names are compared in lower case.
+ */
+function ownHosts(port: number): Set<string> {
+  return new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+}
+
+/** Refuses a request not addressed to this server by its own name, or sent by another site's page. */
+function checkAddressed(req: IncomingMessage, hosts: Set<string>): void {
+  const named = [...hosts].join(" or ");
+  // node keeps only the first of repeated Host headers: the raw ones are counted
+  const given = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === "host").length;
+  const host = req.headers.host;
+  if (given === 0 || host === undefined) throw new ApiError(421, "misdirected_request", `the request has no Host header; this API answers only to Host ${named}`);
+  if (given > 1) throw new ApiError(421, "misdirected_request", `the request has ${given} Host headers; send one, ${named}`);
+  if (!hosts.has(host.toLowerCase())) throw new ApiError(421, "misdirected_request", `the Host header names another server; this API answers only to Host ${named}`);
+  const origin = req.headers.origin;
+  if (origin !== undefined && ![...hosts].some((h) => origin.toLowerCase() === `http://${h}`)) {
+    throw new ApiError(403, "forbidden_origin", `requests from a web page of another origin are refused; this API's own origin is http://${[...hosts].join(" or http://")}`);
+  }
+}
+
 async function requireSession(store: HistoryStore, id: string): Promise<void> {
   const s = await store.getSession(id);
   if (!s) throw new ApiError(404, "no_such_session", "no such session");
@@ -262,6 +291,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       // request would otherwise hold its socket six times longer than headersTimeout says
       connectionsCheckingInterval: 1_000,
       keepAliveTimeout: 5_000,
+      // a missing Host is refused by checkAddressed, with a JSON body like every refusal
+      requireHostHeader: false,
     },
     (req: IncomingMessage, res: ServerResponse) => {
       void handle(req, res);
@@ -277,8 +308,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   server.maxRequestsPerSocket = 1000;
   server.setTimeout(30_000); // idle sockets are closed
 
+  // the port is known once listening; until then no request is served
+  let hosts = new Set<string>();
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
+      checkAddressed(req, hosts);
       if (!tokenMatches(req.headers.authorization, expected)) {
         throw new ApiError(401, "unauthorized", "missing or wrong bearer token");
       }
@@ -304,6 +339,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     });
   });
   const port = (server.address() as AddressInfo).port;
+  hosts = ownHosts(port);
 
   const shutdown = (): Promise<void> =>
     new Promise<void>((resolve) => {
