@@ -12,6 +12,7 @@ import { resolveSettings, UsageError, type Flags, type Settings } from "./config
 import type { App } from "./session/controller/controller.js";
 import type { ImageBlock } from "./record/types.js";
 import { messageOf } from "./record/errors.js";
+import { quoteId, sessionIdProblem } from "./record/session-id.js";
 import type { HistoryStore } from "./session/store/types.js";
 import type { Tui } from "./ui/app.js";
 
@@ -53,6 +54,24 @@ interface MainOptions extends Flags {
   apiPort?: string;
 }
 
+/**
+ * A session id from the command line, refused before anything is opened when it cannot name
+ * a session (empty, only whitespace, control characters): `where` says which argument.
+ */
+function refuseBadSessionId(id: string, where: string): void {
+  const problem = sessionIdProblem(id);
+  if (problem) throw new UsageError(`${where}: ${problem}; albedo-tui sessions lists the ids`);
+}
+
+/** The session flags' own mistakes, said before the screen is drawn or anything is read.
+ * An empty --resume is a mistake too, never "no session given". */
+function checkSessionFlags(opts: MainOptions): void {
+  if (opts.continue && opts.resume !== undefined) throw new UsageError("use --continue or --resume ID, not both");
+  if (opts.resume !== undefined) refuseBadSessionId(opts.resume, "--resume");
+}
+
+const noSession = (id: string, store: HistoryStore): string => `no session with id ${quoteId(id)} in ${store.path}; list them with: albedo-tui sessions`;
+
 interface Loaded {
   app: App;
   settings: Settings;
@@ -65,7 +84,7 @@ interface Loaded {
 async function load(opts: MainOptions, headless: boolean, screen = false): Promise<Loaded> {
   const config = await readConfig(opts.config);
   const settings = resolveSettings(opts, config);
-  if (opts.continue && opts.resume) throw new UsageError("use --continue or --resume ID, not both");
+  checkSessionFlags(opts);
   if (!fs.existsSync(settings.workspace) || !fs.statSync(settings.workspace).isDirectory()) {
     throw new UsageError(`--workspace is not a folder: ${settings.workspace}`);
   }
@@ -86,7 +105,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
     app = await App.create({
       ...settings,
       store,
-      open: opts.resume ? { resume: opts.resume } : opts.continue ? { continue: true } : { fresh: true },
+      open: opts.resume !== undefined ? { resume: opts.resume } : opts.continue ? { continue: true } : { fresh: true },
       headless,
       // the screen shows the session first and loads the turn's parts after that frame
       ...(screen ? { partsAfterFrame: true } : {}),
@@ -174,7 +193,7 @@ async function main(opts: MainOptions): Promise<number> {
  */
 async function screenFirst(opts: MainOptions): Promise<number> {
   // mistakes in the command line alone are reported before anything is drawn
-  if (opts.continue && opts.resume) throw new UsageError("use --continue or --resume ID, not both");
+  checkSessionFlags(opts);
   if (opts.image?.length) throw new UsageError("--image goes with -p; in the screen, attach with /image PATH");
   const { startTui } = await import("./ui/app.js");
   const tui: Tui = startTui({ noColor: Boolean(process.env.NO_COLOR) });
@@ -276,10 +295,11 @@ export function buildProgram(): Command {
     .option("-y, --yes", "do not ask for confirmation")
     .option("--db <path>", "history database")
     .action(async (id: string, o: { yes?: boolean; db?: string }) => {
+      refuseBadSessionId(id, "sessions rm");
       const store = await openDb(o.db ?? sessions.opts<{ db?: string }>().db ?? program.opts<{ db?: string }>().db);
       try {
         const s = await store.getSession(id);
-        if (!s) throw new CliError(`no session with id "${id}" in ${store.path}; list them with: albedo-tui sessions`);
+        if (!s) throw new CliError(noSession(id, store));
         const { messages } = await store.loadHistory(id);
         const what = `session ${s.id} "${fieldForStream(s.title || "(untitled)", process.stderr)}" (${messages.length} message${messages.length === 1 ? "" : "s"})`;
         if (!o.yes) {
@@ -306,10 +326,11 @@ export function buildProgram(): Command {
     .addOption(new Option("--format <format>", "output format").choices(["md", "json"]).default("md"))
     .option("--db <path>", "history database")
     .action(async (id: string, o: { format: "md" | "json"; db?: string }) => {
+      refuseBadSessionId(id, "export");
       const store = await openDb(o.db ?? program.opts<{ db?: string }>().db, true);
       try {
         const s = await store.getSession(id);
-        if (!s) throw new CliError(`no session with id "${id}" in ${store.path}; list them with: albedo-tui sessions`);
+        if (!s) throw new CliError(noSession(id, store));
         const { messages, bad } = await store.loadHistory(id);
         for (const b of bad) process.stderr.write(forStream(`warning: message #${b.seq} could not be read: ${b.error}`, process.stderr) + "\n");
         const { exportJson, exportMarkdown } = await import("./session/controller/export.js");
@@ -328,10 +349,11 @@ export function buildProgram(): Command {
     .option("--json", "print JSON (its section and page numbers count from 0, as the local API's do)")
     .option("--db <path>", "history database")
     .action(async (id: string, o: { section?: string; page?: string; json?: boolean; db?: string }) => {
+      refuseBadSessionId(id, "context");
       const store = await openDb(o.db ?? program.opts<{ db?: string }>().db, true);
       const out = process.stdout;
       try {
-        if (!(await store.getSession(id))) throw new CliError(`no session with id "${id}" in ${store.path}`);
+        if (!(await store.getSession(id))) throw new CliError(noSession(id, store));
         const { formatView, formatPage, MACHINE_NUMBERING } = await import("./context/format.js");
         const view = await store.inspectorView(id);
         if (o.section === undefined) {

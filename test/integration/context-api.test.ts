@@ -239,6 +239,27 @@ describe("local API over the real store", () => {
     }
   });
 
+  it("400s an empty, blank or control-character session id with a sentence naming the problem, the characters escaped", async () => {
+    const cases: Array<[string, string]> = [
+      // an unset $ID in a curl line
+      ["/sessions//context", "the session id is empty"],
+      ["/sessions//context/0/0", "the session id is empty"],
+      ["/sessions/%20%20/context", 'the session id "  " is only whitespace'],
+      ["/sessions/%09/context/0/0", 'the session id "\\t" is only whitespace'],
+      ["/sessions/ab%1B%5B2Jcd/context", 'the session id "ab\\u001b[2Jcd" holds a control character (\\u001b)'],
+      ["/sessions/x%C2%9B6n/context", 'the session id "x\\u009b6n" holds a control character (\\u009b)'],
+      ["/sessions/a%00b%7Fc/context", 'the session id "a\\u0000b\\u007fc" holds control characters (\\u0000, \\u007f)'],
+    ];
+    for (const [p, sentence] of cases) {
+      const r = await call(server.port, p, { token });
+      expect(r.status, p).toBe(400);
+      expect(r.json, p).toMatchObject({ error: "bad_session_id" });
+      expect((r.json as { message: string }).message, p).toBe(`${sentence}; a session id must be 1-64 of A-Z a-z 0-9 _ -`);
+      // the body holds no control character, raw or as JSON would write it raw
+      expect(r.body, p).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    }
+  });
+
   it("404s dot segments, raw or percent-encoded, encoded slashes and unknown routes", async () => {
     const paths = [
       "/sessions/../health",

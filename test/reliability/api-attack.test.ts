@@ -1,7 +1,8 @@
 // The local API under load and under attack, served by a real TUI in a pty while it streams.
 // 500 concurrent GETs while a turn streams: every one answered, the stream keeps drawing.
 // Then, with no turn writing, 1,000 malformed requests (bad tokens, methods, ids, encoded
-// "..", 1 MB headers, protocol garbage, half requests left hanging): every one answered 4xx
+// "..", a Host or Origin not the API's own, 1 MB headers, protocol garbage, half requests
+// left hanging): every one answered 4xx
 // or dropped by the server, the process still up, the database byte for byte the same, and
 // the port bound on 127.0.0.1 only. All traffic goes to 127.0.0.1, bounded in count and time.
 import { afterAll, describe, expect, it } from "vitest";
@@ -99,9 +100,11 @@ function raw(port: number, data: Buffer | string, opts: { deadlineMs?: number; d
 }
 
 /** The malformed requests, in families; each a function of the real token and session id. */
-function malformed(token: string, id: string, sections: number): ((port: number) => Promise<Outcome>)[] {
+function malformed(token: string, id: string, sections: number, port: number): ((port: number) => Promise<Outcome>)[] {
   const req = (line: string, headers: string[] = [], body = ""): string => `${line}\r\n${[...headers, "Connection: close"].join("\r\n")}\r\n\r\n${body}`;
   const auth = `Authorization: Bearer ${token}`;
+  // the API's own address: each family below is refused for its own fault, not for its Host
+  const host = `Host: 127.0.0.1:${port}`;
   const ok = `/sessions/${id}/context`;
   const out: ((port: number) => Promise<Outcome>)[] = [];
   const send = (data: string | Buffer) => (port: number) => raw(port, data);
@@ -121,13 +124,13 @@ function malformed(token: string, id: string, sections: number): ((port: number)
     [`X-Authorization: Bearer ${token}`],
     [`Cookie: token=${token}`],
   ]) {
-    for (const p of ["/health", ok, `${ok}/0/0`]) out.push(send(req(`GET ${p} HTTP/1.1`, ["Host: 127.0.0.1", ...h])));
+    for (const p of ["/health", ok, `${ok}/0/0`]) out.push(send(req(`GET ${p} HTTP/1.1`, [host, ...h])));
   }
-  out.push(send(req(`GET /health?token=${token} HTTP/1.1`, ["Host: 127.0.0.1"])));
+  out.push(send(req(`GET /health?token=${token} HTTP/1.1`, [host])));
   // methods other than GET, with the right token
   for (const m of ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "TRACE", "PROPFIND", "FOO", "get"]) {
     for (const p of ["/health", ok, `${ok}/0/0`]) {
-      out.push(send(req(`${m} ${p} HTTP/1.1`, ["Host: 127.0.0.1", auth, "Content-Length: 13"], '{"x":"write"}')));
+      out.push(send(req(`${m} ${p} HTTP/1.1`, [host, auth, "Content-Length: 13"], '{"x":"write"}')));
     }
   }
   out.push(send(req("CONNECT 127.0.0.1:22 HTTP/1.1", ["Host: 127.0.0.1:22", auth])));
@@ -183,7 +186,20 @@ function malformed(token: string, id: string, sections: number): ((port: number)
     "*",
     "/\u00e9t\u00e9",
   ];
-  for (const p of paths) out.push(send(req(`GET ${p} HTTP/1.1`, ["Host: 127.0.0.1", auth])));
+  for (const p of paths) out.push(send(req(`GET ${p} HTTP/1.1`, [host, auth])));
+  // with the right token, addressed as a rebound name would address it, or from another site
+  for (const h of [
+    [`Host: evil.example:${port}`],
+    [`Host: localhost.evil.example:${port}`],
+    ["Host: 127.0.0.1"],
+    [`Host: 127.0.0.1:${port + 1}`],
+    [],
+    [host, `Host: evil.example:${port}`],
+    [host, `Origin: http://evil.example:${port}`],
+    [host, "Origin: null"],
+  ]) {
+    for (const p of ["/health", ok, `${ok}/0/0`]) out.push(send(req(`GET ${p} HTTP/1.1`, [...h, auth])));
+  }
   // protocol garbage (no valid token, so a lenient parser still ends in 401)
   for (const g of [
     "GARBAGE\r\n\r\n",
@@ -334,7 +350,7 @@ describe("the local API under load and attack", () => {
       await sleep(300);
       const before = await dbChecksum(h.db);
       const jobs = [...halves(token), ...huge(token)];
-      const quick = malformed(token, id, sections.length);
+      const quick = malformed(token, id, sections.length, port);
       while (jobs.length < MALFORMED) jobs.push(quick[(jobs.length - HALF_REQUESTS) % quick.length]!);
       const outcomes = await pool(
         jobs.map((j) => () => j(port)),

@@ -56,6 +56,7 @@ export function teardown(): void {
     badInput: read("bad-input"),
     hostile: read("hostile-output"),
     api: read("api-attack"),
+    apiHost: read("api-host"),
     secrets: read("secrets"),
     boundary: read("boundary"),
     autoReads: read("auto-reads"),
@@ -87,6 +88,10 @@ export function teardown(): void {
       a
         ? `${num(a.malformedRejected4xx) + num(a.malformedDropped)}/${num(a.malformed)} (${num(a.malformedRejected4xx)} 4xx, ${num(a.malformedDropped)} dropped; ${num(a.halfRequestsCutOff)} half requests cut off)`
         : notRun,
+    ],
+    [
+      "API foreign Host / Origin refused",
+      f.apiHost ? `${num(f.apiHost.hostsRefused)}/${num(f.apiHost.hostsTried)} / ${num(f.apiHost.originsRefused)}/${num(f.apiHost.originsTried)}` : notRun,
     ],
     ["API database unchanged / loopback only", a ? `${a.dbUnchanged === true ? "yes" : "NO"} / ${a.loopbackOnly === true ? "yes" : "NO"}` : notRun],
     [

@@ -14,11 +14,19 @@
 // text and its --section/--page flags) count the same sections and pages from 1.
 //
 // Status codes, in the order they are decided:
-//   401 unauthorized        missing or wrong `Authorization: Bearer` (checked first, so an
+//   421 misdirected_request a Host header missing, repeated, or not this server's own address
+//                           (127.0.0.1:PORT or localhost:PORT): a page whose name was rebound
+//                           to 127.0.0.1 (DNS rebinding) sends its own name, and is refused
+//                           before its token could count, a second wall behind the token
+//   403 forbidden_origin    an Origin header that is not this server's own origin (a web page
+//                           of another site; a person's curl sends none)
+//   401 unauthorized        missing or wrong `Authorization: Bearer` (before any route, so an
 //                           unauthenticated caller learns nothing about routes or methods)
 //   405 method_not_allowed  anything but GET (with `Allow: GET`)
 //   404 not_found           unknown route, or a path holding "..", "." or an encoded slash
-//   400 bad_session_id      session id not matching ^[A-Za-z0-9_-]{1,64}$
+//   400 bad_session_id      session id not matching ^[A-Za-z0-9_-]{1,64}$ (an empty one, as in
+//                           "/sessions//context", one only of blanks, or one holding control
+//                           characters is named as such, the characters escaped)
 //   400 bad_section/bad_page not a plain non-negative integer ("-1", "1.5", "1e3", "01", "abc")
 //   404 no_such_session     no such session
 //   409 pending             the inspector is pending (body carries reason and since)
@@ -34,6 +42,7 @@ import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import type { HistoryStore } from "../../session/store/types.js";
 import { MACHINE_NUMBERING } from "../format.js";
+import { sessionIdProblem } from "../../record/session-id.js";
 
 /** session_context: the inspector's record; extensions: requests may hold MCP servers' tools
  * and instructions (their sections are named by the server, issue 18) */
@@ -159,15 +168,20 @@ function segments(rawUrl: string): string[] {
     } catch {
       throw notFound();
     }
-    // an empty segment ("//"), a dot segment or an encoded slash never names a resource
-    if (d === "" || d === "." || d === ".." || d.includes("/") || d.includes("\\")) throw notFound();
+    // a dot segment or an encoded slash never names a resource; an empty segment ("//") is
+    // refused by route(): where an id goes ("/sessions//context", an unset $ID) as an empty id
+    if (d === "." || d === ".." || d.includes("/") || d.includes("\\")) throw notFound();
     return d;
   });
 }
 
 function parseSessionId(s: string): string {
+  const rule = "session id must be 1-64 of A-Z a-z 0-9 _ -";
+  // empty, only whitespace or with control characters: the sentence names which (escaped)
+  const problem = sessionIdProblem(s);
+  if (problem) throw new ApiError(400, "bad_session_id", `${problem}; a ${rule}`);
   const r = sessionIdSchema.safeParse(s);
-  if (!r.success) throw new ApiError(400, "bad_session_id", "session id must be 1-64 of A-Z a-z 0-9 _ -");
+  if (!r.success) throw new ApiError(400, "bad_session_id", rule);
   return r.data;
 }
 
@@ -178,6 +192,29 @@ function parseIndex(s: string, code: "bad_section" | "bad_page"): number {
     throw new ApiError(400, code, `${what} must be a non-negative integer written plainly (0, 1, 2, …)`);
   }
   return r.data;
+}
+
+/**
+ * The Host values this server answers to: its own address under the names that reach it
+ * (it listens on 127.0.0.1 only, so not [::1]). Names are compared in lower case.
+ */
+function ownHosts(port: number): Set<string> {
+  return new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+}
+
+/** Refuses a request not addressed to this server by its own name, or sent by another site's page. */
+function checkAddressed(req: IncomingMessage, hosts: Set<string>): void {
+  const named = [...hosts].join(" or ");
+  // node keeps only the first of repeated Host headers: the raw ones are counted
+  const given = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === "host").length;
+  const host = req.headers.host;
+  if (given === 0 || host === undefined) throw new ApiError(421, "misdirected_request", `the request has no Host header; this API answers only to Host ${named}`);
+  if (given > 1) throw new ApiError(421, "misdirected_request", `the request has ${given} Host headers; send one, ${named}`);
+  if (!hosts.has(host.toLowerCase())) throw new ApiError(421, "misdirected_request", `the Host header names another server; this API answers only to Host ${named}`);
+  const origin = req.headers.origin;
+  if (origin !== undefined && ![...hosts].some((h) => origin.toLowerCase() === `http://${h}`)) {
+    throw new ApiError(403, "forbidden_origin", `requests from a web page of another origin are refused; this API's own origin is http://${[...hosts].join(" or http://")}`);
+  }
 }
 
 async function requireSession(store: HistoryStore, id: string): Promise<void> {
@@ -259,6 +296,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       // request would otherwise hold its socket six times longer than headersTimeout says
       connectionsCheckingInterval: 1_000,
       keepAliveTimeout: 5_000,
+      // a missing Host is refused by checkAddressed, with a JSON body like every refusal
+      requireHostHeader: false,
     },
     (req: IncomingMessage, res: ServerResponse) => {
       void handle(req, res);
@@ -274,8 +313,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   server.maxRequestsPerSocket = 1000;
   server.setTimeout(30_000); // idle sockets are closed
 
+  // the port is known once listening; until then no request is served
+  let hosts = new Set<string>();
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
+      checkAddressed(req, hosts);
       if (!tokenMatches(req.headers.authorization, expected)) {
         throw new ApiError(401, "unauthorized", "missing or wrong bearer token");
       }
@@ -301,6 +344,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     });
   });
   const port = (server.address() as AddressInfo).port;
+  hosts = ownHosts(port);
 
   const shutdown = (): Promise<void> =>
     new Promise<void>((resolve) => {

@@ -32,6 +32,7 @@ import { methodFor } from "../../tokens/count.js";
 import type { Capture, InspectorView, Page, SectionSummary } from "../../context/types.js";
 import { formatInt } from "../../record/numbers.js";
 import { messageOf } from "../../record/errors.js";
+import { quoteId, sessionIdProblem } from "../../record/session-id.js";
 import { ExtensionManager } from "../../extensions/manager.js";
 import type { McpControl } from "./types.js";
 
@@ -160,6 +161,13 @@ export class App implements Controller {
   private figure: ContextFigure | undefined;
   /** the latest figure refresh: an older one that ends later must not overwrite it */
   private figureRun = 0;
+  /** set when close() begins: from then on nothing new is started on the store */
+  private closing = false;
+  private closeBegun!: () => void;
+  /** settles when close() begins: what waits for something that may never come stops waiting */
+  private readonly closeStarted = new Promise<void>((resolve) => (this.closeBegun = resolve));
+  /** store work nobody awaits (figure refreshes, pending marks): close() awaits it before the store closes */
+  private readonly background = new Set<Promise<unknown>>();
   private apiInfo: AppInfo["api"];
   /** false while the current session is a draft: it gets its row when its first message is
    * stored, so a screen opened and closed without a prompt leaves nothing behind */
@@ -189,9 +197,11 @@ export class App implements Controller {
       headless: opts.headless,
       // a server started, stopped, or changed its tools: the next request differs
       onChange: (reason) => {
-        this.markPending(reason).catch((e: unknown) => {
-          this.hub.emit({ type: "notice", level: "warning", text: `The context view could not be marked pending: ${messageOf(e)}` });
-        });
+        void this.inBackground(
+          this.markPending(reason).catch((e: unknown) => {
+            this.hub.emit({ type: "notice", level: "warning", text: `The context view could not be marked pending: ${messageOf(e)}` });
+          }),
+        );
         this.hub.emit({ type: "info" });
       },
       onNotice: (level, text) => this.hub.emit({ type: "notice", level, text }),
@@ -260,8 +270,10 @@ export class App implements Controller {
     app.ext.configure();
     const o = opts.open;
     if ("resume" in o) {
+      const problem = sessionIdProblem(o.resume);
+      if (problem) throw new UnknownSessionError(`${problem}; list the sessions with: albedo-tui sessions`);
       const s = await opts.store.getSession(o.resume);
-      if (!s) throw new UnknownSessionError(`no session with id "${o.resume}" in ${opts.store.path}; list them with: albedo-tui sessions`);
+      if (!s) throw new UnknownSessionError(`no session with id ${quoteId(o.resume)} in ${opts.store.path}; list them with: albedo-tui sessions`);
       await app.load(s);
     } else if ("continue" in o) {
       const s = await opts.store.latestSession(opts.workspace);
@@ -484,10 +496,26 @@ export class App implements Controller {
    * request's total while the view is current; while it is pending, the capture of the
    * request a turn would send now (the whole record, prepared as the turn prepares it).
    */
-  private async refreshFigure(): Promise<void> {
+  private refreshFigure(): Promise<void> {
+    // a capture saved after the turn ended (an error or a signal ends it before its capture
+    // write does) comes while the app closes: nothing is worked out on a store about to close
+    if (this.closing) return Promise.resolve();
+    return this.inBackground(this.workOutFigure());
+  }
+
+  /** Tracks work that is not awaited by its starter, so that close() can await it. */
+  private inBackground<T>(work: Promise<T>): Promise<T> {
+    this.background.add(work);
+    const done = (): void => void this.background.delete(work);
+    work.then(done, done);
+    return work;
+  }
+
+  private async workOutFigure(): Promise<void> {
     const run = ++this.figureRun;
     const session = this.current;
-    const superseded = (): boolean => run !== this.figureRun || session !== this.current;
+    // closing: the figure is shown nowhere any more, and the store must not be read again
+    const superseded = (): boolean => run !== this.figureRun || session !== this.current || this.closing;
     let figure: ContextFigure | undefined;
     try {
       const view = await this.inspectorView();
@@ -501,8 +529,9 @@ export class App implements Controller {
         );
         if (superseded()) return;
         // built as a turn builds it, with the tools: nothing until they are in, never a guess
-        const parts = this.parts ?? (await this.partsIn);
-        if (superseded()) return;
+        // parts that never load (their import failed) must not hold close() up
+        const parts = this.parts ?? (await Promise.race([this.partsIn, this.closeStarted]));
+        if (superseded() || !parts) return;
         if (whole) {
           const prepared = await parts.prepare(this.env(), this.messages.length);
           if (superseded()) return;
@@ -749,6 +778,9 @@ export class App implements Controller {
   }
 
   private async markPending(reason: string): Promise<void> {
+    // closing: nothing more is written; the next run that opens the session weighs the
+    // stored request against what it would send (staleReason)
+    if (this.closing) return;
     if (this.busy()) this.pendingAfterRun = reason;
     // a draft has sent nothing yet: its view is pending by nature
     if (this.stored) await this.opts.store.setPending(this.current.id, reason);
@@ -804,8 +836,10 @@ export class App implements Controller {
 
   async switchSession(id: string): Promise<void> {
     if (this.busy()) throw new Error("a turn is running; press Esc first");
+    const problem = sessionIdProblem(id);
+    if (problem) throw new UnknownSessionError(problem);
     const s = await this.opts.store.getSession(id);
-    if (!s) throw new UnknownSessionError(`no session with id "${id}"`);
+    if (!s) throw new UnknownSessionError(`no session with id ${quoteId(id)}`);
     await this.load(s);
     this.hub.emit({ type: "session" });
     this.hub.emit({ type: "info" });
@@ -999,11 +1033,15 @@ export class App implements Controller {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    this.closeBegun();
     this.abort?.abort();
     if (this.running) await this.running.catch(() => undefined);
     if (this.compacting) await this.compacting.catch(() => undefined);
     // every MCP server's process group ends with the app
     await this.ext.close().catch(() => undefined);
+    // what runs on the store unawaited ends before it closes; nothing new starts meanwhile
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
     await this.opts.store.close();
   }
 }
