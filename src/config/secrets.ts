@@ -24,7 +24,7 @@
 import path from "node:path";
 import { REDACT_MIN_KEY } from "../record/redaction.js";
 
-export { REDACT_MIN_KEY, REDACTED, KEY_PIECE, noRedaction, redactorFor, type Redactor } from "../record/redaction.js";
+export { REDACT_MIN_KEY, REDACTED, KEY_PIECE, keyHoldsSecret, noRedaction, redactorFor, type Redactor } from "../record/redaction.js";
 
 const CREDENTIAL_PARTS = new Set([
   "TOKEN",

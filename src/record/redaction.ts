@@ -55,3 +55,10 @@ function cutPieces(text: string, key: string): string {
   }
   return out;
 }
+
+/** Whether any key of a JSON value (a property's name, anywhere in a schema) holds a secret. */
+export function keyHoldsSecret(value: unknown, redact: Redactor): boolean {
+  if (Array.isArray(value)) return value.some((v) => keyHoldsSecret(v, redact));
+  if (value === null || typeof value !== "object") return false;
+  return Object.entries(value).some(([k, v]) => redact(k) !== k || keyHoldsSecret(v, redact));
+}
