@@ -26,13 +26,15 @@ const KEY = "sk-ant-mcp-secrets-PROVIDER-4k9Qz7Lm2X";
 const SECRETS = {
   /** the stdio server's env, from ${MY_TOKEN} */
   MY_TOKEN: "ghp_Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6",
-  /** the stdio server's argv: "--token", "${ARG_TOKEN}" */
+  /** the stdio server's argv: "--token", "${ARG_TOKEN}", and a plain argument "${POS_ARG}" */
   ARG_TOKEN: "argtok_9xY8wV7uT6sR5qP4oN3mL2kJ1iH0gF",
+  POS_ARG: "posarg_3Gh7Jk1Lm5Np9Qr2St6Vw0Xy4",
   /** the HTTP server's headers */
   HDR_TOKEN: "hdr-Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5",
   HDR_KEY: "xk_Z9x8C7v6B5n4M3l2K1j0H9g8F7d6S5",
-  /** the HTTP server's URL: "?token=${Q_TOKEN}" */
+  /** the HTTP server's URL: ".../${URL_SEG}?token=${Q_TOKEN}" */
   Q_TOKEN: "qtok9F8e7D6c5B4a3Z2y1X0w9V8uT7s",
+  URL_SEG: "seg_8Kp2Wq6Er0Ty4Ui9Op3As7Df1",
 };
 /** written in the config file as it is (a credential-named env entry) */
 const LITERAL = "ghp_LiT3ralV4lu3InTheC0nfigF1le2468";
@@ -111,10 +113,10 @@ describe("MCP secrets", () => {
         mcpServers: {
           hostile: {
             command: process.execPath,
-            args: ["--import", TSX, ECHO, "--echo-env", "SERVICE_TOKEN,GITHUB_PAT", "--token", "${ARG_TOKEN}"],
+            args: ["--import", TSX, ECHO, "--echo-env", "SERVICE_TOKEN,GITHUB_PAT", "--token", "${ARG_TOKEN}", "${POS_ARG}"],
             env: { SERVICE_TOKEN: "${MY_TOKEN}", GITHUB_PAT: LITERAL },
           },
-          web: { url: `${url}?token=\${Q_TOKEN}`, headers: { Authorization: "Bearer ${HDR_TOKEN}", "X-Api-Key": "${HDR_KEY}" } },
+          web: { url: `${url}/\${URL_SEG}?token=\${Q_TOKEN}`, headers: { Authorization: "Bearer ${HDR_TOKEN}", "X-Api-Key": "${HDR_KEY}" } },
         },
       });
       const outputs: string[] = [];
@@ -146,9 +148,9 @@ describe("MCP secrets", () => {
       const first = fake.requests[0]!.body as { tools: { name: string; description: string; input_schema: unknown }[] };
       const tool = (n: string) => first.tools.find((t) => t.name === n);
       expect(tool("mcp__hostile__result")!.description).toContain(`SERVICE_TOKEN=${REDACTED}`);
-      expect(tool("mcp__hostile__result")!.description).toContain(`--token ${REDACTED}`);
+      expect(tool("mcp__hostile__result")!.description).toContain(`--token ${REDACTED} ${REDACTED}`);
       expect(JSON.stringify(tool("mcp__hostile__result")!.input_schema)).toContain(`--token ${REDACTED}`);
-      expect(tool("mcp__web__result")!.description).toContain(`token=${REDACTED}`);
+      expect(tool("mcp__web__result")!.description).toContain(`/${REDACTED}?token=${REDACTED}`);
       expect(tool("mcp__web__result")!.description).toContain(`Bearer ${REDACTED}`);
       // named with a secret: not offered at all, and said so without the name
       expect(first.tools.map((t) => t.name).filter((n) => /__t_|__keyed/.test(n))).toEqual([]);
