@@ -13,8 +13,9 @@ export const THEME_CHOICES = ["dark", "light", "auto"] as const;
 export type ThemeChoice = (typeof THEME_CHOICES)[number];
 
 /** One MCP server, in the shape Claude Code, Codex and others use: `command`,
- * `args`, `env`, `cwd` for stdio; `url`, `headers` for Streamable HTTP. Values of `env` and
- * `headers` may name variables ("${GITHUB_TOKEN}") and are secrets: never stored or shown. */
+ * `args`, `env`, `cwd` for stdio; `url`, `headers` for Streamable HTTP. Any string may name
+ * variables ("${GITHUB_TOKEN}"); what of it is a secret (never stored or shown) is
+ * config/secrets.ts's rule. */
 export const mcpServerSchema = z
   .object({
     type: z.enum(["stdio", "http", "streamable-http", "sse"]).optional(),
@@ -66,6 +67,9 @@ export const configSchema = z
     idleTimeoutSeconds: z.number().positive().optional(),
     /** MCP servers by name (src/extensions/) */
     mcpServers: z.record(z.string(), mcpServerSchema).optional(),
+    /** env names (exact) whose values in any MCP server's "env" are secrets, beyond the names
+     * that look like credentials (config/secrets.ts); only the user's own file can say so */
+    mcpSecretEnv: z.array(z.string().min(1)).optional(),
     /** MCP tools (mcp__server__tool, or mcp__server__* for all of a server's) that may run in read-only mode */
     allowInReadOnly: z
       .array(

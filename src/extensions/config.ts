@@ -1,14 +1,17 @@
 // Which MCP servers a run has: "mcpServers" in the config file and in the workspace's
 // .mcp.json (same shape), normalized into ServerSpecs. `${VAR}` (and `${VAR:-default}`) in
-// any string is read from the environment; the values of `env` and `headers` are secrets:
-// they are kept only in memory and handed to the redactor, never shown (the listing names
+// any string is read from the environment. What of an entry is a secret (every expanded
+// value, headers, credential-named env entries and flags) is config/secrets.ts's rule; the
+// secrets are kept only in memory and handed to the redactor, never shown (the listing names
 // variables, not values).
 import crypto from "node:crypto";
+import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { loadConfig, mcpServerSchema, type McpServerConfig } from "../config/config.js";
 import { readStartFileSync, StartFileError, decodeUtf8 } from "../config/files.js";
 import { messageOf } from "../record/errors.js";
+import { credentialName, secretsAmong } from "../config/secrets.js";
 
 /** The project file, beside the code: it can run commands, so it waits for approval. */
 export const PROJECT_FILE = ".mcp.json";
@@ -38,7 +41,7 @@ export interface ServerSpec {
   /** what it runs as the file writes it (`${VAR}` unexpanded, so no value of the
    * environment): the command and its arguments, or the URL; shown before approving */
   launch: string;
-  /** its env and header values, expanded: cut out of everything once it may start */
+  /** what of it is a secret (config/secrets.ts), expanded: cut out of everything once it may start */
   secrets: string[];
   /** a hash of everything that starts it (secrets included, kept in memory only): /reload
    * restarts a server whose fingerprint changed */
@@ -47,7 +50,7 @@ export interface ServerSpec {
 
 export interface ExtensionConfig {
   servers: ServerSpec[];
-  /** every env and header value, expanded: cut out of everything stored, sent or shown */
+  /** every server's secrets: cut out of everything stored, sent or shown */
   secrets: string[];
   /** tool names that may run in read-only mode (exact, or "mcp__server__*") */
   allowInReadOnly: string[];
@@ -59,11 +62,15 @@ export interface ExtensionConfig {
 
 const projectFileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) }).loose();
 
-/** `${VAR}` and `${VAR:-default}`; a variable that is not set is a problem named by where it was. */
-export function expandVars(value: string, env: NodeJS.ProcessEnv, where: string): string {
+/** `${VAR}` and `${VAR:-default}`; a variable that is not set is a problem named by where it
+ * was. `onValue` gets each value read from the environment (a default is the file's own text). */
+export function expandVars(value: string, env: NodeJS.ProcessEnv, where: string, onValue?: (v: string) => void): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, dflt: string | undefined) => {
     const v = env[name];
-    if (v !== undefined && v !== "") return v;
+    if (v !== undefined && v !== "") {
+      onValue?.(v);
+      return v;
+    }
     if (dflt !== undefined) return dflt;
     throw new Error(`${where} names \${${name}}, which is not set in the environment`);
   });
@@ -83,29 +90,42 @@ function hash(v: unknown): string {
   return crypto.createHash("sha256").update(JSON.stringify(v)).digest("hex");
 }
 
+interface EntryPlace {
+  origin: ServerSpec["origin"];
+  file: string;
+  workspace: string;
+  /** env names the user's config marks as secrets ("mcpSecretEnv") */
+  secretEnv?: readonly string[];
+}
+
+/** The arguments that follow (or are part of) a flag named like a credential: "--token X",
+ * "--api-key=X". Argv is readable by local users (/proc), but a server may echo it. */
+function flagValues(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const [i, a] of args.entries()) {
+    const m = /^--?([A-Za-z][A-Za-z0-9_.-]*)(?:=([\s\S]*))?$/.exec(a);
+    if (!m || !credentialName(m[1]!)) continue;
+    const v = m[2] ?? args[i + 1];
+    if (v !== undefined) out.push(v);
+  }
+  return out;
+}
+
 /** One entry of mcpServers as a spec; never throws: a bad entry carries its problem. Its
- * secrets are the spec's own and are added to `secrets`. */
-export function normalizeServer(
-  name: string,
-  raw: unknown,
-  where: { origin: ServerSpec["origin"]; file: string; workspace: string },
-  env: NodeJS.ProcessEnv,
-  secrets: string[],
-): ServerSpec {
-  const own: string[] = [];
-  const spec = normalizeEntry(name, raw, where, env, own);
-  spec.secrets = own.filter((v) => v.length > 0);
+ * secrets (config/secrets.ts: the candidates of normalizeEntry that pass the rule) are the
+ * spec's own and are added to `secrets`. */
+export function normalizeServer(name: string, raw: unknown, where: EntryPlace, env: NodeJS.ProcessEnv, secrets: string[]): ServerSpec {
+  const candidates: string[] = [];
+  const spec = normalizeEntry(name, raw, where, env, candidates);
+  spec.secrets = secretsAmong(candidates, { workspace: where.workspace, ...(env.HOME ? { home: env.HOME } : {}), exists: (p) => fs.existsSync(p) });
   secrets.push(...spec.secrets);
   return spec;
 }
 
-function normalizeEntry(
-  name: string,
-  raw: unknown,
-  where: { origin: ServerSpec["origin"]; file: string; workspace: string },
-  env: NodeJS.ProcessEnv,
-  secrets: string[],
-): ServerSpec {
+/** `secrets` collects the candidates: every value read from the environment, header values,
+ * env values of credential names (or names marked secret), credential flags' arguments, a
+ * URL's credentials and query values. */
+function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: NodeJS.ProcessEnv, secrets: string[]): ServerSpec {
   const base: ServerSpec = {
     name,
     origin: where.origin,
@@ -136,16 +156,21 @@ function normalizeEntry(
   if (c.type === "stdio" && c.command === undefined) return bad('"type": "stdio" needs "command"');
   if ((c.type === "http" || c.type === "streamable-http") && c.url === undefined) return bad(`"type": "${c.type}" needs "url"`);
   try {
-    const x = (v: string, field: string): string => expandVars(v, env, `field "${field}"`);
+    // every value read from the environment is a candidate, wherever it is expanded
+    const x = (v: string, field: string): string => expandVars(v, env, `field "${field}"`, (value) => secrets.push(value));
     if (c.command !== undefined) {
       if (c.headers !== undefined) return bad('"headers" go with "url"; a stdio server takes "env"');
       const envOut: Record<string, string> = {};
       for (const [k, v] of Object.entries(c.env ?? {})) {
         envOut[k] = x(v, `env.${k}`);
-        secrets.push(envOut[k]);
+        if (credentialName(k) || where.secretEnv?.includes(k)) secrets.push(envOut[k]);
+        // a URL's password or token is a secret whatever the variable's name
+        else if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(envOut[k])) secrets.push(...urlCredentials(envOut[k]));
       }
       const cwd = c.cwd !== undefined ? path.resolve(where.workspace, x(c.cwd, "cwd")) : where.workspace;
-      const transport: Transport = { kind: "stdio", command: x(c.command, "command"), args: (c.args ?? []).map((a, i) => x(a, `args.${i}`)), env: envOut, cwd };
+      const args = (c.args ?? []).map((a, i) => x(a, `args.${i}`));
+      secrets.push(...flagValues(args));
+      const transport: Transport = { kind: "stdio", command: x(c.command, "command"), args, env: envOut, cwd };
       return { ...base, transport, fingerprint: hash([transport, base.startupTimeoutMs, base.toolTimeoutMs, base.disabled]) };
     }
     if (c.env !== undefined || c.args !== undefined || c.cwd !== undefined) return bad('"env", "args" and "cwd" go with "command"; a Streamable HTTP server takes "headers"');
@@ -157,19 +182,32 @@ function normalizeEntry(
       return bad(`"url" is not a URL (got "${c.url}")`);
     }
     if (u.protocol !== "http:" && u.protocol !== "https:") return bad(`"url" must be http(s) (got "${c.url}")`);
+    secrets.push(...urlCredentials(url));
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(c.headers ?? {})) {
       headers[k] = x(v, `headers.${k}`);
+      // "Bearer TOKEN": the rule takes the token alone (it may be echoed without its scheme)
       secrets.push(headers[k]);
-      // "Bearer TOKEN": the token alone is a secret too (it may be echoed without its scheme)
-      const token = /^\S+\s+(\S{12,})$/.exec(headers[k])?.[1];
-      if (token) secrets.push(token);
     }
     const transport: Transport = { kind: "http", url, headers };
     return { ...base, transport, fingerprint: hash([transport, base.startupTimeoutMs, base.toolTimeoutMs, base.disabled]) };
   } catch (e) {
     return bad(messageOf(e));
   }
+}
+
+/** A URL's user name and password, and the values of its query parameters named like
+ * credentials ("?token=…", "&api_key=…"): the rest of a URL the file writes is ordinary text. */
+function urlCredentials(url: string): string[] {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  const out = [u.username, u.password].filter((v) => v.length > 0);
+  for (const [k, v] of u.searchParams) if (credentialName(k)) out.push(v);
+  return out;
 }
 
 /** Reads the user's config (mcpServers, allowInReadOnly) and the workspace's .mcp.json. A
@@ -181,11 +219,13 @@ export function loadExtensionConfig(opts: { configFile?: string; workspace: stri
   const problems: string[] = [];
   const servers: ServerSpec[] = [];
   let allowInReadOnly: string[] = [];
+  let secretEnv: string[] = [];
   if (opts.configFile) {
     const { config, file } = loadConfig(opts.configFile);
     allowInReadOnly = config.allowInReadOnly ?? [];
+    secretEnv = config.mcpSecretEnv ?? [];
     for (const [name, raw] of Object.entries(config.mcpServers ?? {})) {
-      servers.push(normalizeServer(name, raw, { origin: "config", file, workspace: opts.workspace }, env, secrets));
+      servers.push(normalizeServer(name, raw, { origin: "config", file, workspace: opts.workspace, secretEnv }, env, secrets));
     }
   }
   const file = path.join(opts.workspace, PROJECT_FILE);
@@ -208,7 +248,7 @@ export function loadExtensionConfig(opts: { configFile?: string; workspace: stri
             problems.push(`${file}: server "${name}" is also in ${opts.configFile}; the config file's is used`);
             continue;
           }
-          servers.push(normalizeServer(name, raw, { origin: "project", file, workspace: opts.workspace }, env, secrets));
+          servers.push(normalizeServer(name, raw, { origin: "project", file, workspace: opts.workspace, secretEnv }, env, secrets));
         }
       }
     } catch (e) {

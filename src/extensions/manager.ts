@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { ContextItem } from "../provider/types.js";
 import type { ToolDef, ToolOutput } from "../tools/types.js";
 import { messageOf } from "../record/errors.js";
+import { keyHoldsSecret } from "../config/secrets.js";
 import { assertNever } from "../record/types.js";
 import { sanitizeForTerminal } from "../text/sanitize.js";
 import { loadExtensionConfig, PROJECT_FILE, type ExtensionConfig, type ServerSpec } from "./config.js";
@@ -235,8 +236,15 @@ export class ExtensionManager {
   }
 
   private rebuildTools(): void {
-    const entries = this.servers.flatMap((s) => (s.state === "ready" ? s.tools.map((t) => ({ server: s.spec.name, tool: t.name, value: { s, t } })) : []));
+    const all = this.servers.flatMap((s) => (s.state === "ready" ? s.tools.map((t) => ({ server: s.spec.name, tool: t.name, value: { s, t } })) : []));
+    // a name (the tool's, or a property's in its schema) that holds a secret cannot be sent:
+    // the request would carry it, and a cut one is no name. Refused, without the name; this
+    // runs again whenever servers or secrets change (turn/redact.ts leaves such a tool out of
+    // every request in any case)
+    const secretNamed = all.filter((e) => this.opts.redact(e.tool) !== e.tool || keyHoldsSecret(e.value.t.inputSchema, this.opts.redact));
+    const entries = all.filter((e) => !secretNamed.includes(e));
     const { named, refused } = assignNames(entries);
+    for (const e of secretNamed) refused.push({ server: e.server, message: `a tool of server "${e.server}" is not offered: its name, or a name in its input schema, holds a secret` });
     for (const r of refused) if (!this.refused.some((x) => x.message === r.message)) this.opts.onNotice("warning", `MCP: ${r.message}`);
     this.refused = refused;
     this.owners = new Map(named.map((n) => [n.wire, n.value.s]));
@@ -320,7 +328,8 @@ export class ExtensionManager {
       state: s.state,
       tools: s.state === "ready" ? [...this.owners.values()].filter((o) => o === s).length : 0,
       approval: this.approvalOf(s.spec),
-      ...(s.lastError ? { lastError: s.lastError } : s.spec.problem ? { lastError: s.spec.problem } : {}),
+      // cut again: a secret may have joined since it was said (an approval, a /reload)
+      ...(s.lastError ? { lastError: this.opts.redact(s.lastError) } : s.spec.problem ? { lastError: s.spec.problem } : {}),
       envNames: s.spec.envNames,
       headerNames: s.spec.headerNames,
       ...(s.conn?.pid !== undefined ? { pid: s.conn.pid } : {}),

@@ -14,6 +14,7 @@ import {
   type StreamResult,
 } from "./types.js";
 import { formatInt } from "../record/numbers.js";
+import { REDACTED, redactorFor } from "../record/redaction.js";
 
 // undici is loaded with the first request, not at start-up: the screen should not wait for
 // an HTTP client it does not use yet (about 60 ms and 11 MB on these machines).
@@ -501,7 +502,7 @@ function streamFailure(
     const kept = err.kind === "too_large" && outputStarted ? "; what arrived up to the bound was kept" : "";
     const rule = err.rule ? ` (${who.label}; ${err.rule})` : "";
     const e = make(err.message + kept + rule, err.kind);
-    if (err.retryable && !outputStarted) return { retry: { reason: err.message, error: e } };
+    if (err.retryable && !outputStarted) return { retry: { reason: scrub(err.message, args.secret), error: e } };
     return { fail: e };
   }
   const code = netCode(err);
@@ -691,9 +692,11 @@ function snippet(text: string): string {
   return one.length > 300 ? `${one.slice(0, 300)}…` : one;
 }
 
+/** The key out of a message: every copy, and (through the one redactor) the pieces of it a
+ * server may quote, such as a 401 that echoes the key's head and tail. */
 export function scrub(text: string, secret: string | undefined): string {
   if (!secret || secret.length < 4) return text;
-  return text.split(secret).join("[redacted key]");
+  return redactorFor(() => [secret])(text.split(secret).join(REDACTED));
 }
 
 export function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

@@ -96,6 +96,8 @@ export interface FaultStep {
   pingEveryMs?: number;
   /** slow_content: time between content events (default 1000 ms) */
   contentEveryMs?: number;
+  /** error_event: the error's message (default the provider's own overload sentence) */
+  message?: string;
 }
 
 /** What the fake sent for one fault step: whether it got to the end, or the client hung up. */
@@ -871,8 +873,8 @@ async function renderFault(ctx: RenderCtx, step: FaultStep): Promise<void> {
       for (const f of opening) out.write(f);
       out.write(
         ctx.shape === "anthropic"
-          ? sse("error", { type: "error", error: { type: "overloaded_error", message: "Overloaded" } })
-          : sse(undefined, { error: { message: "The server had an error while processing your request.", type: "server_error", param: null, code: null } }),
+          ? sse("error", { type: "error", error: { type: "overloaded_error", message: step.message ?? "Overloaded" } })
+          : sse(undefined, { error: { message: step.message ?? "The server had an error while processing your request.", type: "server_error", param: null, code: null } }),
       );
       out.end();
       return;

@@ -50,7 +50,8 @@ describe("MCP configuration", () => {
     expect(problem("ftp")).toContain('"url" must be http(s)');
     expect(problem("good")).toBe("");
     expect(problem("web")).toBe("");
-    expect(c.secrets).toEqual(expect.arrayContaining(["tok-good-0123456789", "Bearer tok-web-0123456789", "tok-web-0123456789"]));
+    // a header's token alone (its scheme is an ordinary word)
+    expect(c.secrets.sort()).toEqual(["tok-good-0123456789", "tok-web-0123456789"]);
     const { m } = managerFor({ workspace: dir, configFile, env: { GOOD_TOKEN: "tok-good-0123456789", WEB_TOKEN: "tok-web-0123456789" } });
     const listing = m.describe();
     expect(listing).toContain("both (none): invalid");
@@ -122,7 +123,7 @@ describe("MCP configuration", () => {
     process.env.XDG_STATE_HOME = state;
     try {
       const configFile = path.join(dir, "config.json");
-      await fs.writeFile(configFile, JSON.stringify({ mcpServers: { mine: { command: "/nonexistent/mine", env: { K: "config-secret-value-0001" } } } }));
+      await fs.writeFile(configFile, JSON.stringify({ mcpServers: { mine: { command: "/nonexistent/mine", env: { SERVICE_TOKEN: "config-secret-value-0001" } } } }));
       await fs.writeFile(
         path.join(dir, ".mcp.json"),
         JSON.stringify({ mcpServers: { proj: { command: "/nonexistent/proj", args: ["--token", "${PROJ_TOKEN}"], env: { WORDS: "ordinary words a file could pick" } } } }),
@@ -135,7 +136,8 @@ describe("MCP configuration", () => {
       expect(listing).toContain("proj runs: /nonexistent/proj --token ${PROJ_TOKEN} (env: WORDS)");
       expect(listing).not.toContain("expanded-token-value-0002");
       expect(await m.approveProject()).toContain("Approved");
-      expect(m.secrets()).toEqual(["config-secret-value-0001", "ordinary words a file could pick"]);
+      // the expanded argument is a secret; the file's own words are none
+      expect(m.secrets()).toEqual(["config-secret-value-0001", "expanded-token-value-0002"]);
       expect(m.describe()).not.toContain("proj runs:");
       await m.close();
     } finally {

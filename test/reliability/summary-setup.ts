@@ -63,6 +63,7 @@ export function teardown(): void {
     streamBound: read("stream-bound"),
     processes: read("processes"),
     io: read("io-boundary"),
+    mcpSecrets: read("mcp-secrets"),
   };
   fs.rmSync(runDir, { recursive: true, force: true });
   if (Object.values(f).every((x) => x === undefined)) return; // no reliability file ran
@@ -114,6 +115,10 @@ export function teardown(): void {
       f.io ? `${num(f.io.storeFaultsNamed)}/${num(f.io.storeFaultsTried)} / ${num(f.io.startFilesRefused)}/${num(f.io.startFilesTried)}` : notRun,
     ],
     ["keys in the agent's /proc environ / loose file modes left", f.io ? `${num(f.io.keysInEnviron)} of ${num(f.io.environsRead)} read / ${num(f.io.looseModesLeft)}` : notRun],
+    [
+      "MCP secrets found in requests/records/pages",
+      f.mcpSecrets ? `${num(f.mcpSecrets.secretsFound)} (${num(f.mcpSecrets.secrets)} secrets and their pieces, ${num(f.mcpSecrets.placesChecked)} places checked)` : notRun,
+    ],
     ["secrets found", `${secretsFound}${f.secrets ? ` (${num(f.secrets.placesScanned)} outputs and every file of every home scanned)` : ""}`],
   ];
   const w = Math.max(...rows.map(([n]) => n.length));

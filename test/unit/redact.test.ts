@@ -67,6 +67,44 @@ describe("redaction of what is stored and sent", () => {
     expect(JSON.stringify(req)).toContain(KEY); // the input is not changed in place
   });
 
+  it("cuts the key out of the tools: descriptions and every string of a schema, nested; a tool named with a key is left out", () => {
+    const plain = { name: "read", description: "reads", inputSchema: { type: "object", properties: { path: { type: "string" } } } };
+    const req: Request = {
+      provider: "anthropic",
+      model: "m",
+      system: "s",
+      context: [],
+      history: [],
+      tools: [
+        plain,
+        {
+          name: "mcp__srv__echo",
+          description: `echoes ${KEY}`,
+          inputSchema: {
+            type: "object",
+            title: KEY,
+            properties: {
+              a: { type: "string", description: `d ${KEY}`, default: KEY, enum: [KEY, "x"], examples: [`e ${KEY.slice(0, 20)}`], pattern: `^${KEY}$` },
+              nested: { type: "object", properties: { deep: { type: "array", items: { type: "string", description: KEY } } } },
+            },
+          },
+        },
+        { name: `mcp__srv__t_${KEY}`, description: "named", inputSchema: { type: "object", properties: {} } },
+        { name: "mcp__srv__keyed", description: "keyed", inputSchema: { type: "object", properties: { [`k_${KEY}`]: { type: "string" } } } },
+      ],
+      maxOutputTokens: 1,
+      reasoning: "off",
+    };
+    const out = redactRequest(req, redact);
+    expect(out.tools.map((t) => t.name)).toEqual(["read", "mcp__srv__echo"]);
+    expect(out.tools[0]).toBe(plain);
+    const json = JSON.stringify(out.tools);
+    expect(json).not.toContain(KEY);
+    expect(json).not.toContain(KEY.slice(0, 16)); // a piece at a cut too
+    expect(out.tools[1]!.description).toBe(`echoes ${REDACTED}`);
+    expect(JSON.stringify(out.tools[1]!.inputSchema)).toContain(`"enum":["${REDACTED}","x"]`);
+  });
+
   it("leaves placeholder keys of local servers alone", () => {
     expect("short".length).toBeLessThan(REDACT_MIN_KEY);
     expect(redact("a short word")).toBe("a short word");

@@ -122,7 +122,8 @@ function isOwnApi(provider: ProviderName, url: string): boolean {
 }
 
 export class App implements Controller {
-  private readonly hub = new EventHub();
+  /** every notice, retry reason and turn error passes the one redactor on its way out */
+  private readonly hub = new EventHub((t) => this.redactKeys(t));
   private current!: Session;
   private messages: StoredMessage[] = [];
   /** settles when messages holds the whole record (see load) */
@@ -770,7 +771,8 @@ export class App implements Controller {
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
     this.hub.emit({ type: "info" });
-    return outcome;
+    // the error quotes the provider or a server: headless mode prints it
+    return outcome.error ? { ...outcome, error: this.redactKeys(outcome.error) } : outcome;
   }
 
   interrupt(): void {
@@ -823,7 +825,8 @@ export class App implements Controller {
           const got = await fetchModels({ provider, baseUrl, ...(apiKey ? { apiKey } : {}) });
           return { ...base, served: got.models, ...(got.more ? { more: true } : {}) };
         } catch (e) {
-          return { ...base, error: e instanceof (await import("../../provider/models.js")).ModelsError ? e.message : `the model list failed: ${messageOf(e)}` };
+          const why = e instanceof (await import("../../provider/models.js")).ModelsError ? e.message : `the model list failed: ${messageOf(e)}`;
+          return { ...base, error: this.redactKeys(why) };
         }
       }),
     );

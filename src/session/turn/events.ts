@@ -4,6 +4,7 @@
 // answer carry the same id, so a front end never has to guess which live item a stored
 // message is.
 import type { StoredMessage } from "../../record/types.js";
+import { assertNever } from "../../record/types.js";
 import type { Usage } from "../../provider/types.js";
 import type { PermissionRequest, PermissionAnswer } from "../../tools/types.js";
 
@@ -56,10 +57,15 @@ export interface SubscribeOptions {
   answersPermissions?: boolean;
 }
 
-/** The one channel from a session to its front ends. */
+/** The one channel from a session to its front ends. What it carries of text from outside
+ * that no other gate has cut (notices, which quote provider and server errors; retry reasons;
+ * a turn's error) passes `redact` here, so no front end, and no log a front end writes, shows
+ * a secret or a piece of one. */
 export class EventHub {
   private readonly listeners = new Map<Listener, SubscribeOptions>();
   private nextAnswer = 1;
+
+  constructor(private readonly redact: (text: string) => string = (t) => t) {}
 
   subscribe(fn: Listener, opts: SubscribeOptions = {}): () => void {
     this.listeners.set(fn, opts);
@@ -68,9 +74,46 @@ export class EventHub {
     };
   }
 
-  emit(e: SessionEvent): void {
+  emit(event: SessionEvent): void {
+    const e = this.cut(event);
     // a copy: a listener may unsubscribe (or subscribe another) while being told
     for (const fn of [...this.listeners.keys()]) fn(e);
+  }
+
+  private cut(e: SessionEvent): SessionEvent {
+    switch (e.type) {
+      case "notice": {
+        const text = this.redact(e.text);
+        return text === e.text ? e : { ...e, text };
+      }
+      case "retry": {
+        const reason = this.redact(e.reason);
+        return reason === e.reason ? e : { ...e, reason };
+      }
+      case "turn_end": {
+        if (e.error === undefined) return e;
+        const error = this.redact(e.error);
+        return error === e.error ? e : { ...e, error };
+      }
+      // stored messages and tool output are cut where they are made; the rest is the model's
+      // own stream (a delta may hold any part of a word) or carries no text
+      case "message":
+      case "answer_start":
+      case "text_delta":
+      case "reasoning_delta":
+      case "tool_input":
+      case "state":
+      case "tool_start":
+      case "tool_end":
+      case "permission":
+      case "usage":
+      case "capture":
+      case "session":
+      case "info":
+        return e;
+      default:
+        return assertNever(e, "session event");
+    }
   }
 
   /** whether anyone is there to answer a permission question */

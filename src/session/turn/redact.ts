@@ -5,8 +5,8 @@
 // common case costs one scan and no copies.
 import type { Block, ReasoningBlock } from "../../record/types.js";
 import { assertNever } from "../../record/types.js";
-import type { ContextItem, ProseMessage, ProsePart, ReasoningPart, Request, WireMessage, WirePart } from "../../provider/types.js";
-import type { Redactor } from "../../config/secrets.js";
+import type { ContextItem, ProseMessage, ProsePart, ReasoningPart, Request, ToolSchema, WireMessage, WirePart } from "../../provider/types.js";
+import { keyHoldsSecret, type Redactor } from "../../config/secrets.js";
 
 /** Every string inside a JSON value (a tool call's input), redacted. */
 function redactJson(value: unknown, redact: Redactor): unknown {
@@ -138,16 +138,41 @@ function redactItem(c: ContextItem, redact: Redactor): ContextItem {
 }
 
 /**
+ * A tool as it may be sent: its description and every string of its input schema
+ * (descriptions, defaults, enums, titles, examples, patterns) redacted. An MCP server writes
+ * these, and they are cut here, as each request is built, rather than when the server sends
+ * them: the secrets can change after (a /reload, an approved .mcp.json whose values another
+ * server mentions), and each request is cut with the secrets the run knows then. A tool whose
+ * name, or a key of whose schema, holds a secret is left out (undefined): a cut name is no
+ * name the model could call, and providers refuse property names outside [A-Za-z0-9_.-] (the
+ * manager refuses such a tool by name before this).
+ */
+function redactTool(t: ToolSchema, redact: Redactor): ToolSchema | undefined {
+  if (redact(t.name) !== t.name || keyHoldsSecret(t.inputSchema, redact)) return undefined;
+  const description = redact(t.description);
+  const inputSchema = redactJson(t.inputSchema, redact) as Record<string, unknown>;
+  return description === t.description && inputSchema === t.inputSchema ? t : { ...t, description, inputSchema };
+}
+
+function redactTools(tools: ToolSchema[], redact: Redactor): ToolSchema[] {
+  const out = tools.map((t) => redactTool(t, redact));
+  if (out.every((t, i) => t === tools[i])) return tools;
+  return out.filter((t): t is ToolSchema => t !== undefined);
+}
+
+/**
  * The request as it may leave the process and enter the record. Everything in it was
  * already redacted where it entered (stored blocks, project context); this is the last
- * gate, so a path added later cannot carry a key into a capture.
+ * gate, so a path added later cannot carry a key into a capture. The tools are cut here
+ * only (see redactTool).
  */
 export function redactRequest(req: Request, redact: Redactor): Request {
   const system = redact(req.system);
   const context = req.context.map((c) => redactItem(c, redact));
   const history = redactMessages(req.history, redact);
   const live = req.live ? redactMessages(req.live, redact) : undefined;
-  const same = system === req.system && context.every((c, i) => c === req.context[i]) && history === req.history && live === req.live;
+  const tools = redactTools(req.tools, redact);
+  const same = system === req.system && context.every((c, i) => c === req.context[i]) && history === req.history && live === req.live && tools === req.tools;
   if (same) return req;
-  return live ? { ...req, system, context, history, live } : { ...req, system, context, history };
+  return live ? { ...req, system, context, history, live, tools } : { ...req, system, context, history, tools };
 }

@@ -1,0 +1,78 @@
+// What counts as a secret, end to end (src/config/secrets.ts): the built CLI headless, the
+// faulty MCP server telling its env values back, the strict fake provider, a real SQLite
+// file. A server given the workspace path as PROJECT_ROOT, and an approved .mcp.json naming
+// a word API_KEY, blank nothing: the path and the word stay in the prompt, the tool output,
+// the request, the record and the answer. A real token given as ${MY_TOKEN} is cut out of all
+// of them.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import crypto from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
+import { allFiles, makeHome, runCli } from "../helpers/cli.js";
+import { faultyStdio } from "../helpers/mcp-servers.js";
+import { approve } from "../../src/extensions/approvals.js";
+import { REDACTED } from "../../src/config/secrets.js";
+import { readRecord, writeConfig } from "../reliability/lib.js";
+
+const KEY = "sk-test-albedo-RULE-5521";
+const TOKEN = "ghp_R3alL00kingT0ken9a8B7c6D5e4F3g2H1";
+let fake: FakeProvider;
+
+beforeAll(async () => {
+  fake = await startFakeProvider({ key: KEY });
+});
+afterAll(async () => {
+  await fake.close();
+});
+
+describe("what counts as a secret", () => {
+  it("the workspace path given as PROJECT_ROOT and a word an approved .mcp.json calls API_KEY are not blanked; a real token is", async () => {
+    const h = await makeHome({ ANTHROPIC_API_KEY: KEY, MY_TOKEN: TOKEN });
+    const ws = h.workspace;
+    await writeConfig(h, { permission: "auto", mcpServers: { mine: { ...faultyStdio(), env: { PROJECT_ROOT: ws, SERVICE_TOKEN: "${MY_TOKEN}" } } } });
+    const project = JSON.stringify({ mcpServers: { proj: { ...faultyStdio(), env: { API_KEY: "implementation" } } } });
+    await fs.writeFile(path.join(ws, ".mcp.json"), project);
+    approve(ws, crypto.createHash("sha256").update(project).digest("hex"), path.join(h.env.XDG_STATE_HOME as string, "albedo", "mcp-approvals.json"));
+
+    const answer = `The workspace is ${ws}; the implementation is fine.`;
+    fake.script(
+      {
+        toolCalls: [
+          { name: "bash", input: { command: "pwd" } },
+          { name: "mcp__mine__env", input: { name: "PROJECT_ROOT" } },
+          { name: "mcp__mine__env", input: { name: "SERVICE_TOKEN" } },
+          { name: "mcp__proj__env", input: { name: "API_KEY" } },
+        ],
+      },
+      { text: answer },
+    );
+    const r = await runCli(["-p", `look at ${ws} and the implementation`, "--base-url", fake.anthropicBase, "--provider", "anthropic", "--model", "claude-sonnet-4-5"], h);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${answer}\n`);
+    expect(fake.rejections()).toEqual([]);
+
+    // what the provider was sent: the path and the word as they are, the token cut
+    const sent = fake.requests.at(-1)!.rawBody;
+    expect(sent).toContain(`look at ${ws} and the implementation`);
+    expect(sent).toContain(`value=${ws}`);
+    expect(sent).toContain("value=implementation");
+    expect(sent).toContain(`value=${REDACTED}`);
+    expect(sent).not.toContain(TOKEN);
+    const results = JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1));
+    expect(results).toContain(ws); // pwd's output
+    // before any tool ran, nothing at all was cut (system prompt, context, prompt, tools)
+    expect(fake.requests[0]!.rawBody).toContain(ws);
+    expect(fake.requests[0]!.rawBody).not.toContain(REDACTED);
+
+    // the record: prompt, tool output and answer as they were
+    const { messages } = await readRecord(h.db);
+    const stored = JSON.stringify(messages.map((m) => m.blocks));
+    expect(stored).toContain(`look at ${ws} and the implementation`);
+    expect(stored).toContain(`value=${ws}`);
+    expect(stored).toContain("value=implementation");
+    expect(stored).toContain(answer);
+    expect(stored).toContain(`value=${REDACTED}`);
+    for (const f of await allFiles(h.root)) expect((await fs.readFile(f)).includes(TOKEN), f).toBe(false);
+  }, 90_000);
+});
