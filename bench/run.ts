@@ -30,6 +30,7 @@ const BENCHES: Bench[] = [
   { name: "compaction", what: "compaction strategies", run: runCompaction },
   { name: "cache", what: "prompt caching: 40-turn session per compaction strategy", run: async (q) => (await import("./cache.js")).benchCache(q) },
   { name: "mcp", what: "first usable frame with two MCP servers vs none (issue 18)", cli: true, run: async (q) => (await import("./mcp.js")).benchMcp(q) },
+  { name: "mcp-wire", what: "an MCP server's output: a 15 MB result, a flood of notifications", run: async (q) => (await import("./mcp.js")).benchMcpWire(q) },
 ];
 
 /** bench/compaction.ts belongs to another part of the project; its rows are taken as they come. */

@@ -1,13 +1,17 @@
 // One running MCP server, through the official SDK: connect (initialize) within the startup
 // timeout, list its tools (every page), call a tool with its own timeout and the turn's
-// signal (the SDK sends notifications/cancelled on abort), and stop it. This module pulls in
-// the SDK, so the manager imports it only when a server is configured.
+// signal (the SDK sends notifications/cancelled on abort), and stop it. What the server sends
+// unasked passes a NotificationGate first (notifications.ts): a flood is dropped before the
+// SDK's protocol layer, and tools/list_changed becomes a coalesced refetch of ours. This
+// module pulls in the SDK, so the manager imports it only when a server is configured.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError, type JSONRPCMessage, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../record/errors.js";
+import { assertNever } from "../record/types.js";
 import type { ServerSpec } from "./config.js";
+import { Coalescer, NotificationGate, REFETCH_INTERVAL_MS } from "./notifications.js";
 import { GroupStdioTransport } from "./stdio.js";
 
 export interface McpTool {
@@ -31,6 +35,71 @@ export interface ConnectHooks {
   onTools(tools: McpTool[], note: string | undefined): void;
   /** the connection ended without close() (a crash, a dropped link): why */
   onLost(reason: string): void;
+  /** the server misbehaves and is still connected (a flood of notifications): a sentence
+   * whose subject is the server. May come while it starts, before connect() returns. */
+  onWarning(text: string): void;
+}
+
+/**
+ * A transport whose incoming messages pass the gate first: only what it lets pass reaches
+ * the protocol layer (which sets onmessage here), and tools/list_changed goes to `changed`.
+ * Our stdio transport asks the gate before it validates a message; others after.
+ */
+class GatedTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+
+  constructor(
+    private readonly inner: Transport,
+    gate: NotificationGate,
+    changed: () => void,
+  ) {
+    const admit = (message: object): boolean => {
+      const verdict = gate.judge(message);
+      switch (verdict) {
+        case "pass":
+          return true;
+        case "drop":
+          return false;
+        case "tools changed":
+          changed();
+          return false;
+        default:
+          return assertNever(verdict, "verdict");
+      }
+    };
+    if (inner instanceof GroupStdioTransport) {
+      inner.screen = admit;
+      inner.onmessage = (message) => this.onmessage?.(message);
+    } else {
+      inner.onmessage = (message, extra) => {
+        if (admit(message)) this.onmessage?.(message, extra);
+      };
+    }
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (e) => this.onerror?.(e);
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
 }
 
 // A server's tool list joins every request: it is bounded like everything from outside.
@@ -116,57 +185,17 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
       throw new Error(`unexpected transport ${JSON.stringify(never)}`);
     }
   }
-  const client = new Client(
-    { name: "albedo-tui", version: "0.1.0" },
-    {
-      capabilities: {},
-      listChanged: {
-        tools: {
-          onChanged: (err, tools) => {
-            if (!err && tools) {
-              const b = boundTools(toolsOf(tools));
-              hooks.onTools(b.tools, b.note);
-            }
-          },
-        },
-      },
-    },
-  );
-  let closing = false;
-  const exitNote = (): string => {
-    const ex = stdio?.exit;
-    const how = ex ? (ex.signal ? ` (killed by ${ex.signal})` : ex.code !== null ? ` (exit code ${ex.code})` : "") : "";
-    const err = stdio?.stderr().trim().split("\n").slice(-3).join(" | ");
-    return `${how}${err ? `; its last words on stderr: ${err.slice(-300)}` : ""}`;
-  };
-  client.onclose = () => {
-    if (closing) return;
-    if (stdio?.fault) hooks.onLost(`${stdio.fault}${exitNote()}`);
-    else hooks.onLost(`the server ${t.kind === "stdio" ? "exited" : "closed the connection"}${exitNote()}`);
-  };
-  const close = async (): Promise<void> => {
-    closing = true;
-    try {
-      await client.close();
-    } catch {
-      // already gone
-    }
-    await stdio?.close();
-  };
+  const client = new Client({ name: "albedo-tui", version: "0.1.0" }, { capabilities: {} });
   const timeout = spec.startupTimeoutMs;
-  let phase = "initialize";
-  try {
-    // the timeout is for the whole start (initialize and every page of tools/list), so a
-    // server that pages forever cannot hold it
-    const deadline = Date.now() + timeout;
+  // ends a refetch in flight when the connection closes
+  const life = new AbortController();
+  /** every page of the tool list (bounded), all within one startup timeout */
+  const readTools = async (deadline: number, signal?: AbortSignal): Promise<{ tools: McpTool[]; note: string | undefined }> => {
     const opts = (): { timeout: number; maxTotalTimeout: number; signal?: AbortSignal } => {
       const left = deadline - Date.now();
       if (left <= 0) throw new McpError(ErrorCode.RequestTimeout, "the start took too long");
       return { timeout: left, maxTotalTimeout: left, ...(signal ? { signal } : {}) };
     };
-    signal?.throwIfAborted();
-    await client.connect(transport, opts());
-    phase = "tools/list";
     const tools: McpTool[] = [];
     let bytes = 0;
     let cursor: string | undefined;
@@ -180,18 +209,76 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
     const kept = boundTools(tools);
     // pages left unread are tools left out too
     const note = cursor ? `${kept.note ?? `its tools are limited to ${MAX_TOOLS} and ${MAX_TOOLS_BYTES / 1048576} MB`}; more pages of its tool list were not read` : kept.note;
+    return { tools: kept.tools, note };
+  };
+  // a list that cannot be read keeps the one offered (a lost connection is onLost's)
+  const refetch = new Coalescer(async () => {
+    const r = await readTools(Date.now() + timeout, life.signal);
+    if (!life.signal.aborted) hooks.onTools(r.tools, r.note);
+  }, REFETCH_INTERVAL_MS);
+  const gate = new NotificationGate((text) => hooks.onWarning(text));
+  const gated = new GatedTransport(transport, gate, () => refetch.request());
+  let closing = false;
+  // a connection lost while it starts fails the start (connect() throws why), not onLost
+  let started = false;
+  const exitNote = (): string => {
+    const ex = stdio?.exit;
+    const how = ex ? (ex.signal ? ` (killed by ${ex.signal})` : ex.code !== null ? ` (exit code ${ex.code})` : "") : "";
+    const err = stdio?.stderr().trim().split("\n").slice(-3).join(" | ");
+    return `${how}${err ? `; its last words on stderr: ${err.slice(-300)}` : ""}`;
+  };
+  client.onclose = () => {
+    refetch.stop();
+    life.abort();
+    if (closing || !started) return;
+    if (stdio?.fault) hooks.onLost(`${stdio.fault}${exitNote()}`);
+    else hooks.onLost(`the server ${t.kind === "stdio" ? "exited" : "closed the connection"}${exitNote()}`);
+  };
+  const close = async (): Promise<void> => {
+    closing = true;
+    refetch.stop();
+    life.abort();
+    try {
+      await client.close();
+    } catch {
+      // already gone
+    }
+    await stdio?.close();
+  };
+  let phase = "initialize";
+  try {
+    // the timeout is for the whole start (initialize and every page of tools/list), so a
+    // server that pages forever cannot hold it
+    const deadline = Date.now() + timeout;
+    signal?.throwIfAborted();
+    await client.connect(gated, { timeout, maxTotalTimeout: timeout, ...(signal ? { signal } : {}) });
+    phase = "tools/list";
+    const { tools, note } = await readTools(deadline, signal);
+    // changes announced from here on (or during the listing) are fetched; a server that
+    // does not declare them has its announcements ignored, as the SDK does
+    if (client.getServerCapabilities()?.tools?.listChanged === true) refetch.enable();
+    else refetch.stop();
+    started = true;
     return {
       instructions: client.getInstructions() || undefined,
-      tools: kept.tools,
+      tools,
       note,
       pid: stdio?.pid,
       call: async (tool, args, signal) => {
-        return client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: spec.toolTimeoutMs, maxTotalTimeout: spec.toolTimeoutMs });
+        try {
+          return await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: spec.toolTimeoutMs, maxTotalTimeout: spec.toolTimeoutMs });
+        } catch (e) {
+          // the connection was ended for a reason of ours (a message over the bound): that
+          // reason is the call's, not "connection closed"
+          if (stdio?.fault) throw new Error(stdio.fault);
+          throw e;
+        }
       },
       close,
     };
   } catch (e) {
-    const why = describeFailure(e, phase, timeout) + exitNote();
+    // a connection we ended (a message over the bound) fails the start for that reason
+    const why = (stdio?.fault ? `${phase} failed: ${stdio.fault}` : describeFailure(e, phase, timeout)) + exitNote();
     await close();
     throw new Error(why);
   }

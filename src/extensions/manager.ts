@@ -176,6 +176,12 @@ export class ExtensionManager {
               this.opts.onNotice("error", `MCP server ${s.spec.name} stopped: ${s.lastError}. Its tools are gone until /reload.`);
               this.setTools(s, [], `${s.spec.name} stopped`, undefined);
             },
+            // may come while it starts: nothing here may depend on the connection
+            onWarning: (text) => {
+              if (!this.servers.includes(s)) return;
+              s.lastError = this.clean(text);
+              this.opts.onNotice("warning", `MCP server ${s.spec.name} ${s.lastError}`);
+            },
           },
           abort.signal,
         );
@@ -211,7 +217,8 @@ export class ExtensionManager {
 
   /** a tool list cut to its bounds: said once, and kept as the server's last error for /mcp */
   private noteTools(s: Server, note: string | undefined): void {
-    if (!note) return;
+    // a list fetched again with the same cut is not said again
+    if (!note || this.clean(note) === s.lastError) return;
     s.lastError = this.clean(note);
     this.opts.onNotice("warning", `MCP server ${s.spec.name}: ${s.lastError}`);
   }

@@ -2,15 +2,27 @@
 // the way tool processes are: its own process group with the run marker in its environment
 // (tools/processes.ts), so stopping it, or albedo-tui's exit, ends everything it started.
 // Its stderr is kept as a bounded tail (for the last error) instead of reaching the screen,
-// and one message may not pass MAX_MESSAGE_BYTES. Loaded only when a server is configured.
+// and one message may not pass MAX_MESSAGE_BYTES. Its output is framed by LineReader, in
+// time linear in its size (the SDK's read buffer joins and rescans everything held on every
+// chunk). Loaded only when a server is configured.
 import { spawn, type ChildProcess } from "node:child_process";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { beginRun, endRun, stopToolProcesses, type ToolRun } from "../tools/processes.js";
+import { LineReader, LineTooLongError } from "./line-reader.js";
 
 /** the most one JSON-RPC line may hold; a server past it is disconnected */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/** A server sent one message over MAX_MESSAGE_BYTES: it is refused, and the server with it
+ * (the stream cannot be framed past a line that is not read). */
+export class MessageTooLargeError extends Error {
+  override readonly name = "MessageTooLargeError";
+  constructor(readonly max: number) {
+    super(`it sent a message over ${max / 1048576} MB and was disconnected`);
+  }
+}
 const STDERR_TAIL = 4096;
 
 /** Variables a server inherits from albedo-tui's environment (the SDK's list): keys and
@@ -21,9 +33,12 @@ export class GroupStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** sees each message as parsed, before it is validated: false drops it (so a flood the
+   * notification gate drops costs no validation) */
+  screen?: (message: object) => boolean;
   private child: ChildProcess | undefined;
   private run: ToolRun | undefined;
-  private readonly buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+  private readonly reader: LineReader;
   private stderrTail = "";
   private closed = false;
   /** why we disconnected the server, when we did (a message over the bound) */
@@ -34,7 +49,10 @@ export class GroupStdioTransport implements Transport {
   constructor(
     private readonly params: { command: string; args: string[]; env: Record<string, string>; cwd: string },
     private readonly owner: object,
-  ) {}
+    maxMessageBytes = MAX_MESSAGE_BYTES,
+  ) {
+    this.reader = new LineReader(maxMessageBytes);
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -82,29 +100,47 @@ export class GroupStdioTransport implements Transport {
       child.stdin!.on("error", (e) => this.onerror?.(e));
       child.stdout!.on("data", (chunk: Buffer) => {
         try {
-          this.buffer.append(chunk);
-        } catch {
-          this.fault = `it sent a message over ${MAX_MESSAGE_BYTES / 1048576} MB and was disconnected`;
-          this.onerror?.(new Error(this.fault));
+          this.reader.push(chunk, (line) => this.line(line));
+        } catch (e) {
+          // each line's own failures are caught in line(): what reaches here ends the stream
+          const err = e instanceof LineTooLongError ? new MessageTooLargeError(e.max) : e instanceof Error ? e : new Error(String(e));
+          this.fault = err.message;
+          this.onerror?.(err);
           void this.close();
-          return;
-        }
-        for (;;) {
-          let msg: JSONRPCMessage | null;
-          try {
-            msg = this.buffer.readMessage();
-          } catch (e) {
-            this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${e instanceof Error ? e.message.slice(0, 200) : String(e)}`));
-            continue;
-          }
-          if (msg === null) break;
-          this.onmessage?.(msg);
         }
       });
       child.stderr!.setEncoding("utf8").on("data", (d: string) => {
         this.stderrTail = (this.stderrTail + d).slice(-STDERR_TAIL);
       });
     });
+  }
+
+  /** One line of the server's output: a message, or an error the connection survives (as
+   * the SDK's own transport reports it). */
+  private line(text: string): void {
+    if (this.closed) return;
+    const refuse = (e: unknown): void =>
+      this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC message: ${e instanceof Error ? e.message.slice(0, 200) : String(e)}`));
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      refuse(e);
+      return;
+    }
+    if (this.screen && typeof raw === "object" && raw !== null && !this.screen(raw)) return;
+    let msg: JSONRPCMessage;
+    try {
+      msg = JSONRPCMessageSchema.parse(raw);
+    } catch (e) {
+      refuse(e);
+      return;
+    }
+    try {
+      this.onmessage?.(msg);
+    } catch (e) {
+      this.onerror?.(e instanceof Error ? e : new Error(String(e)));
+    }
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -134,7 +170,7 @@ export class GroupStdioTransport implements Transport {
     this.closed = true;
     this.child?.stdin?.end();
     if (run) await stopToolProcesses({ runs: [run], graceMs: 1000 });
-    this.buffer.clear();
+    this.reader.clear();
     if (!wasClosed) this.onclose?.();
   }
 }

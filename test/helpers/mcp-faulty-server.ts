@@ -1,14 +1,18 @@
 // A small MCP server built with the SDK that misbehaves on request, for the tests of
 // src/extensions/: it crashes mid-call, hangs (at initialize or in a call), answers with
-// something that is not a tool result, floods, writes escape sequences, and can tell what
-// it was given. Run: node --import tsx test/helpers/mcp-faulty-server.ts [options]
+// something that is not a tool result, floods (with output, or with notifications between
+// its answers), writes escape sequences, and can tell what it was given and how often its
+// tool list was asked for. Run: node --import tsx test/helpers/mcp-faulty-server.ts [options]
 //   --hang-initialize     never answer initialize (the process stays up)
 //   --marker FILE         write FILE (holding the pid) as soon as the process starts
 //   --instructions TEXT   the instructions initialize returns
+//   --instructions-bytes N  instructions of N bytes (an initialize answer of any size)
 //   --tool-prefix P       name every tool P + its name (collision tests)
 //   --endless-tools       tools/list pages forever: each page one more tool with a
 //                         20,000-character description, and a next cursor
 //   --empty-pages         tools/list pages forever with no tools on them
+//   --notify              also offer the tools `flood` (notifications between its answers)
+//                         and `stats` (how often its tool list was asked for)
 //   --http                serve Streamable HTTP (stateless) on a free loopback port instead
 //                         of stdio; prints "listening on URL" on stderr
 import fs from "node:fs";
@@ -41,7 +45,8 @@ if (argv.includes("--hang-initialize")) {
     req.on("end", () => {
       void (async () => {
         const server = makeServer();
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        // --notify answers as an event stream, so a call's notifications can come before it
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !argv.includes("--notify") });
         await server.connect(transport);
         const text = Buffer.concat(chunks).toString("utf8");
         await transport.handleRequest(req, res, text ? JSON.parse(text) : undefined);
@@ -55,9 +60,18 @@ if (argv.includes("--hang-initialize")) {
   await makeServer().connect(new StdioServerTransport());
 }
 
+// kept across the HTTP mode's one server per request
+let listed = 0;
+/** the tools each flood added */
+const late: { name: string; description: string; inputSchema: { type: "object"; properties: Record<string, unknown>; required: string[] } }[] = [];
+
 function makeServer(): Server {
-  const instructions = opt("--instructions");
-  const server = new Server({ name: "faulty", version: "1.0.0" }, { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) });
+  const size = opt("--instructions-bytes");
+  const instructions = size ? "i".repeat(Number(size)) : opt("--instructions");
+  // it announces changes to its tool list, so that a flood of them is read as changes
+  // (and, with --notify, the logging and resource changes it floods with)
+  const notifying = argv.includes("--notify") ? { logging: {}, resources: { listChanged: true } } : {};
+  const server = new Server({ name: "faulty", version: "1.0.0" }, { capabilities: { tools: { listChanged: true }, ...notifying }, ...(instructions ? { instructions } : {}) });
   const obj = (props: Record<string, unknown> = {}, required: string[] = []) => ({ type: "object" as const, properties: props, required });
   const tools = [
     { name: "ok", description: "answers ok", inputSchema: obj() },
@@ -72,15 +86,27 @@ function makeServer(): Server {
     { name: "wrapped-image", description: "a 1×1 PNG whose base64 is wrapped in lines (valid to the SDK)", inputSchema: obj() },
     { name: "spawn-child", description: "starts a long sleep in the background and gives its pid", inputSchema: obj() },
     { name: "weird name/with.dots", description: "a name providers refuse", inputSchema: obj() },
+    ...(argv.includes("--notify")
+      ? [
+          {
+            name: "flood",
+            description: "writes `count` notifications (tools/list_changed and others) in `pulses` bursts `gapMs` apart, then adds a tool (late1, late2, … one more each time), announces it, and answers",
+            inputSchema: obj({ count: { type: "number" }, pulses: { type: "number" }, gapMs: { type: "number" } }, ["count"]),
+          },
+          { name: "stats", description: "answers how many tools/list requests it has had, as JSON", inputSchema: obj() },
+        ]
+      : []),
   ].map((t) => ({ ...t, name: prefix + t.name }));
+
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
+    listed++;
     const page = Number(req.params?.cursor ?? "0");
     if (argv.includes("--empty-pages")) return { tools: [], nextCursor: String(page + 1) };
     if (argv.includes("--endless-tools")) {
       const t = { name: `t${page}`, description: `tool ${page} ` + "d".repeat(20_000), inputSchema: obj() };
       return { tools: page === 0 ? [...tools, t] : [t], nextCursor: String(page + 1) };
     }
-    return { tools };
+    return { tools: [...tools, ...late] };
   });
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const name = req.params.name.slice(prefix.length);
@@ -126,6 +152,42 @@ function makeServer(): Server {
         const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
         return { content: [{ type: "image", data: png.replace(/(.{20})/g, "$1\n"), mimeType: "image/png" }] };
       }
+      case "flood": {
+        const count = Number(args.count);
+        const pulses = Math.max(1, Number(args.pulses ?? 1));
+        const gap = Number(args.gapMs ?? 0);
+        const kinds = [
+          { method: "notifications/tools/list_changed" },
+          { method: "notifications/message", params: { level: "info", data: "flooding" } },
+          { method: "notifications/tools/list_changed" },
+          { method: "notifications/resources/list_changed" },
+          { method: "notifications/whatever", params: { n: 1 } },
+        ];
+        const lines = kinds.map((n) => JSON.stringify({ jsonrpc: "2.0", ...n }) + "\n");
+        const overHttp = argv.includes("--http");
+        const t0 = Date.now();
+        for (let p = 0; p < pulses; p++) {
+          // on a fixed schedule, so a slow pulse does not stretch the flood
+          const wait = t0 + p * gap - Date.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          const n = Math.floor(count / pulses) + (p < count % pulses ? 1 : 0);
+          if (overHttp) {
+            // on the call's own event stream, before its answer
+            for (let i = 0; i < n; i++) await extra.sendNotification(kinds[i % kinds.length] as never);
+            continue;
+          }
+          let text = "";
+          for (let i = 0; i < n; i++) text += lines[i % lines.length];
+          // written past the SDK, as fast as the pipe takes it, between its answers
+          await new Promise<void>((r) => process.stdout.write(text, () => r()));
+        }
+        late.push({ name: `${prefix}late${late.length + 1}`, description: "added by a flood", inputSchema: obj() });
+        if (overHttp) await extra.sendNotification({ method: "notifications/tools/list_changed" });
+        else await server.sendToolListChanged();
+        return { content: [{ type: "text", text: `flooded ${count} in ${Date.now() - t0} ms` }] };
+      }
+      case "stats":
+        return { content: [{ type: "text", text: JSON.stringify({ listed }) }] };
       case "spawn-child": {
         const child = spawn("sleep", ["1000"], { stdio: "ignore" });
         child.unref();

@@ -65,9 +65,9 @@ export async function startEverythingHttp(): Promise<{ url: string; child: Child
   };
 }
 
-/** the faulty server over Streamable HTTP (stateless) on a free loopback port */
-export async function startFaultyHttp(): Promise<{ url: string; close(): Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", TSX, FAULTY, "--http"], { stdio: ["ignore", "ignore", "pipe"] });
+/** the faulty server over Streamable HTTP (stateless) on a free loopback port, in a mode */
+export async function startFaultyHttp(...args: string[]): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ["--import", TSX, FAULTY, "--http", ...args], { stdio: ["ignore", "ignore", "pipe"] });
   let err = "";
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on("data", (d: Buffer) => {

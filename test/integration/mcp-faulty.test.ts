@@ -12,6 +12,7 @@ import type { ToolContext, ToolOutput } from "../../src/tools/types.js";
 import { outputImages } from "../../src/extensions/results.js";
 import { MAX_TOOL_OUTPUT } from "../../src/tools/cap.js";
 import { MAX_TOOL_DESCRIPTION, MAX_TOOLS_BYTES } from "../../src/extensions/client.js";
+import { NOTIFICATIONS_PER_SECOND, REFETCH_INTERVAL_MS } from "../../src/extensions/notifications.js";
 import { z } from "zod";
 import { startFakeProvider } from "../helpers/fake-provider.js";
 import { makeApp } from "../helpers/app.js";
@@ -169,12 +170,99 @@ describe("a faulty MCP server", () => {
     expect(out.output).toMatch(/\[… [\d,]+ bytes cut …\]/);
   }, T);
 
-  it("floods past the bound of one stdio message (16 MB): the call fails, the server is disconnected and says why", async () => {
+  it("answers with a 15 MB message: it arrives whole (then capped like any output), and the server keeps working", async () => {
     const { m } = await setup({ f: faultyStdio() });
+    const out = await call(m, "mcp__f__huge", { bytes: 15 * 1024 * 1024 });
+    expect(out.isError).toBe(false);
+    expect(out.output.startsWith("head-of-output")).toBe(true);
+    expect(out.output.endsWith("tail-of-output")).toBe(true);
+    expect(m.status()[0]!.state).toBe("ready");
+    expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
+  }, T);
+
+  it("floods past the bound of one stdio message (16 MB): the call fails naming the bound, the server is disconnected and says why, the rest work", async () => {
+    const { m, notices } = await setup({ f: faultyStdio(), g: faultyStdio() });
     const out = await call(m, "mcp__f__huge", { bytes: 17 * 1024 * 1024 });
-    expect(out.isError).toBe(true);
+    // before: "failed: the server closed the connection"
+    expect(out).toEqual({ output: "huge on MCP server f failed: it sent a message over 16 MB and was disconnected", isError: true });
     await waitUntil(() => m.status()[0]!.state === "failed", 20_000, "the server marked failed");
     expect(m.status()[0]!.lastError).toContain("it sent a message over 16 MB and was disconnected");
+    expect(notices.join("\n")).toContain("MCP server f stopped: it sent a message over 16 MB and was disconnected");
+    // the agent goes on: the other server answers, and /reload brings this one back
+    expect((await call(m, "mcp__g__ok")).output).toBe("ok from ok");
+    expect(await m.reload()).toContain("f restarted");
+    expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
+  }, T);
+
+  it("answers initialize past the bound of one stdio message: the start fails naming the bound", async () => {
+    const { m } = await setup({ f: faultyStdio("--instructions-bytes", String(17 * 1024 * 1024)), g: faultyStdio() });
+    expect(m.status()[0]!.state).toBe("failed");
+    // before: "initialize failed: the server closed the connection"
+    expect(m.status()[0]!.lastError).toMatch(/^initialize failed: it sent a message over 16 MB and was disconnected/);
+    expect(m.status()[1]!.state).toBe("ready");
+  }, T);
+
+  it("announces a change of its tools: the new list is fetched once and offered", async () => {
+    const { m, changes } = await setup({ f: faultyStdio("--notify") });
+    const listed = async (): Promise<number> => (JSON.parse((await call(m, "mcp__f__stats")).output) as { listed: number }).listed;
+    const before = await listed();
+    expect(await call(m, "mcp__f__flood", { count: 0 })).toMatchObject({ isError: false });
+    await waitUntil(() => m.tools().some((t) => t.name === "mcp__f__late1"), 20_000, "the new tool offered");
+    expect(changes.at(-1)).toBe("extensions changed: f changed its tools");
+    expect((await call(m, "mcp__f__late1")).output).toBe("no tool late1");
+    expect((await listed()) - before).toBe(1);
+  }, T);
+
+  it("floods notifications: past the limit they are dropped, the server is named once, its tool list is fetched a bounded number of times, and it keeps answering", async () => {
+    const { m, notices } = await setup({ f: faultyStdio("--notify"), g: faultyStdio() });
+    const listed = async (): Promise<number> => (JSON.parse((await call(m, "mcp__f__stats")).output) as { listed: number }).listed;
+    const before = await listed();
+    // 100,000 at once, as fast as the pipe takes them (40,000 of them tools/list_changed),
+    // while the other server is called: both answer
+    const [flood, other] = await Promise.all([call(m, "mcp__f__flood", { count: 100_000 }), call(m, "mcp__g__ok")]);
+    expect(flood.output).toMatch(/^flooded 100000 in \d+ ms$/);
+    expect(other.output).toBe("ok from ok");
+    await waitUntil(() => m.tools().some((t) => t.name === "mcp__f__late1"), 20_000, "the tool announced last offered");
+    const burstMs = Number(/in (\d+) ms/.exec(flood.output)![1]);
+    expect((await listed()) - before).toBeLessThanOrEqual(3 + Math.ceil(burstMs / REFETCH_INTERVAL_MS));
+    // then 12 bursts 400 ms apart, each past the limit: the pauses outlast the SDK's 300 ms
+    // debounce, which fetched the list again after every burst
+    const pulses = 12;
+    const mid = await listed();
+    const out = await call(m, "mcp__f__flood", { count: 2400, pulses, gapMs: 400 });
+    expect(out.output).toMatch(/^flooded 2400 in \d+ ms$/);
+    const floodMs = Number(/in (\d+) ms/.exec(out.output)![1]);
+    // the change announced after them is fetched all the same
+    await waitUntil(() => m.tools().some((t) => t.name === "mcp__f__late2"), 20_000, "the tool announced after the bursts offered");
+    const refetches = (await listed()) - mid;
+    // one start a second at most over the bursts, and one after them
+    expect(refetches).toBeLessThanOrEqual(3 + Math.ceil(floodMs / REFETCH_INTERVAL_MS));
+    expect(refetches).toBeLessThan(pulses);
+    const said = notices.filter((n) => n.includes("notifications a second"));
+    expect(said).toEqual([`warning: MCP server f sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`]);
+    expect(m.describe()).toContain(`f (stdio): ready, 16 tools · config · last error: sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`);
+    // it and the other server answer, and the other was never named
+    expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
+    expect((await call(m, "mcp__g__ok")).output).toBe("ok from ok");
+    expect(m.status()[1]!.lastError).toBeUndefined();
+  }, T);
+
+  it("floods notifications over Streamable HTTP: the same limit, named once, and the change announced last is fetched", async () => {
+    const web = await startFaultyHttp("--notify");
+    try {
+      const { m, notices } = await setup({ w: { url: web.url } });
+      // 3,000 notifications on the call's own event stream, before its answer
+      const out = await call(m, "mcp__w__flood", { count: 3000 });
+      expect(out.output).toMatch(/^flooded 3000 in \d+ ms$/);
+      await waitUntil(() => m.tools().some((t) => t.name === "mcp__w__late1"), 20_000, "the tool announced last offered");
+      expect(notices.filter((n) => n.includes("notifications a second"))).toEqual([
+        `warning: MCP server w sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`,
+      ]);
+      expect(m.status()[0]!.lastError).toBe(`sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`);
+      expect((await call(m, "mcp__w__ok")).output).toBe("ok from ok");
+    } finally {
+      await web.close();
+    }
   }, T);
 
   it("writes escape sequences: none reaches the record, the text does", async () => {
