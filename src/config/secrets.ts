@@ -14,7 +14,8 @@
 //     "--api-key=X");
 // and a URL counts by its parts (user name, password, path segments, query values): its
 // scheme and host are ordinary text.
-// A candidate is cut out only when it looks generated (secretValue below): at least 12
+// A candidate is cut out only when it looks generated (secretValue below; a whole value read
+// from the environment is exempt from the shape test, since the file cannot choose it): at least 12
 // characters, no whitespace, letters and digits mixed (or letters whose case changes at least
 // every third letter), not a path that exists on this machine, and neither a part of the
 // workspace path nor containing it. So a path, a word, a name or a number is never blanked
@@ -128,17 +129,26 @@ function namesPath(v: string, ctx: SecretContext): boolean {
   });
 }
 
-/** The rule for one candidate piece (see the head of this file). */
-export function secretValue(v: string, ctx: SecretContext): boolean {
-  if (v.length < REDACT_MIN_KEY || /\s/.test(v) || !looksGenerated(v)) return false;
+/** The rule for one candidate piece (see the head of this file). `anyShape`: a whole value read
+ * from the environment, which the file that names it cannot choose, counts without looking
+ * generated (a passphrase of plain words is still a secret). */
+export function secretValue(v: string, ctx: SecretContext, anyShape = false): boolean {
+  if (v.length < REDACT_MIN_KEY || /\s/.test(v) || !(anyShape || looksGenerated(v))) return false;
   const ws = ctx.workspace;
   if (ws.includes(v) || (ws.length >= 4 && v.includes(ws))) return false;
   return !namesPath(v, ctx);
 }
 
-/** The secrets among candidates: their parts that pass the rule, each once. */
-export function secretsAmong(candidates: readonly string[], ctx: SecretContext): string[] {
+/** The secrets among candidates: their parts that pass the rule, each once. `expanded` are
+ * whole values read from the environment: one that is a single word counts whatever its shape;
+ * a URL or several words count by their parts, as any candidate. */
+export function secretsAmong(candidates: readonly string[], ctx: SecretContext, expanded: readonly string[] = []): string[] {
   const out = new Set<string>();
   for (const c of candidates) for (const p of secretParts(c)) if (secretValue(p, ctx)) out.add(p);
+  for (const c of expanded) {
+    const parts = secretParts(c);
+    const whole = parts.length === 1 && parts[0] === c;
+    for (const p of parts) if (secretValue(p, ctx, whole)) out.add(p);
+  }
   return [...out];
 }

@@ -116,16 +116,17 @@ function flagValues(args: readonly string[]): string[] {
  * spec's own and are added to `secrets`. */
 export function normalizeServer(name: string, raw: unknown, where: EntryPlace, env: NodeJS.ProcessEnv, secrets: string[]): ServerSpec {
   const candidates: string[] = [];
-  const spec = normalizeEntry(name, raw, where, env, candidates);
-  spec.secrets = secretsAmong(candidates, { workspace: where.workspace, ...(env.HOME ? { home: env.HOME } : {}), exists: (p) => fs.existsSync(p) });
+  const expanded: string[] = [];
+  const spec = normalizeEntry(name, raw, where, env, candidates, expanded);
+  spec.secrets = secretsAmong(candidates, { workspace: where.workspace, ...(env.HOME ? { home: env.HOME } : {}), exists: (p) => fs.existsSync(p) }, expanded);
   secrets.push(...spec.secrets);
   return spec;
 }
 
-/** `secrets` collects the candidates: every value read from the environment, header values,
- * env values of credential names (or names marked secret), credential flags' arguments, a
- * URL's credentials and query values. */
-function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: NodeJS.ProcessEnv, secrets: string[]): ServerSpec {
+/** `secrets` collects the candidates: header values, env values of credential names (or names
+ * marked secret), credential flags' arguments, a URL's credentials and query values;
+ * `expanded` every value read from the environment, wherever it is expanded. */
+function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: NodeJS.ProcessEnv, secrets: string[], expanded: string[]): ServerSpec {
   const base: ServerSpec = {
     name,
     origin: where.origin,
@@ -157,7 +158,7 @@ function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: Node
   if ((c.type === "http" || c.type === "streamable-http") && c.url === undefined) return bad(`"type": "${c.type}" needs "url"`);
   try {
     // every value read from the environment is a candidate, wherever it is expanded
-    const x = (v: string, field: string): string => expandVars(v, env, `field "${field}"`, (value) => secrets.push(value));
+    const x = (v: string, field: string): string => expandVars(v, env, `field "${field}"`, (value) => expanded.push(value));
     if (c.command !== undefined) {
       if (c.headers !== undefined) return bad('"headers" go with "url"; a stdio server takes "env"');
       const envOut: Record<string, string> = {};

@@ -140,6 +140,17 @@ describe("what an MCP entry makes secret", () => {
     expect(secrets).toEqual(Object.values(env).sort());
   });
 
+  it("a value read from the environment counts whatever its shape (a plain passphrase), never when it is a path or the workspace's", async () => {
+    const { secrets, ws } = await load(
+      { mcpServers: { a: { command: "srv", args: ["--pass-file", "${PASSPHRASE_VAR}", "${WS}", "${WORD}"] } } },
+      undefined,
+      { PASSPHRASE_VAR: "correcthorsebatterystaple", WORD: "short", WS: "/" },
+    );
+    expect(secrets).toContain("correcthorsebatterystaple");
+    expect(secrets).not.toContain("short");
+    expect(secrets.some((s) => ws.includes(s) || s === "/")).toBe(false);
+  });
+
   it("literal values count by their place: credential-named env entries and flags, headers, a URL's password, the user's own marking", async () => {
     const { secrets } = await load(
       {
