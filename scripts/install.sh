@@ -44,7 +44,17 @@ npm run build
 pack=$(mktemp -d)
 trap 'rm -rf "$pack"' EXIT
 npm pack --silent --pack-destination "$pack" >/dev/null
-npm install --global --prefix "$prefix" --no-audit --no-fund "$pack"/albedo-tui-*.tgz
+# npm 11.16 and later ask that a global install name the packages whose install scripts may
+# run (npm 12 runs no others); sqlite3's builds its binding. Older npm would warn of the flag.
+allow=
+v=$(npm --version)
+major=${v%%.*}
+minor=${v#*.}
+minor=${minor%%.*}
+if [ "$major" -gt 11 ] || { [ "$major" -eq 11 ] && [ "$minor" -ge 16 ]; }; then
+  allow=--allow-scripts=sqlite3
+fi
+npm install --global --prefix "$prefix" --no-audit --no-fund $allow "$pack"/albedo-tui-*.tgz
 
 echo "albedo-tui installed: $prefix/bin/albedo-tui"
 case ":$PATH:" in
