@@ -15,9 +15,10 @@ import { startFakeProvider } from "../test/helpers/fake-provider.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-pack-"));
+class CheckFailed extends Error {}
+/** stops the check; the work folder is still removed (process.exit here would skip that) */
 const fail = (msg: string): never => {
-  process.stderr.write(`check-pack: ${msg}\n`);
-  process.exit(1);
+  throw new CheckFailed(msg);
 };
 
 /**
@@ -119,6 +120,10 @@ try {
     await fake.close();
   }
   process.stdout.write(`check-pack: after the clone moved away, ${binAsWritten} answers --version ${want} and runs a headless turn\n`);
+} catch (e) {
+  if (!(e instanceof CheckFailed)) throw e;
+  process.stderr.write(`check-pack: ${e.message}\n`);
+  process.exitCode = 1;
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
 }
