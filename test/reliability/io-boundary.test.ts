@@ -11,6 +11,7 @@ import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { CLI, makeHome, runCli, type CliResult, type Home } from "../helpers/cli.js";
 import { spawnPty, type PtySession } from "../helpers/pty.js";
+import { readableCopy } from "../helpers/cli-copy.js";
 import { chownTree, corruptPageHolding, fillDisk, isRoot, nobody, readOnlyView, skipped, smallDisk, sqliteGeometry } from "../helpers/fs-faults.js";
 import { anthropicArgs, dbChecksum, removeHomes, secretHits, Tally, writeFigures } from "./lib.js";
 
@@ -36,6 +37,7 @@ afterAll(async () => {
   await fake.close();
   await writeFigures("io-boundary", { ...tally.figures(), ...fig, skipped: skips, secretsFound: hits.length });
   await removeHomes(homes);
+  if (copy) await fs.rm(copy, { recursive: true, force: true });
   expect(hits).toEqual([]);
 });
 
@@ -78,9 +80,16 @@ function named(r: CliResult, sentence: RegExp | string): void {
 
 const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+/**
+ * The package copied where another user can read it: the checkout may sit in a folder only
+ * its owner can enter (a home folder of mode 0700). Made once, when first needed.
+ */
+let copy: string | undefined;
+
 /** Runs the CLI as another user (root only): the home is given to that user first. */
 function runAs(user: { uid: number; gid: number }, args: string[], h: Home): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: h.workspace, env: h.env, uid: user.uid, gid: user.gid, stdio: ["ignore", "pipe", "pipe"] });
+  copy ??= readableCopy();
+  const child = spawn(process.execPath, [path.join(copy, "dist", "cli.js"), ...args], { cwd: h.workspace, env: h.env, uid: user.uid, gid: user.gid, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
