@@ -8,7 +8,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../record/errors.js";
 import type { ServerSpec } from "./config.js";
-import { GroupStdioTransport } from "./stdio.js";
+import { GroupStdioTransport, NOT_RUNNING } from "./stdio.js";
 
 export interface McpTool {
   name: string;
@@ -93,7 +93,9 @@ export function boundTools(all: readonly McpTool[]): { tools: McpTool[]; note: s
 export function describeFailure(e: unknown, what: string, timeoutMs: number): string {
   if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) return `${what} got no answer within ${timeoutMs / 1000} s`;
   if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) return `${what} failed: the server closed the connection`;
-  return `${what} failed: ${messageOf(e)}`;
+  // fetch says "fetch failed"; why (refused, no such host) is its cause
+  const cause = e instanceof Error && e.cause !== undefined ? ` (${messageOf(e.cause)})` : "";
+  return `${what} failed: ${messageOf(e)}${cause}`;
 }
 
 /** `signal` ends a start in progress (exit, /reload): the process goes at once instead of
@@ -123,7 +125,7 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
       listChanged: {
         tools: {
           onChanged: (err, tools) => {
-            if (!err && tools) {
+            if (!err && tools && handedOver) {
               const b = boundTools(toolsOf(tools));
               hooks.onTools(b.tools, b.note);
             }
@@ -133,16 +135,23 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
     },
   );
   let closing = false;
+  // The hooks are the running server's: until connect() has handed the connection over, a
+  // server that ends (or says its tools changed) is the start's own failure (or its own
+  // tools/list), reported by the start, never through a hook the caller cannot match yet.
+  let handedOver = false;
+  let lostEarly = false;
   const exitNote = (): string => {
-    const ex = stdio?.exit;
+    const ex = stdio?.exit ?? stdio?.exited;
     const how = ex ? (ex.signal ? ` (killed by ${ex.signal})` : ex.code !== null ? ` (exit code ${ex.code})` : "") : "";
     const err = stdio?.stderr().trim().split("\n").slice(-3).join(" | ");
-    return `${how}${err ? `; its last words on stderr: ${err.slice(-300)}` : ""}`;
+    const left = stdio?.leftRunning ? "; a process it left running kept its output open, and was stopped" : "";
+    return `${how}${left}${err ? `; its last words on stderr: ${err.slice(-300)}` : ""}`;
   };
+  const lostReason = (): string => (stdio?.fault ? `${stdio.fault}${exitNote()}` : `the server ${t.kind === "stdio" ? "exited" : "closed the connection"}${exitNote()}`);
   client.onclose = () => {
     if (closing) return;
-    if (stdio?.fault) hooks.onLost(`${stdio.fault}${exitNote()}`);
-    else hooks.onLost(`the server ${t.kind === "stdio" ? "exited" : "closed the connection"}${exitNote()}`);
+    if (handedOver) hooks.onLost(lostReason());
+    else lostEarly = true;
   };
   const close = async (): Promise<void> => {
     closing = true;
@@ -180,6 +189,8 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
     const kept = boundTools(tools);
     // pages left unread are tools left out too
     const note = cursor ? `${kept.note ?? `its tools are limited to ${MAX_TOOLS} and ${MAX_TOOLS_BYTES / 1048576} MB`}; more pages of its tool list were not read` : kept.note;
+    if (lostEarly) throw new McpError(ErrorCode.ConnectionClosed, "lost while it started");
+    handedOver = true;
     return {
       instructions: client.getInstructions() || undefined,
       tools: kept.tools,
@@ -191,8 +202,10 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
       close,
     };
   } catch (e) {
-    const why = describeFailure(e, phase, timeout) + exitNote();
+    // once closed, its exit code is known
     await close();
-    throw new Error(why);
+    // "connection closed", "not running": how the server ended says more than the request
+    const ended = (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) || messageOf(e) === NOT_RUNNING;
+    throw new Error(ended ? `${phase} failed: ${lostReason()}` : describeFailure(e, phase, timeout) + exitNote());
   }
 }

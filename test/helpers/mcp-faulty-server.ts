@@ -11,6 +11,10 @@
 //   --empty-pages         tools/list pages forever with no tools on them
 //   --http                serve Streamable HTTP (stateless) on a free loopback port instead
 //                         of stdio; prints "listening on URL" on stderr
+//   --exit-at-start CODE  say so on stderr and exit with CODE before reading anything
+//   --exit-on-list        exit (code 4) when asked for its tools (during the start)
+//   --exit-on-relist      the tool "ok" says its tools changed first (list_changed), and
+//                         the next tools/list after the first makes it exit (code 5)
 import fs from "node:fs";
 import { spawn } from "node:child_process";
 import http from "node:http";
@@ -28,6 +32,12 @@ const opt = (name: string): string | undefined => {
 const marker = opt("--marker");
 if (marker) fs.writeFileSync(marker, String(process.pid));
 const prefix = opt("--tool-prefix") ?? "";
+const exitAtStart = opt("--exit-at-start");
+if (exitAtStart !== undefined) {
+  process.stderr.write("exiting at start, on purpose\n");
+  process.exit(Number(exitAtStart));
+}
+let lists = 0;
 
 if (argv.includes("--hang-initialize")) {
   // reads stdin and never answers: a server stuck before initialize completes
@@ -57,7 +67,7 @@ if (argv.includes("--hang-initialize")) {
 
 function makeServer(): Server {
   const instructions = opt("--instructions");
-  const server = new Server({ name: "faulty", version: "1.0.0" }, { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) });
+  const server = new Server({ name: "faulty", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } }, ...(instructions ? { instructions } : {}) });
   const obj = (props: Record<string, unknown> = {}, required: string[] = []) => ({ type: "object" as const, properties: props, required });
   const tools = [
     { name: "ok", description: "answers ok", inputSchema: obj() },
@@ -74,6 +84,8 @@ function makeServer(): Server {
     { name: "weird name/with.dots", description: "a name providers refuse", inputSchema: obj() },
   ].map((t) => ({ ...t, name: prefix + t.name }));
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
+    lists++;
+    if (argv.includes("--exit-on-list") || (argv.includes("--exit-on-relist") && lists > 1)) process.exit(argv.includes("--exit-on-list") ? 4 : 5);
     const page = Number(req.params?.cursor ?? "0");
     if (argv.includes("--empty-pages")) return { tools: [], nextCursor: String(page + 1) };
     if (argv.includes("--endless-tools")) {
@@ -87,6 +99,8 @@ function makeServer(): Server {
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     switch (name) {
       case "ok":
+        if (argv.includes("--exit-on-relist")) await server.sendToolListChanged();
+        return { content: [{ type: "text", text: `ok from ${name}` }] };
       case "weird name/with.dots":
         return { content: [{ type: "text", text: `ok from ${name}` }] };
       case "crash":
@@ -120,6 +134,7 @@ function makeServer(): Server {
         };
       case "fail":
         return { content: [{ type: "text", text: "it went wrong on purpose" }], isError: true };
+
       case "wrapped-image": {
         // as Python's base64.encodebytes writes it: lines with breaks, which atob (the SDK's
         // check) accepts and a provider does not
