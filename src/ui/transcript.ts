@@ -12,7 +12,7 @@ import type { Block, StoredMessage, ToolResultBlock, ToolUseBlock } from "../rec
 import type { AnswerId } from "../session/turn/events.js";
 import { diffForInput, diffLines } from "./diffview.js";
 import { plainMisses } from "./highlight.js";
-import { inert } from "./inert.js";
+import { inert, inertExact } from "./inert.js";
 import { GrowingMarkdown, renderMarkdown } from "./markdown.js";
 import type { Line, StyleName } from "./style.js";
 import { formatBytes, formatInt, restyle, wrapLine, wrapText } from "./text.js";
@@ -685,7 +685,7 @@ export class Transcript {
     // the input: a shell command as typed, a diff for edits, JSON for the rest
     const input = b.input && typeof b.input === "object" ? (b.input as Record<string, unknown>) : {};
     if (b.name === "bash" && typeof input.command === "string") {
-      body.push(...wrapText(`$ ${inert(input.command)}`, w, "toolArg", { hard: true }));
+      body.push(...wrapText(`$ ${inertExact(input.command)}`, w, "toolArg", { hard: true }));
     } else if (diffText) {
       for (const l of capLines(diffLines(diffText), MAX_EXPANDED_LINES)) body.push(...wrapLine(l, w, { hard: true }));
     } else {
@@ -695,7 +695,7 @@ export class Transcript {
       } catch {
         json = String(b.input);
       }
-      const parts = capText(inert(json), 40);
+      const parts = capText(inertExact(json), 40);
       body.push(...wrapText(parts.text, w, "dim", { hard: true }));
       if (parts.more) body.push([{ t: `… ${formatInt(parts.more)} more lines of input`, s: "dim" }]);
     }
