@@ -34,6 +34,7 @@ import { KeyRouter, type EditOp, type Intent, type PaneOp, type TranscriptOp } f
 import { centred, layout, modalLimit, promptScroll, promptWidth, sideBySide, type Rect } from "./layout.js";
 import type { Box } from "./modal.js";
 import type { ModelPicker } from "./model-list.js";
+import { loadParts, type ScreenParts } from "./parts.js";
 import type { ScreenHandle } from "./run-command.js";
 import { createSurface, processTerminal, type Surface, type Terminal } from "./screen.js";
 import { activeFlash, hintLine, placeholder, startingHint, startingStatus, statusLine, type Flash, type Retry } from "./status.js";
@@ -83,25 +84,15 @@ type Modal =
   | { kind: "sessions"; list: Session[]; index: number }
   | { kind: "models"; picker: ModelPicker };
 
-/** the rest of the screen, loaded while the first frame is up */
-type Parts = [
-  typeof import("./transcript.js"),
-  typeof import("./context-pane.js"),
-  typeof import("./run-command.js"),
-  typeof import("./modal.js"),
-  typeof import("./highlight.js"),
-  void,
-];
-
 /** what the screen has once the session is open */
 interface Attached {
   controller: Controller;
   transcript: Transcript;
   pane: ContextPane;
   history: PromptHistory;
-  run: Parts[2];
-  boxes: Parts[3];
-  highlight: Parts[4];
+  run: ScreenParts["run"];
+  boxes: ScreenParts["boxes"];
+  highlight: ScreenParts["highlight"];
   /** what slash commands may touch */
   handle: ScreenHandle;
 }
@@ -154,7 +145,7 @@ class TuiApp {
   private contextAt = 0;
   private cursorPos: { x: number; y: number } | undefined;
   private waitingForColour = false;
-  private partsLoad: Promise<Parts> | undefined;
+  private partsLoad: Promise<ScreenParts> | undefined;
   private closed = false;
   private resolveRun!: (code: number) => void;
   /** resolves with the exit code once the screen has closed (a quit, a signal, or close()) */
@@ -200,23 +191,16 @@ class TuiApp {
     setImmediate(() => void this.parts().catch(() => undefined));
   }
 
-  /** the transcript (with marked), the context pane, the boxes, the commands and exact widths */
-  private parts(): Promise<Parts> {
-    this.partsLoad ??= Promise.all([
-      import("./transcript.js"),
-      import("./context-pane.js"),
-      import("./run-command.js"),
-      import("./modal.js"),
-      import("./highlight.js"),
-      loadWidths(),
-    ]);
+  /** the rest of the screen (parts.ts), loaded once */
+  private parts(): Promise<ScreenParts> {
+    this.partsLoad ??= loadParts();
     return this.partsLoad;
   }
 
   async attach(controller: Controller, opts: AttachOptions): Promise<number> {
     if (this.closed) return this.done;
     // what the full screen needs beyond the first frame, loaded while that frame is up
-    const [{ Transcript }, { ContextPane }, run, boxes, highlight] = await this.parts();
+    const { Transcript, ContextPane, run, boxes, highlight } = await this.parts();
     if (this.closed) return this.done;
     this.km = opts.keymap;
     this.router.setKeymap(opts.keymap);
