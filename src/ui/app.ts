@@ -16,10 +16,10 @@
 import os from "node:os";
 import type { Controller, ContextStatus } from "../session/controller/types.js";
 import type { SessionEvent, TurnState } from "../session/turn/events.js";
-import type { ImageBlock, Session } from "../record/types.js";
+import type { ImageBlock } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { messageOf } from "../record/errors.js";
-import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
+import type { PermissionAnswer } from "../tools/types.js";
 import type { Usage } from "../provider/types.js";
 import { defaultKeymap, keyLabel, prettyKey, type Keymap } from "./bindings.js";
 import { completeCommand } from "./commands.js";
@@ -33,7 +33,7 @@ import { watchBackground, type ThemeChoice } from "./background.js";
 import { KeyRouter, type EditOp, type Intent, type PaneOp, type TranscriptOp } from "./keyrouter.js";
 import { centred, layout, modalLimit, promptScroll, promptWidth, sideBySide, type Rect } from "./layout.js";
 import type { Box } from "./modal.js";
-import type { ModelPicker } from "./model-list.js";
+import { fitted, moveBy, scrollBy, type Modal } from "./modal-state.js";
 import { loadParts, type ScreenParts } from "./parts.js";
 import type { ScreenHandle } from "./run-command.js";
 import { createSurface, processTerminal, type Surface, type Terminal } from "./screen.js";
@@ -78,11 +78,6 @@ const FLASH_MS = 3000;
 const STATUS_MIN_MS = 500;
 /** the pane's "updated" mark lasts 2 s: repaint once it has gone */
 const PANE_FLASH_MS = 2100;
-
-type Modal =
-  | { kind: "permission"; queue: { req: PermissionRequest; answer: (a: PermissionAnswer) => void }[]; scroll: number; maxScroll: number }
-  | { kind: "sessions"; list: Session[]; index: number }
-  | { kind: "models"; picker: ModelPicker };
 
 /** what the screen has once the session is open */
 interface Attached {
@@ -597,23 +592,12 @@ class TuiApp {
         return;
       case "answer":
         return this.answerQuestion(i.answer);
-      case "scrollQuestion": {
-        const m = this.modal;
-        if (m?.kind !== "permission") return;
-        m.scroll = i.by < 0 ? Math.max(0, m.scroll + i.by) : Math.min(m.maxScroll, m.scroll + i.by);
+      case "scrollQuestion":
+        if (this.modal) this.modal = scrollBy(this.modal, i.by);
         return;
-      }
-      case "pickerMove": {
-        const m = this.modal;
-        if (m?.kind === "models") {
-          const p = m.picker;
-          p.index = i.by < 0 ? Math.max(0, p.index + i.by) : Math.max(0, Math.min(p.rows.length - 1, p.index + i.by));
-          return;
-        }
-        if (m?.kind !== "sessions") return;
-        m.index = i.by < 0 ? Math.max(0, m.index + i.by) : Math.min(m.list.length - 1, m.index + i.by);
+      case "pickerMove":
+        if (this.modal) this.modal = moveBy(this.modal, i.by);
         return;
-      }
       case "pickerClose":
         this.modal = undefined;
         return;
@@ -902,8 +886,7 @@ class TuiApp {
           scroll: `${keyLabel(km, "permission.scrollUp")}/${keyLabel(km, "permission.scrollDown")} ${keyLabel(km, "permission.pageUp")}/${keyLabel(km, "permission.pageDown")}`,
         };
         const r = a.boxes.permissionBox(q.req, keys, m.queue.length - 1, m.scroll, lim.w, lim.h, this.guard.isReady());
-        m.maxScroll = r.maxScroll;
-        m.scroll = Math.min(m.scroll, r.maxScroll);
+        this.modal = fitted(m, r.maxScroll);
         return r.box;
       }
       case "sessions":
