@@ -31,14 +31,14 @@ import { KeyParser, type InputEvent } from "./keys.js";
 import { BoxGuard, FocusState } from "./focus.js";
 import { watchBackground, type ThemeChoice } from "./background.js";
 import { KeyRouter, type EditOp, type Intent, type PaneOp, type TranscriptOp } from "./keyrouter.js";
-import { centred, layout, modalLimit, promptScroll, promptWidth, sideBySide, type Rect } from "./layout.js";
-import type { Box } from "./modal.js";
+import { layout, promptWidth, sideBySide, type Rect } from "./layout.js";
 import { fitted, moveBy, scrollBy, type Modal } from "./modal-state.js";
+import { paintScreen } from "./paint.js";
 import { loadParts, type ScreenParts } from "./parts.js";
 import type { ScreenHandle } from "./run-command.js";
 import { createSurface, processTerminal, type Surface, type Terminal } from "./screen.js";
-import { activeFlash, hintLine, placeholder, startingHint, startingStatus, statusLine, type Flash, type Retry } from "./status.js";
-import { Theme, type Line, type Seg, type StyleName } from "./style.js";
+import type { Flash, Retry } from "./status.js";
+import { Theme, type StyleName } from "./style.js";
 import { loadWidths, takeEstimated } from "./text.js";
 import type { NoticeLevel, Transcript } from "./transcript.js";
 
@@ -784,132 +784,40 @@ class TuiApp {
     }
   }
 
-  private fill(r: Rect, lines: Line[], fillSeg?: Seg): void {
-    this.surface.paint(r.x, r.y, r.w, r.h, lines, fillSeg);
-  }
-
+  /** where things go (layout.ts), what they show (paint.ts), then into the cell buffer */
   private paint(): void {
     const cols = this.surface.cols;
     const prompt = this.editor.layout(promptWidth(cols));
     const a = this.s;
     const l = layout({ cols, rows: this.surface.rows, promptRows: prompt.rows.length, paneOpen: a?.pane.open ?? false });
     if (!l) return;
-    const km = this.km;
-    const now = Date.now();
-    const flash = activeFlash(this.flashMsg, now, a !== undefined && (a.controller.busy() || this.turn.state !== "idle"));
-
-    // transcript and context pane (none yet while starting: the area stays blank)
-    if (l.main.h > 0 && !a) this.fill(l.main, []);
-    if (l.main.h > 0 && a) {
-      if (l.transcript) this.fill(l.transcript, a.transcript.view(l.transcriptTextWidth, l.main.h).lines);
-      if (l.divider) this.fill(l.divider, Array.from({ length: l.main.h }, (): Line => [{ t: "│", s: this.focus.place === "context" ? "border" : "rule" }]));
-      if (l.pane) {
-        const keys = {
-          page: `${keyLabel(km, "context.prevPage")}/${keyLabel(km, "context.nextPage")}`,
-          section: `${keyLabel(km, "context.prevSection")}/${keyLabel(km, "context.nextSection")}`,
-          scroll: `${keyLabel(km, "context.scrollUp")}/${keyLabel(km, "context.scrollDown")}`,
-          close: keyLabel(km, "context.close"),
-        };
-        this.fill(l.pane, a.pane.render(l.pane.w, l.pane.h, keys));
-      }
-      this.paneRect = l.pane;
-      if (l.gap) this.fill(l.gap, []);
-    }
-
-    // hint line, prompt, status
-    if (l.hint) {
-      const hint = a
-        ? hintLine({ attachments: this.attachments.length, flash, focus: this.focus.place, prompt: this.editor.text, following: a.transcript.follow, km }, cols)
-        : startingHint({ flash, held: this.held, km }, cols);
-      this.fill(l.hint, [hint]);
-    }
-    const start = promptScroll(prompt.cursorRow, prompt.rows.length, l.prompt.h);
-    const promptLines: Line[] = [];
-    for (let r = 0; r < l.prompt.h; r++) {
-      const row = prompt.rows[start + r] ?? [];
-      const gutter: Seg = start + r === 0 ? { t: "› ", s: "userGutter" } : { t: "  " };
-      promptLines.push([gutter, ...row]);
-    }
-    if (this.editor.isEmpty() && this.focus.place === "input") {
-      promptLines[0] = [{ t: "› ", s: "userGutter" }, { t: placeholder(a !== undefined, a?.controller.busy() ?? false), s: "dim" }];
-    }
-    this.fill(l.prompt, promptLines);
-    const status = a
-      ? statusLine(
-          {
-            info: a.controller.info(),
-            sessionId: a.controller.session().id,
-            state: this.turn.state,
-            detail: this.turn.detail,
-            busy: a.controller.busy(),
-            retry: this.retry,
-            now,
-            context: this.context,
-            usage: this.usage,
-            km,
-          },
-          cols,
-        )
-      : startingStatus(cols);
-    this.fill(l.status, [status], { t: "", s: "status" });
-
-    // modal boxes over everything else
-    const box = a ? this.modalBox(a, l) : undefined;
-    if (box) {
-      this.fill(centred(l, box.width, box.lines.length), box.lines);
+    const p = paintScreen(
+      {
+        km: this.km,
+        now: Date.now(),
+        session: a,
+        focus: this.focus.place,
+        flash: this.flashMsg,
+        held: this.held,
+        attachments: this.attachments.length,
+        prompt: { text: this.editor.text, empty: this.editor.isEmpty(), layout: prompt },
+        turn: this.turn,
+        retry: this.retry,
+        usage: this.usage,
+        context: this.context,
+        modal: this.modal,
+        boxReady: this.guard.isReady(),
+      },
+      l,
+    );
+    for (const { rect: r, lines, fill } of p.areas) this.surface.paint(r.x, r.y, r.w, r.h, lines, fill);
+    if (l.main.h > 0 && a) this.paneRect = l.pane;
+    if (p.box) {
+      if (this.modal && p.box.maxScroll !== undefined) this.modal = fitted(this.modal, p.box.maxScroll);
       // it is on screen once this frame is out: its wait for keys starts
       this.guard.drawn();
     }
-
-    // the terminal cursor sits in the prompt when typing goes there
-    if (!box && this.focus.place === "input") {
-      const col = this.editor.isEmpty() ? 0 : prompt.cursorCol;
-      this.cursorPos = { x: Math.min(cols - 1, 2 + col), y: l.prompt.y + (prompt.cursorRow - start) };
-    } else {
-      this.cursorPos = undefined;
-    }
-  }
-
-  private modalBox(a: Attached, l: { cols: number; rows: number }): Box | undefined {
-    const m = this.modal;
-    if (!m) return undefined;
-    const lim = modalLimit(l);
-    switch (m.kind) {
-      case "permission": {
-        const q = m.queue[0];
-        if (!q) return undefined;
-        const km = this.km;
-        const keys = {
-          once: keyLabel(km, "permission.allowOnce"),
-          session: keyLabel(km, "permission.allowSession"),
-          deny: keyLabel(km, "permission.deny"),
-          scroll: `${keyLabel(km, "permission.scrollUp")}/${keyLabel(km, "permission.scrollDown")} ${keyLabel(km, "permission.pageUp")}/${keyLabel(km, "permission.pageDown")}`,
-        };
-        const r = a.boxes.permissionBox(q.req, keys, m.queue.length - 1, m.scroll, lim.w, lim.h, this.guard.isReady());
-        this.modal = fitted(m, r.maxScroll);
-        return r.box;
-      }
-      case "sessions":
-        return a.boxes.sessionsBox(
-          m.list,
-          a.controller.session().id,
-          m.index,
-          lim.w,
-          lim.h,
-          { move: `${keyLabel(this.km, "sessions.prev")}/${keyLabel(this.km, "sessions.next")}`, choose: keyLabel(this.km, "sessions.choose"), close: keyLabel(this.km, "sessions.close") },
-          this.guard.isReady(),
-        );
-      case "models":
-        return a.run.modelsBox(
-          m.picker,
-          lim.w,
-          lim.h,
-          { move: `${keyLabel(this.km, "sessions.prev")}/${keyLabel(this.km, "sessions.next")}`, choose: keyLabel(this.km, "sessions.choose"), close: keyLabel(this.km, "sessions.close") },
-          this.guard.isReady(),
-        );
-      default:
-        return assertNever(m, "modal");
-    }
+    this.cursorPos = p.cursor;
   }
 }
 
