@@ -13,7 +13,6 @@
 // Only what that first frame needs is imported statically; the transcript (marked), the
 // context pane (the inspector's formatting), the modal boxes, the command executor and the
 // highlighter load afterwards.
-import os from "node:os";
 import type { Controller, ContextStatus } from "../session/controller/types.js";
 import type { SessionEvent, TurnState } from "../session/turn/events.js";
 import type { ImageBlock } from "../record/types.js";
@@ -37,8 +36,10 @@ import { paintScreen } from "./paint.js";
 import { loadParts, type ScreenParts } from "./parts.js";
 import type { ScreenHandle } from "./run-command.js";
 import { createSurface, processTerminal, type Surface, type Terminal } from "./screen.js";
+import { watchProcess } from "./signals.js";
 import type { Flash, Retry } from "./status.js";
 import { Theme, type StyleName } from "./style.js";
+import { resumeScreen, suspendScreen } from "./suspend.js";
 import { loadWidths, takeEstimated } from "./text.js";
 import type { NoticeLevel, Transcript } from "./transcript.js";
 
@@ -175,7 +176,21 @@ class TuiApp {
       });
       this.theme.setDetected(bg.initial);
       this.offs.push(bg.stop);
-      this.listenProcess();
+      this.offs.push(
+        watchProcess(this.term, {
+          closed: () => this.closed,
+          quit: (code) => this.quit(code),
+          teardown: () => this.teardown(),
+          report: (text) => {
+            this.notice("error", text);
+            this.frames.request();
+          },
+          suspend: () => this.suspend(),
+          resume: () => {
+            if (!this.closed) resumeScreen(this.term, this.surface);
+          },
+        }),
+      );
       this.frames.drawNow();
     } catch (e) {
       this.close();
@@ -319,51 +334,6 @@ class TuiApp {
     });
   }
 
-  private listenProcess(): void {
-    // EIO/EPIPE on the terminal, or its input ending: the terminal went away
-    const onTerminalGone = (): void => {
-      if (!this.closed) this.quit(129);
-    };
-    // These stay installed after the screen is gone: when the terminal hangs up, more
-    // SIGHUPs and EIO errors follow, and their default (die at once) would cut short the
-    // store's last write of what had arrived.
-    this.term.output.on("error", onTerminalGone);
-    this.term.input.on("error", onTerminalGone);
-    this.term.input.on("end", onTerminalGone);
-    if (!this.term.ownsProcess) return;
-    const onSignal = (sig: NodeJS.Signals): void => {
-      const code = 128 + (os.constants.signals[sig] ?? 1);
-      if (!this.closed) this.quit(code);
-      // the caller closes the store and exits; should that hang, end anyway
-      setTimeout(() => process.exit(code), 5000).unref();
-    };
-    const onFatal = (e: unknown): void => {
-      this.teardown();
-      process.stderr.write(`albedo-tui: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-      process.exit(1);
-    };
-    // a promise nobody awaited failed: say so and keep the session (the record is intact)
-    const onRejection = (e: unknown): void => {
-      this.notice("error", `internal error (please report it): ${messageOf(e)}`);
-      this.frames.request();
-    };
-    const signals: NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"];
-    for (const s of signals) process.on(s, onSignal);
-    // SIGTSTP from outside (kill -TSTP) suspends as Ctrl-Z does, the terminal restored first;
-    // SIGCONT after a stop the screen did not see (kill -STOP) repaints a terminal others wrote on
-    const onStop = (): void => this.suspend();
-    const onCont = (): void => this.continued();
-    process.on("SIGTSTP", onStop);
-    process.on("SIGCONT", onCont);
-    process.on("uncaughtException", onFatal);
-    process.on("unhandledRejection", onRejection);
-    this.offs.push(() => {
-      process.off("uncaughtException", onFatal);
-      process.off("unhandledRejection", onRejection);
-      process.off("SIGTSTP", onStop);
-      process.off("SIGCONT", onCont);
-    });
-  }
 
   private teardown(): void {
     if (this.closed) return;
@@ -688,40 +658,14 @@ class TuiApp {
 
   // ---- suspending (Ctrl-Z, SIGTSTP) -------------------------------------------------------------
 
-  /**
-   * Gives the terminal back as it was (the normal screen, the cursor, cooked mode, no paste or
-   * mouse modes), stops until the shell's fg, then takes it again and repaints all of it. An
-   * open box stays open and unanswered; its wait for keys starts again once it is redrawn.
-   */
+  /** an open box stays open and unanswered; its wait for keys starts again once it is redrawn */
   private suspend(): void {
     if (this.closed) return;
-    const stop = this.term.suspend;
-    if (!stop) {
-      this.flash(`${prettyKey(this.km.bindings["app.suspend"][0] ?? "C-z")}: suspending is not available here`, "warn");
-      return;
-    }
-    const input = this.term.input;
-    this.surface.leave();
-    setRaw(input, false);
-    let stopped: Promise<boolean>;
-    try {
-      stopped = stop.call(this.term);
-    } finally {
-      setRaw(input, true);
-      this.surface.enter();
+    const key = prettyKey(this.km.bindings["app.suspend"][0] ?? "C-z");
+    const retaken = (): void => {
       if (this.modal) this.guard.reset();
-      this.surface.repaintAll();
-    }
-    void stopped.then((wasStopped) => {
-      if (!wasStopped) this.flash("not suspended: no job control here (start albedo-tui from an interactive shell to use it)", "warn");
-    });
-  }
-
-  /** SIGCONT: whoever stopped the process, the terminal may have been written on meanwhile */
-  private continued(): void {
-    if (this.closed) return;
-    setRaw(this.term.input, true);
-    this.surface.repaintAll();
+    };
+    suspendScreen({ term: this.term, surface: this.surface, retaken, warn: (text) => this.flash(text, "warn") }, key);
   }
 
   // ---- timers ---------------------------------------------------------------------------------
@@ -875,15 +819,6 @@ function transcriptOp(t: Transcript, op: TranscriptOp): void {
 
 /** lines the transcript moves per wheel step, as most terminals scroll their own history */
 const WHEEL_LINES = 3;
-
-function setRaw(input: Terminal["input"], raw: boolean): void {
-  if (!input.isTTY) return;
-  try {
-    input.setRawMode?.(raw);
-  } catch {
-    // the terminal is gone
-  }
-}
 
 function editOp(e: InputEditor, op: EditOp): void {
   switch (op) {
