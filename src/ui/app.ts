@@ -29,9 +29,10 @@ import { InputEditor, PromptHistory } from "./input.js";
 import { KeyParser, type InputEvent } from "./keys.js";
 import { BoxGuard, FocusState } from "./focus.js";
 import { watchBackground, type ThemeChoice } from "./background.js";
-import { KeyRouter, type EditOp, type Intent, type PaneOp, type TranscriptOp } from "./keyrouter.js";
+import { KeyRouter, type Intent } from "./keyrouter.js";
 import { layout, promptWidth, sideBySide, type Rect } from "./layout.js";
 import { fitted, moveBy, scrollBy, type Modal } from "./modal-state.js";
+import { editOp, paneOp, transcriptOp } from "./ops.js";
 import { paintScreen } from "./paint.js";
 import { loadParts, type ScreenParts } from "./parts.js";
 import type { ScreenHandle } from "./run-command.js";
@@ -762,92 +763,6 @@ class TuiApp {
       this.guard.drawn();
     }
     this.cursorPos = p.cursor;
-  }
-}
-
-function paneOp(p: ContextPane, op: PaneOp): void {
-  switch (op) {
-    case "nextPage":
-      return p.stepPage(1);
-    case "prevPage":
-      return p.stepPage(-1);
-    case "nextSection":
-      return p.stepSection(1);
-    case "prevSection":
-      return p.stepSection(-1);
-    case "scrollUp":
-      return p.scrollPage(-1);
-    case "scrollDown":
-      return p.scrollPage(1);
-    case "close":
-      p.open = false;
-      return;
-    default:
-      assertNever(op, "pane op");
-  }
-}
-
-function transcriptOp(t: Transcript, op: TranscriptOp): void {
-  switch (op) {
-    case "selectPrev":
-      t.select(-1);
-      return;
-    case "selectNext":
-      t.select(1);
-      return;
-    case "toggleExpand":
-      if (!t.toggleSelected()) t.select(-1);
-      return;
-    case "top":
-      return t.top();
-    case "bottom":
-      return t.bottom();
-    case "pageUp":
-      return t.pageUp();
-    case "pageDown":
-      return t.pageDown();
-    case "scrollUp":
-      return t.scroll(-WHEEL_LINES);
-    case "scrollDown":
-      return t.scroll(WHEEL_LINES);
-    case "clearSelection":
-      return t.clearSelection();
-    default:
-      assertNever(op, "transcript op");
-  }
-}
-
-/** lines the transcript moves per wheel step, as most terminals scroll their own history */
-const WHEEL_LINES = 3;
-
-function editOp(e: InputEditor, op: EditOp): void {
-  switch (op) {
-    case "left":
-      return e.left();
-    case "right":
-      return e.right();
-    case "wordLeft":
-      return e.wordLeft();
-    case "wordRight":
-      return e.wordRight();
-    case "home":
-      return e.home();
-    case "end":
-      return e.end();
-    case "backspace":
-      return e.backspace();
-    case "deleteWordBack":
-      return e.deleteWordBack();
-    case "deleteForward":
-      return e.deleteForward();
-    case "killToEnd":
-      return e.killToEnd();
-    case "killToStart":
-      return e.killToStart();
-    case "newline":
-      return e.newline();
-    default:
-      assertNever(op, "edit op");
   }
 }
 
