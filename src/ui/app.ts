@@ -1,18 +1,20 @@
-// The full-screen interface: holds the screen's state and joins its rooms. Keys come in
-// through the key router (keyrouter.ts) as intents that act() carries out; the session's
-// events come in through one subscription and one switch (onEvent); paint() asks layout.ts
-// where things go and fills them from the transcript, the pane, the prompt and the status
-// builders (status.ts); frames and timers are the scheduler's (frames.ts); slash commands
-// are run-command.ts. The terminal is injected (screen.ts), so all of it runs in-process
-// against a headless xterm as well as on a real terminal.
+// The full-screen interface: holds the screen's state and sequences its rooms. Keys come in
+// through the key router (keyrouter.ts) as intents that act() carries out (ops.ts for the
+// editor's, the transcript's and the pane's); the session's events come in through one
+// subscription and one switch (onEvent). A frame is the scheduler's to time (frames.ts);
+// layout.ts says where each part goes, paint.ts what it shows, and app.ts writes that into
+// the cell buffer. An open box is a Modal value (modal-state.ts); Ctrl-Z is suspend.ts, the
+// process's signals signals.ts, slash commands run-command.ts. The terminal is injected
+// (screen.ts), so all of it runs in-process against a headless xterm as well as on a real
+// terminal.
 //
 // The screen comes first: startTui() draws a usable frame (the prompt takes keys at once, the
 // status line says it is starting) before the CLI reads the config, opens the store and builds
 // the app; attach() then hands it the controller and the configured keymap. What was typed
 // meanwhile stays in the prompt, and an Enter pressed meanwhile is held and sent on attach.
-// Only what that first frame needs is imported statically; the transcript (marked), the
-// context pane (the inspector's formatting), the modal boxes, the command executor and the
-// highlighter load afterwards.
+// Only what that first frame needs is imported statically; the rest of the screen (parts.ts:
+// the transcript with marked, the context pane, the boxes, the commands, the highlighter)
+// loads behind it.
 import type { Controller, ContextStatus } from "../session/controller/types.js";
 import type { SessionEvent, TurnState } from "../session/turn/events.js";
 import type { ImageBlock } from "../record/types.js";
