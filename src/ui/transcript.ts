@@ -8,7 +8,7 @@
 // (its checkpoints are noted, not shown, since they lag behind the deltas), the stored
 // message once that is complete or the turn ends. Its events and stored messages all carry
 // its AnswerId, so nothing here has to guess which item a stored message belongs to.
-import type { Block, StoredMessage, ToolResultBlock, ToolUseBlock } from "../record/types.js";
+import { assertNever, type Block, type StoredMessage, type ToolUseBlock } from "../record/types.js";
 import type { AnswerId } from "../session/turn/events.js";
 import { diffForInput, diffLines } from "./diffview.js";
 import { plainMisses } from "./highlight.js";
@@ -16,6 +16,7 @@ import { inert } from "./inert.js";
 import { GrowingMarkdown, renderMarkdown } from "./markdown.js";
 import type { Line, StyleName } from "./style.js";
 import { formatBytes, formatInt, restyle, wrapLine, wrapText } from "./text.js";
+import { ToolCalls, type ToolCallState } from "./toolcall.js";
 import { formatToolLine, toolSummary, type ToolState } from "./toolline.js";
 
 export type NoticeLevel = "error" | "warning" | "info";
@@ -56,15 +57,6 @@ interface Rendered {
   targets: { id: string; line: number }[];
 }
 
-interface ToolRun {
-  startedAt: number;
-  ms?: number;
-  done: boolean;
-  isError?: boolean;
-  output?: string;
-  diff?: string;
-}
-
 export interface Anchor {
   index: number;
   offset: number;
@@ -83,17 +75,13 @@ export class Transcript {
   private items: Item[] = [];
   private byUid = new Map<number, Item>();
   private byMsgId = new Map<number, Item>();
-  /** calls the running turn has made: until they run they show "queued", not "no result" */
-  private turnCalls = new Set<string>();
   /** every answer's item, by its id (live until its message is complete or the turn ends) */
   private answers = new Map<AnswerId, Item>();
   private cache = new Map<number, Rendered>();
   /** items laid out with code shown plain because the highlighter was still loading */
   private uncoloured = new Set<number>();
   private nextUid = 1;
-  private results = new Map<string, ToolResultBlock>();
-  private runs = new Map<string, ToolRun>();
-  private toolOwner = new Map<string, number>();
+  private readonly calls = new ToolCalls();
   private expanded = new Set<string>();
   private selected: { uid: number; id: string } | undefined;
   private waitingForPermission = false;
@@ -118,10 +106,7 @@ export class Transcript {
     this.cache.clear();
     this.uncoloured.clear();
     this.answers.clear();
-    this.turnCalls.clear();
-    this.results.clear();
-    this.runs.clear();
-    this.toolOwner.clear();
+    this.calls.clear();
     this.selected = undefined;
     this.follow = true;
     for (const m of history) this.upsert(m);
@@ -159,27 +144,25 @@ export class Transcript {
     if (item) item.version++;
   }
 
-  private indexBlocks(item: Item, blocks: Block[]): void {
-    for (const b of blocks) {
-      if (b.type === "tool_use") this.toolOwner.set(b.id, item.uid);
-      if (b.type === "tool_result") {
-        this.results.set(b.toolUseId, b);
-        this.bump(this.toolOwner.get(b.toolUseId));
-      }
+  /** the message's tool calls are shown by `item`; `made`: the running turn just made them */
+  private indexBlocks(item: Item, msg: StoredMessage, made: boolean): void {
+    for (const b of msg.blocks) {
+      if (b.type === "tool_use") this.calls.shown(b.id, item.uid, made);
+      if (b.type === "tool_result") this.bump(this.calls.result(b));
     }
   }
 
-  private upsert(msg: StoredMessage): Item {
+  private upsert(msg: StoredMessage, made = false): Item {
     const have = this.byMsgId.get(msg.id);
     if (have) {
       have.body = { kind: "message", msg };
       have.version++;
-      this.indexBlocks(have, msg.blocks);
+      this.indexBlocks(have, msg, made);
       return have;
     }
     const item = this.add({ kind: "message", msg });
     this.byMsgId.set(msg.id, item);
-    this.indexBlocks(item, msg.blocks);
+    this.indexBlocks(item, msg, made);
     return item;
   }
 
@@ -189,16 +172,17 @@ export class Transcript {
    * message takes the item's place.
    */
   message(msg: StoredMessage, answer?: AnswerId): void {
-    if (this.turnRunning && msg.role === "assistant") for (const b of msg.blocks) if (b.type === "tool_use") this.turnCalls.add(b.id);
+    // until they run, the calls the running turn makes show "queued", not "no result"
+    const made = this.turnRunning && msg.role === "assistant";
     const item = answer === undefined ? undefined : this.answers.get(answer);
     if (item && item.body.kind === "live") {
       this.byMsgId.set(msg.id, item);
-      this.indexBlocks(item, msg.blocks);
+      this.indexBlocks(item, msg, made);
       if (msg.status === "complete" || item.body.closed) this.settle(item, msg);
       else item.body.stored = msg;
       return;
     }
-    this.upsert(msg);
+    this.upsert(msg, made);
   }
 
   /** an answer's item shows its stored message from now on */
@@ -279,42 +263,24 @@ export class Transcript {
     const changed = running !== this.turnRunning || waitingForPermission !== this.waitingForPermission;
     this.turnRunning = running;
     this.waitingForPermission = waitingForPermission;
-    if (!running) this.turnCalls.clear();
-    if (changed) for (const [id, r] of this.runs) if (!r.done) this.bump(this.toolOwner.get(id));
+    if (!running) this.calls.turnEnded();
+    // a running call's line says whether it waits for permission
+    if (changed) for (const uid of this.calls.runningOwners()) this.bump(uid);
     if (changed) for (const item of this.items) if (item.body.kind === "message" && item.body.msg.role === "assistant") item.version++;
   }
 
   toolStart(id: string): void {
-    this.runs.set(id, { startedAt: this.now(), done: false });
-    this.bump(this.toolOwner.get(id));
+    this.bump(this.calls.started(id, this.now()));
   }
 
   toolEnd(r: { id: string; output: string; isError: boolean; ms: number; diff?: string | undefined }): void {
-    const run = this.runs.get(r.id) ?? { startedAt: this.now() - r.ms, done: false };
-    run.done = true;
-    run.ms = r.ms;
-    run.isError = r.isError;
-    run.output = r.output;
-    if (r.diff !== undefined) run.diff = r.diff;
-    this.runs.set(r.id, run);
-    this.bump(this.toolOwner.get(r.id));
+    this.bump(this.calls.ended(r));
   }
 
-  /** re-renders tool lines that show a running time */
+  /** lays out again the tool lines that show a running time; false once none runs */
   tick(): boolean {
-    let any = false;
-    for (const [id, r] of this.runs) {
-      if (!r.done) {
-        this.bump(this.toolOwner.get(id));
-        any = true;
-      }
-    }
-    return any;
-  }
-
-  hasRunningTool(): boolean {
-    for (const r of this.runs.values()) if (!r.done) return true;
-    return false;
+    for (const uid of this.calls.runningOwners()) this.bump(uid);
+    return this.calls.anyRunning();
   }
 
   notice(level: NoticeLevel, text: string): void {
@@ -471,25 +437,6 @@ export class Transcript {
     const out: Rendered = { version: item.version, width, lines: r.lines, targets: r.targets };
     this.cache.set(item.uid, out);
     return out;
-  }
-
-  private toolState(id: string): { state: ToolState; ms?: number; output?: string; isError?: boolean; diff?: string } {
-    const run = this.runs.get(id);
-    const stored = this.results.get(id);
-    if (run && !run.done) {
-      return { state: this.waitingForPermission ? "waiting" : "running", ms: this.now() - run.startedAt };
-    }
-    if (run && run.done) {
-      return {
-        state: run.isError ? "error" : "ok",
-        ...(run.ms !== undefined ? { ms: run.ms } : {}),
-        output: run.output ?? stored?.output ?? "",
-        isError: !!run.isError,
-        ...(run.diff !== undefined ? { diff: run.diff } : {}),
-      };
-    }
-    if (stored) return { state: stored.isError ? "error" : "ok", output: stored.output, isError: stored.isError };
-    return { state: this.turnRunning && this.turnCalls.has(id) ? "queued" : "none" };
   }
 
   private renderItem(item: Item, width: number): { lines: Line[]; targets: { id: string; line: number }[] } {
@@ -668,15 +615,17 @@ export class Transcript {
 
   private renderTool(b: ToolUseBlock, inner: number, push: (ls: Line[], gutter?: Line) => void, target: (id: string, first: Line) => void): void {
     const id = `t:${b.id}`;
-    const st = this.toolState(b.id);
+    const call = this.calls.state(b.id);
+    const done = call.kind === "done" ? call : undefined;
     const open = this.expanded.has(id);
-    const diffText = st.diff ?? (b.name === "edit" || b.name === "write" ? diffForInput(b.name, b.input) : undefined);
+    const diffText = done?.diff ?? (b.name === "edit" || b.name === "write" ? diffForInput(b.name, b.input) : undefined);
     let summary = toolSummary(b.name, b.input);
-    if (diffText && (st.state === "ok" || st.state === "error") && !st.isError) {
+    if (diffText && done && !done.isError) {
       const stat = diffStat(diffText);
       if (stat) summary += ` (${stat})`;
     }
-    const line = formatToolLine({ name: inert(b.name), summary, state: st.state, ...(st.ms !== undefined ? { ms: st.ms } : {}), expanded: open, width: inner });
+    const shown = lineState(call, this.waitingForPermission, this.now());
+    const line = formatToolLine({ name: inert(b.name), summary, ...shown, expanded: open, width: inner });
     target(id, line);
     if (!open) return;
     const w = Math.max(4, inner - 4);
@@ -699,16 +648,26 @@ export class Transcript {
       body.push(...wrapText(parts.text, w, "dim", { hard: true }));
       if (parts.more) body.push([{ t: `… ${formatInt(parts.more)} more lines of input`, s: "dim" }]);
     }
-    if (st.output !== undefined) {
-      body.push([{ t: st.isError ? "error:" : "output:", s: st.isError ? "err" : "dim" }]);
-      const out = capText(inert(st.output).replace(/\n+$/, ""), MAX_EXPANDED_LINES);
-      if (out.text) body.push(...wrapText(out.text, w, st.isError ? "err" : undefined, { hard: true }));
-      else body.push([{ t: "(no output)", s: "dim" }]);
-      if (out.more) body.push([{ t: `… ${formatInt(out.more)} more lines (all of it is in the record: /export)`, s: "dim" }]);
-    } else if (st.state === "running" || st.state === "waiting" || st.state === "queued") {
-      body.push([{ t: st.state === "queued" ? "(not started yet)" : "(running)", s: "dim" }]);
-    } else {
-      body.push([{ t: "(no result was stored: the turn ended before this call ran)", s: "dim" }]);
+    switch (call.kind) {
+      case "done": {
+        body.push([{ t: call.isError ? "error:" : "output:", s: call.isError ? "err" : "dim" }]);
+        const out = capText(inert(call.output).replace(/\n+$/, ""), MAX_EXPANDED_LINES);
+        if (out.text) body.push(...wrapText(out.text, w, call.isError ? "err" : undefined, { hard: true }));
+        else body.push([{ t: "(no output)", s: "dim" }]);
+        if (out.more) body.push([{ t: `… ${formatInt(out.more)} more lines (all of it is in the record: /export)`, s: "dim" }]);
+        break;
+      }
+      case "queued":
+        body.push([{ t: "(not started yet)", s: "dim" }]);
+        break;
+      case "running":
+        body.push([{ t: "(running)", s: "dim" }]);
+        break;
+      case "noResult":
+        body.push([{ t: "(no result was stored: the turn ended before this call ran)", s: "dim" }]);
+        break;
+      default:
+        assertNever(call, "tool call state");
     }
     push(body, ind);
   }
@@ -855,6 +814,22 @@ function capText(s: string, maxLines: number): { text: string; more: number } {
 function capLines(ls: Line[], max: number): Line[] {
   if (ls.length <= max) return ls;
   return [...ls.slice(0, max), [{ t: `… ${formatInt(ls.length - max)} more diff lines`, s: "dim" }]];
+}
+
+/** what a call's one line says of its state */
+function lineState(call: ToolCallState, waitingForPermission: boolean, now: number): { state: ToolState; ms?: number } {
+  switch (call.kind) {
+    case "queued":
+      return { state: "queued" };
+    case "running":
+      return { state: waitingForPermission ? "waiting" : "running", ms: now - call.startedAt };
+    case "done":
+      return { state: call.isError ? "error" : "ok", ...(call.ms !== undefined ? { ms: call.ms } : {}) };
+    case "noResult":
+      return { state: "none" };
+    default:
+      return assertNever(call, "tool call state");
+  }
 }
 
 function diffStat(diff: string): string {
