@@ -8,16 +8,15 @@
 // (its checkpoints are noted, not shown, since they lag behind the deltas), the stored
 // message once that is complete or the turn ends. Its events and stored messages all carry
 // its AnswerId, so nothing here has to guess which item a stored message belongs to.
-import { assertNever, type Block, type StoredMessage, type ToolUseBlock } from "../record/types.js";
+import type { Block, StoredMessage } from "../record/types.js";
 import type { AnswerId } from "../session/turn/events.js";
-import { diffForInput, diffLines } from "./diffview.js";
 import { plainMisses } from "./highlight.js";
 import { inert } from "./inert.js";
 import { GrowingMarkdown, renderMarkdown } from "./markdown.js";
 import type { Line, StyleName } from "./style.js";
-import { formatBytes, formatInt, restyle, wrapLine, wrapText } from "./text.js";
-import { ToolCalls, type ToolCallState } from "./toolcall.js";
-import { formatToolLine, toolSummary, type ToolState } from "./toolline.js";
+import { countLines, firstLines, formatBytes, formatInt, restyle, wrapLine, wrapText } from "./text.js";
+import { ToolCalls } from "./toolcall.js";
+import { formatToolLine, toolCallLines } from "./toolline.js";
 
 export type NoticeLevel = "error" | "warning" | "info";
 
@@ -62,8 +61,6 @@ export interface Anchor {
   offset: number;
 }
 
-/** output lines shown when a tool call is expanded; the record keeps all of it */
-export const MAX_EXPANDED_LINES = 300;
 /** user text longer than this many lines is folded to its first lines until expanded */
 const USER_FOLD_LINES = 12;
 const USER_FOLD_CHARS = 4000;
@@ -593,10 +590,15 @@ export class Transcript {
           if (open && text) push(wrapText(text, Math.max(1, inner - 2), "reasoning"), [{ t: "    " }]);
           break;
         }
-        case "tool_use":
+        case "tool_use": {
           gap();
-          this.renderTool(b, inner, push, target);
+          const id = `t:${b.id}`;
+          const call = toolCallLines(b, this.calls.state(b.id), { expanded: this.expanded.has(id), waitingForPermission: this.waitingForPermission, now: this.now(), width: inner });
+          target(id, call.line);
+          // expanded, its body comes indented
+          push(call.body, []);
           break;
+        }
         case "image":
           gap();
           push([[{ t: `📎 ${imageLabel(b)}`, s: "dim" }]]);
@@ -611,65 +613,6 @@ export class Transcript {
     });
     if (interrupted && item.body.kind !== "live") push([[{ t: "⏹ interrupted", s: "dim" }]]);
     else if (interrupted && item.body.kind === "live") push([[{ t: "⏹ not saved: the turn ended before this was stored", s: "dim" }]]);
-  }
-
-  private renderTool(b: ToolUseBlock, inner: number, push: (ls: Line[], gutter?: Line) => void, target: (id: string, first: Line) => void): void {
-    const id = `t:${b.id}`;
-    const call = this.calls.state(b.id);
-    const done = call.kind === "done" ? call : undefined;
-    const open = this.expanded.has(id);
-    const diffText = done?.diff ?? (b.name === "edit" || b.name === "write" ? diffForInput(b.name, b.input) : undefined);
-    let summary = toolSummary(b.name, b.input);
-    if (diffText && done && !done.isError) {
-      const stat = diffStat(diffText);
-      if (stat) summary += ` (${stat})`;
-    }
-    const shown = lineState(call, this.waitingForPermission, this.now());
-    const line = formatToolLine({ name: inert(b.name), summary, ...shown, expanded: open, width: inner });
-    target(id, line);
-    if (!open) return;
-    const w = Math.max(4, inner - 4);
-    const ind: Line = [{ t: "    " }];
-    const body: Line[] = [];
-    // the input: a shell command as typed, a diff for edits, JSON for the rest
-    const input = b.input && typeof b.input === "object" ? (b.input as Record<string, unknown>) : {};
-    if (b.name === "bash" && typeof input.command === "string") {
-      body.push(...wrapText(`$ ${inert(input.command)}`, w, "toolArg", { hard: true }));
-    } else if (diffText) {
-      for (const l of capLines(diffLines(diffText), MAX_EXPANDED_LINES)) body.push(...wrapLine(l, w, { hard: true }));
-    } else {
-      let json: string;
-      try {
-        json = JSON.stringify(b.input, null, 2) ?? "";
-      } catch {
-        json = String(b.input);
-      }
-      const parts = capText(inert(json), 40);
-      body.push(...wrapText(parts.text, w, "dim", { hard: true }));
-      if (parts.more) body.push([{ t: `… ${formatInt(parts.more)} more lines of input`, s: "dim" }]);
-    }
-    switch (call.kind) {
-      case "done": {
-        body.push([{ t: call.isError ? "error:" : "output:", s: call.isError ? "err" : "dim" }]);
-        const out = capText(inert(call.output).replace(/\n+$/, ""), MAX_EXPANDED_LINES);
-        if (out.text) body.push(...wrapText(out.text, w, call.isError ? "err" : undefined, { hard: true }));
-        else body.push([{ t: "(no output)", s: "dim" }]);
-        if (out.more) body.push([{ t: `… ${formatInt(out.more)} more lines (all of it is in the record: /export)`, s: "dim" }]);
-        break;
-      }
-      case "queued":
-        body.push([{ t: "(not started yet)", s: "dim" }]);
-        break;
-      case "running":
-        body.push([{ t: "(running)", s: "dim" }]);
-        break;
-      case "noResult":
-        body.push([{ t: "(no result was stored: the turn ended before this call ran)", s: "dim" }]);
-        break;
-      default:
-        assertNever(call, "tool call state");
-    }
-    push(body, ind);
   }
 
   // ---- scrolling ----------------------------------------------------------------------------
@@ -784,63 +727,6 @@ export class Transcript {
     }
     return { lines: out, following: false };
   }
-}
-
-function countLines(s: string): number {
-  let n = 1;
-  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) n++;
-  return n;
-}
-
-function firstLines(s: string, lines: number, maxChars: number): string {
-  let end = 0;
-  for (let k = 0; k < lines; k++) {
-    const i = s.indexOf("\n", end);
-    if (i < 0) {
-      end = s.length;
-      break;
-    }
-    end = i + 1;
-  }
-  return s.slice(0, Math.min(end, maxChars)).replace(/\n$/, "");
-}
-
-function capText(s: string, maxLines: number): { text: string; more: number } {
-  const all = countLines(s);
-  if (all <= maxLines) return { text: s, more: 0 };
-  return { text: firstLines(s, maxLines, Number.MAX_SAFE_INTEGER), more: all - maxLines };
-}
-
-function capLines(ls: Line[], max: number): Line[] {
-  if (ls.length <= max) return ls;
-  return [...ls.slice(0, max), [{ t: `… ${formatInt(ls.length - max)} more diff lines`, s: "dim" }]];
-}
-
-/** what a call's one line says of its state */
-function lineState(call: ToolCallState, waitingForPermission: boolean, now: number): { state: ToolState; ms?: number } {
-  switch (call.kind) {
-    case "queued":
-      return { state: "queued" };
-    case "running":
-      return { state: waitingForPermission ? "waiting" : "running", ms: now - call.startedAt };
-    case "done":
-      return { state: call.isError ? "error" : "ok", ...(call.ms !== undefined ? { ms: call.ms } : {}) };
-    case "noResult":
-      return { state: "none" };
-    default:
-      return assertNever(call, "tool call state");
-  }
-}
-
-function diffStat(diff: string): string {
-  let add = 0;
-  let del = 0;
-  for (const l of diff.split("\n")) {
-    if (l.startsWith("+++") || l.startsWith("---")) continue;
-    if (l.startsWith("+")) add++;
-    else if (l.startsWith("-")) del++;
-  }
-  return add || del ? `+${add} −${del}` : "";
 }
 
 function imageLabel(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {
