@@ -44,7 +44,8 @@ import type { Flash, Retry } from "./status.js";
 import { Theme, type StyleName } from "./style.js";
 import { resumeScreen, suspendScreen } from "./suspend.js";
 import { loadWidths, takeEstimated } from "./text.js";
-import type { NoticeLevel, Transcript } from "./transcript.js";
+import type { Transcript } from "./transcript.js";
+import type { NoticeLevel } from "./transcript-item.js";
 
 export type { Keymap } from "./bindings.js";
 export type { Terminal } from "./screen.js";

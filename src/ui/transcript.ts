@@ -1,72 +1,26 @@
-// The transcript: what the record says plus what is arriving live, laid out in terminal lines.
-// Pure (no blessed): the screen asks for the visible window at a width and height and paints
-// it. Each item keeps a cache of its wrapped lines keyed by its version and the width, and a
-// frame only wraps the items it actually shows, so a 5,000-message session costs the same per
-// frame as a short one. Scrolling is an anchor (item, line) or "follow the bottom".
+// The transcript: what the record says plus what is arriving live, as items (transcript-item.ts)
+// shown through a window. Pure (no blessed): the screen asks for the visible window at a width
+// and height and paints it. Each item's wrapped lines are cached by its version and the width
+// (transcript-lines.ts), and a frame only lays out the items it actually shows, so a
+// 5,000-message session costs the same per frame as a short one. Scrolling is an anchor
+// (item, line) or "follow the bottom".
 //
 // A streamed answer is one item from its answer_start to the end: live text while it streams
 // (its checkpoints are noted, not shown, since they lag behind the deltas), the stored
 // message once that is complete or the turn ends. Its events and stored messages all carry
 // its AnswerId, so nothing here has to guess which item a stored message belongs to.
-import type { Block, StoredMessage } from "../record/types.js";
+import type { StoredMessage } from "../record/types.js";
 import type { AnswerId } from "../session/turn/events.js";
-import { plainMisses } from "./highlight.js";
-import { inert } from "./inert.js";
-import { GrowingMarkdown, renderMarkdown } from "./markdown.js";
-import type { Line, StyleName } from "./style.js";
-import { countLines, firstLines, formatBytes, formatInt, restyle, wrapLine, wrapText } from "./text.js";
+import { GrowingMarkdown } from "./markdown.js";
+import type { Line } from "./style.js";
 import { ToolCalls } from "./toolcall.js";
-import { formatToolLine, toolCallLines } from "./toolline.js";
-
-export type NoticeLevel = "error" | "warning" | "info";
-
-type Body =
-  | { kind: "message"; msg: StoredMessage }
-  | { kind: "notice"; level: NoticeLevel; text: string }
-  | { kind: "lines"; lines: Line[] }
-  | {
-      kind: "live";
-      answer: AnswerId;
-      reasoning: string;
-      text: string;
-      /** tool calls whose input is still arriving, by their index in the answer */
-      toolInputs: Map<number, { name: string; bytes: number }>;
-      /** the answer's latest checkpoint: shown in place of the live text when the turn ends */
-      stored?: StoredMessage;
-      /** the turn ended before anything of it was stored: shown as it was, marked not saved */
-      closed: boolean;
-    };
-
-type LiveBody = Extract<Body, { kind: "live" }>;
-
-interface Item {
-  uid: number;
-  version: number;
-  body: Body;
-  /** an answer's text laid out as it streamed: kept when its message settles, so the stored
-   * text (the same, unless redaction changed it) is not laid out again from the start */
-  md?: GrowingMarkdown;
-}
-
-interface Rendered {
-  version: number;
-  width: number;
-  lines: Line[];
-  /** expandable parts (tool calls, reasoning, long user text) and the line each starts on */
-  targets: { id: string; line: number }[];
-}
+import { isOpenLive, type Body, type Item, type LiveBody, type NoticeLevel } from "./transcript-item.js";
+import { layOutItem, LineCache, type ItemLines } from "./transcript-lines.js";
 
 export interface Anchor {
   index: number;
   offset: number;
 }
-
-/** user text longer than this many lines is folded to its first lines until expanded */
-const USER_FOLD_LINES = 12;
-const USER_FOLD_CHARS = 4000;
-/** even expanded, one user message shows at most this many lines (a 2 MB paste is 40k lines) */
-const USER_MAX_LINES = 2000;
-const GUTTER = 2;
 
 export class Transcript {
   private items: Item[] = [];
@@ -74,9 +28,7 @@ export class Transcript {
   private byMsgId = new Map<number, Item>();
   /** every answer's item, by its id (live until its message is complete or the turn ends) */
   private answers = new Map<AnswerId, Item>();
-  private cache = new Map<number, Rendered>();
-  /** items laid out with code shown plain because the highlighter was still loading */
-  private uncoloured = new Set<number>();
+  private readonly laidOut = new LineCache();
   private nextUid = 1;
   private readonly calls = new ToolCalls();
   private expanded = new Set<string>();
@@ -85,13 +37,16 @@ export class Transcript {
   private turnRunning = false;
 
   follow = true;
-  /** how many times an item was laid out (a cache miss); tests and benchmarks read it */
-  renders = 0;
   private anchor: Anchor = { index: 0, offset: 0 };
   private lastW = 80;
   private lastH = 24;
 
   constructor(private readonly now: () => number = Date.now) {}
+
+  /** how many times an item was laid out (a cache miss); tests and benchmarks read it */
+  get renders(): number {
+    return this.laidOut.renders;
+  }
 
   // ---- content -------------------------------------------------------------------------
 
@@ -100,8 +55,7 @@ export class Transcript {
     this.items = [];
     this.byUid.clear();
     this.byMsgId.clear();
-    this.cache.clear();
-    this.uncoloured.clear();
+    this.laidOut.clear();
     this.answers.clear();
     this.calls.clear();
     this.selected = undefined;
@@ -116,8 +70,7 @@ export class Transcript {
     this.byUid = new Map(this.items.map((i) => [i.uid, i]));
     this.byMsgId.clear();
     for (const i of this.items) if (i.body.kind === "live" && i.body.stored) this.byMsgId.set(i.body.stored.id, i);
-    this.cache.clear();
-    for (const uid of this.uncoloured) if (!this.byUid.has(uid)) this.uncoloured.delete(uid);
+    this.laidOut.clear((uid) => this.byUid.has(uid));
     this.selected = undefined;
     this.follow = true;
   }
@@ -251,8 +204,7 @@ export class Transcript {
   private drop(item: Item): void {
     this.items = this.items.filter((i) => i !== item);
     this.byUid.delete(item.uid);
-    this.cache.delete(item.uid);
-    this.uncoloured.delete(item.uid);
+    this.laidOut.forget(item.uid);
     if (this.selected?.uid === item.uid) this.selected = undefined;
   }
 
@@ -290,15 +242,14 @@ export class Transcript {
 
   /** whether some item shows code plain only until the highlighter has loaded */
   awaitingColour(): boolean {
-    return this.uncoloured.size > 0;
+    return this.laidOut.awaitingColour();
   }
 
   /** lays out again (at the next frame) the items whose code was shown plain; true when any */
   recolour(): boolean {
-    if (this.uncoloured.size === 0) return false;
-    for (const uid of this.uncoloured) this.bump(uid);
-    this.uncoloured.clear();
-    return true;
+    const plain = this.laidOut.takeUncoloured();
+    for (const uid of plain) this.bump(uid);
+    return plain.length > 0;
   }
 
   itemCount(): number {
@@ -421,198 +372,18 @@ export class Transcript {
     }
   }
 
-  // ---- rendering ----------------------------------------------------------------------------
+  // ---- layout -------------------------------------------------------------------------------
 
-  private rendered(item: Item, width: number): Rendered {
-    const have = this.cache.get(item.uid);
-    if (have && have.version === item.version && have.width === width) return have;
-    this.renders++;
-    const misses = plainMisses();
-    const r = this.renderItem(item, width);
-    if (plainMisses() !== misses) this.uncoloured.add(item.uid);
-    else this.uncoloured.delete(item.uid);
-    const out: Rendered = { version: item.version, width, lines: r.lines, targets: r.targets };
-    this.cache.set(item.uid, out);
-    return out;
-  }
-
-  private renderItem(item: Item, width: number): { lines: Line[]; targets: { id: string; line: number }[] } {
-    const lines: Line[] = [];
-    const targets: { id: string; line: number }[] = [];
-    const inner = Math.max(4, width - GUTTER);
-    const pad: Line = [{ t: " ".repeat(GUTTER) }];
-    const sel = this.selected?.uid === item.uid ? this.selected.id : undefined;
-    const push = (ls: Line[], gutter: Line = pad): void => {
-      // no gutter: the lines come with theirs (and are shared with a cache)
-      if (gutter.length === 0) for (const l of ls) lines.push(l);
-      else for (const l of ls) lines.push([...gutter, ...l]);
-    };
-    const target = (id: string, first: Line): void => {
-      targets.push({ id, line: lines.length });
-      lines.push([...pad, ...(sel === id ? restyle(first, { inv: true }) : first)]);
-    };
-    const body = item.body;
-    switch (body.kind) {
-      case "message": {
-        const msg = body.msg;
-        if (msg.role === "user") this.renderUser(item, msg, inner, lines, targets, sel);
-        else this.renderAssistant(item, msg.blocks, msg.status === "interrupted", inner, push, target);
-        break;
-      }
-      case "live": {
-        const blocks: Block[] = [];
-        if (body.reasoning) blocks.push({ type: "reasoning", text: body.reasoning });
-        if (body.text) blocks.push({ type: "text", text: body.text });
-        this.renderAssistant(item, blocks, body.closed, inner, push, target);
-        // a tool call being written: one pending line each, until the message brings the call
-        for (const i of [...body.toolInputs.keys()].sort((a, b) => a - b)) {
-          const t = body.toolInputs.get(i)!;
-          if (lines.length) push([[]]);
-          push([formatToolLine({ name: inert(t.name), summary: "", state: "receiving", bytes: t.bytes, expanded: false, width: inner })]);
-        }
-        break;
-      }
-      case "notice": {
-        const [mark, style]: [string, StyleName] = body.level === "error" ? ["✗ ", "err"] : body.level === "warning" ? ["⚠ ", "warn"] : ["· ", "info"];
-        const text = wrapText(inert(body.text), Math.max(1, inner - 2), style);
-        text.forEach((l, i) => lines.push([...pad, { t: i === 0 ? mark : "  ", s: style }, ...l]));
-        break;
-      }
-      case "lines":
-        for (const l of body.lines) lines.push(...wrapLine([...pad, ...l], width, { indent: pad }));
-        break;
-      default: {
-        const never: never = body;
-        throw new Error(`unknown transcript item ${JSON.stringify(never)}`);
-      }
-    }
-    // a blank line separates items; empty items (tool results shown on their calls) take none
-    if (lines.length) lines.unshift([]);
-    return { lines, targets: targets.map((t) => ({ id: t.id, line: t.line + 1 })) };
-  }
-
-  private renderUser(
-    item: Item,
-    msg: StoredMessage,
-    inner: number,
-    lines: Line[],
-    targets: { id: string; line: number }[],
-    sel: string | undefined,
-  ): void {
-    const body: Line[] = [];
-    for (const b of msg.blocks) {
-      switch (b.type) {
-        case "text": {
-          const id = `u:${item.uid}:${body.length}`;
-          const text = inert(b.text);
-          const nLines = countLines(text);
-          const long = nLines > USER_FOLD_LINES || text.length > USER_FOLD_CHARS;
-          const open = long && this.expanded.has(id);
-          // only the part that can be shown is wrapped: a 2 MB paste must not cost 40k lines
-          const shown = long ? firstLines(text, open ? USER_MAX_LINES : 6, open ? USER_MAX_LINES * 200 : 1200) : text;
-          const wrapped = wrapText(shown, inner, "user");
-          if (long) {
-            targets.push({ id, line: body.length + wrapped.length });
-            const more = open ? Math.max(0, nLines - USER_MAX_LINES) : nLines - countLines(shown);
-            const label = open
-              ? more > 0
-                ? `▾ ${formatInt(more)} more lines not shown (${formatBytes(Buffer.byteLength(text))} in the record)`
-                : "▾ fold"
-              : `▸ … ${formatInt(Math.max(0, more))} more lines (${formatBytes(Buffer.byteLength(text))})`;
-            wrapped.push([{ t: label, s: "dim" }]);
-          }
-          body.push(...wrapped);
-          break;
-        }
-        case "image":
-          body.push([{ t: `📎 ${imageLabel(b)}`, s: "dim" }]);
-          break;
-        case "tool_result":
-        case "tool_use":
-        case "reasoning":
-          // results are drawn on their calls; the others do not occur in user messages
-          break;
-        default: {
-          const never: never = b;
-          throw new Error(`unknown block ${JSON.stringify(never)}`);
-        }
-      }
-    }
-    if (body.length === 0) return;
-    const base = lines.length;
-    body.forEach((l, i) => {
-      const t = targets.find((x) => x.line === i);
-      const line = t && sel === t.id ? restyle(l, { inv: true }) : l;
-      lines.push([{ t: i === 0 ? "› " : "  ", s: "userGutter" }, ...line]);
-    });
-    for (const t of targets) t.line += base;
-  }
-
-  private renderAssistant(
-    item: Item,
-    blocks: Block[],
-    interrupted: boolean,
-    inner: number,
-    push: (ls: Line[], gutter?: Line) => void,
-    target: (id: string, first: Line) => void,
-  ): void {
-    let first = true;
-    const gap = (): void => {
-      if (!first) push([[]]);
-      first = false;
-    };
-    // the answer's first text is the one that streamed (GrowingMarkdown); others are laid out whole
-    const grown = blocks.findIndex((b) => b.type === "text");
-    blocks.forEach((b, bi) => {
-      switch (b.type) {
-        case "text": {
-          if (item.md && bi === grown) {
-            // the gutter goes on once, with the lines that are kept
-            const lines = item.md.render(b.text, inner, inert, (l) => [{ t: " ".repeat(GUTTER) }, ...l]);
-            if (lines.length === 0) return;
-            gap();
-            push(lines, []);
-            return;
-          }
-          const text = inert(b.text);
-          if (!text.trim()) return;
-          gap();
-          push(renderMarkdown(text, inner));
-          break;
-        }
-        case "reasoning": {
-          gap();
-          const id = `r:${item.uid}:${bi}`;
-          const text = inert(b.text).trim();
-          const open = this.expanded.has(id);
-          const label = text ? `${formatInt(text.length)} chars` : b.opaque ? "redacted" : "empty";
-          target(id, [{ t: open ? "▾ " : "▸ ", s: "dim" }, { t: "thinking", s: "reasoning" }, { t: ` · ${label}`, s: "dim" }]);
-          if (open && text) push(wrapText(text, Math.max(1, inner - 2), "reasoning"), [{ t: "    " }]);
-          break;
-        }
-        case "tool_use": {
-          gap();
-          const id = `t:${b.id}`;
-          const call = toolCallLines(b, this.calls.state(b.id), { expanded: this.expanded.has(id), waitingForPermission: this.waitingForPermission, now: this.now(), width: inner });
-          target(id, call.line);
-          // expanded, its body comes indented
-          push(call.body, []);
-          break;
-        }
-        case "image":
-          gap();
-          push([[{ t: `📎 ${imageLabel(b)}`, s: "dim" }]]);
-          break;
-        case "tool_result":
-          break;
-        default: {
-          const never: never = b;
-          throw new Error(`unknown block ${JSON.stringify(never)}`);
-        }
-      }
-    });
-    if (interrupted && item.body.kind !== "live") push([[{ t: "⏹ interrupted", s: "dim" }]]);
-    else if (interrupted && item.body.kind === "live") push([[{ t: "⏹ not saved: the turn ended before this was stored", s: "dim" }]]);
+  private rendered(item: Item, width: number): ItemLines {
+    return this.laidOut.get(item, width, () =>
+      layOutItem(item, width, {
+        expanded: this.expanded,
+        selected: this.selected?.uid === item.uid ? this.selected.id : undefined,
+        toolCall: (id) => this.calls.state(id),
+        waitingForPermission: this.waitingForPermission,
+        now: this.now(),
+      }),
+    );
   }
 
   // ---- scrolling ----------------------------------------------------------------------------
@@ -641,7 +412,6 @@ export class Transcript {
     return { index, offset };
   }
 
-  /** the anchor of the top line of the current window */
   /** Lines from the top of the window (its anchor) down to `line` of item `index`. */
   private linesBetween(top: Anchor, index: number, line: number): number {
     if (top.index === index) return line - top.offset;
@@ -650,6 +420,7 @@ export class Transcript {
     return dist + line;
   }
 
+  /** the anchor of the top line of the current window */
   topAnchor(): Anchor {
     if (!this.follow) return this.anchor;
     // bottom-aligned: walk up from the end by the window height
@@ -727,13 +498,4 @@ export class Transcript {
     }
     return { lines: out, following: false };
   }
-}
-
-function imageLabel(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {
-  const dims = b.width && b.height ? ` · ${b.width}×${b.height}` : "";
-  return `image ${inert(b.mediaType)} · ${formatBytes(b.bytes)}${dims}`;
-}
-
-function isOpenLive(i: Item): boolean {
-  return i.body.kind === "live" && !i.body.closed;
 }
