@@ -14,6 +14,7 @@ import {
   type StreamResult,
 } from "./types.js";
 import { formatInt } from "../record/numbers.js";
+import { IdleTimer } from "./idle-timer.js";
 
 // undici is loaded with the first request, not at start-up: the screen should not wait for
 // an HTTP client it does not use yet (about 60 ms and 11 MB on these machines).
@@ -82,10 +83,6 @@ const BLOCK_COST_BYTES = 64;
 const ERROR_BODY_BYTES = 64 * 1024;
 /** warnings one answer may raise (repeats are dropped): each becomes a line for the person */
 const MAX_WARNINGS = 20;
-/** Inside an open tool input, pings that keep coming may stretch the wait for content to this
- * many idle periods. Anthropic sends a tool's input one whole key at a time and pings while it
- * writes a long value (a file's content): minutes at ordinary speeds, but not forever. */
-const TOOL_INPUT_IDLE_PERIODS = 10;
 
 export interface AnswerBounds {
   /** text, reasoning and tool input of one answer, in UTF-8 bytes */
@@ -304,59 +301,23 @@ export async function postStream(args: PostArgs): Promise<StreamResult> {
 async function attemptOnce(args: PostArgs): Promise<Attempt> {
   const { who } = args;
   const userSignal = args.stream.signal;
-  const idleMs = args.transport.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const bounds = answerBounds(args.maxOutputTokens);
   const ac = new AbortController();
-  let timedOut = false;
   let finished = false;
-  let timer: NodeJS.Timeout | undefined;
-  /** what came since the last content: whole lines (pings, comments, empty events), and
-   * bytes since the last whole line */
-  const since = { lines: 0, trickled: 0 };
+  let grace: NodeJS.Timeout | undefined;
   const onUserAbort = (): void => ac.abort(userSignal?.reason);
   userSignal?.addEventListener("abort", onUserAbort, { once: true });
-  let lastContentAt = Date.now();
-  let lastLineAt = 0;
-  /** the wait that ran out, for the message */
-  let waitedMs = idleMs;
-  const toolInputWaitMs = idleMs * TOOL_INPUT_IDLE_PERIODS;
-  const expire = (): void => {
-    const now = Date.now();
-    // content came since the timer was set: wait out the rest of the idle period from it
-    const quiet = now - lastContentAt;
-    if (quiet < idleMs) {
-      timer = setTimeout(expire, idleMs - quiet);
-      return;
-    }
-    // inside an open tool input, pings that keep coming stretch the wait (still bounded)
-    if (handler.toolInputOpen?.() && now - lastLineAt < idleMs && now - lastContentAt < toolInputWaitMs) {
-      timer = setTimeout(expire, Math.min(idleMs, lastContentAt + toolInputWaitMs - now));
-      return;
-    }
-    waitedMs = now - lastContentAt >= toolInputWaitMs ? toolInputWaitMs : idleMs;
-    timedOut = true;
-    ac.abort(new Error("idle timeout"));
-  };
-  // The idle clock runs from the request to the first content, then between pieces of
-  // content: only content re-arms it. Keep-alive pings, comments and empty deltas keep a
-  // connection open but are not progress, and neither is a byte dripped without a line, so a
-  // server that sends only those hits the limit instead of holding the turn forever.
-  const arm = (): void => {
-    if (finished) return;
-    since.lines = 0;
-    since.trickled = 0;
-    lastContentAt = Date.now();
-    // Only the time is noted: content comes once per delta (20,000 in a long answer), and a
-    // clearTimeout + setTimeout for each was a measurable part of the stream's CPU. The one
-    // pending timer looks at lastContentAt when it fires (expire).
-    if (timer === undefined) timer = setTimeout(expire, idleMs);
-  };
-  const budget = new AnswerBudget(bounds.contentBytes, arm);
+  const idle = new IdleTimer({
+    idleMs: args.transport.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    toolInputOpen: () => handler.toolInputOpen?.() === true,
+    onExpire: () => ac.abort(new Error("idle timeout")),
+  });
+  const budget = new AnswerBudget(bounds.contentBytes, () => idle.reset());
   const handler = args.newHandler({ emit: warningCap((e) => args.stream.onEvent?.(e)), budget });
   let wireBytes = 0;
 
   try {
-    arm();
+    idle.start();
     const res = await (await undici())(args.url, {
       method: "POST",
       headers: args.headers,
@@ -370,12 +331,12 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
     // An error or JSON body is short: it gets one idle period after the headers, whole and
     // at most ERROR_BODY_BYTES, so neither a dripped body nor an endless one can hold the turn.
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      arm();
+      idle.reset();
       const text = await readText(res.body);
       return statusFailure(args, res.statusCode, res.headers, text);
     }
     if (/application\/json|text\/html/i.test(contentType)) {
-      arm();
+      idle.reset();
       const text = await readText(res.body);
       throw new StreamFault(
         `${who.label} answered with ${contentType.split(";")[0]} instead of an event stream: ${providerMessage(text)}`,
@@ -384,7 +345,7 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
     }
     const progress = {
       onChunk: (n: number): void => {
-        since.trickled += n;
+        idle.bytes(n);
         wireBytes += n;
         if (wireBytes > bounds.wireBytes) {
           throw new StreamFault(
@@ -396,11 +357,7 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
           );
         }
       },
-      onLine: (): void => {
-        since.lines++;
-        since.trickled = 0;
-        lastLineAt = Date.now();
-      },
+      onLine: (): void => idle.line(),
       maxEventChars: bounds.eventChars,
     };
     // the frames of each chunk at once: one async step per chunk, not per frame (sse.ts)
@@ -409,9 +366,9 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
         if (finished) continue; // the body's tail after the final event; only its end matters
         if (handler.onFrame(frame) === "done") {
           finished = true;
-          clearTimeout(timer);
+          idle.stop();
           // the answer is whole; wait briefly for the body's end so the socket can be reused
-          timer = setTimeout(() => ac.abort(new Error("end grace")), END_GRACE_MS);
+          grace = setTimeout(() => ac.abort(new Error("end grace")), END_GRACE_MS);
         }
       }
     }
@@ -424,15 +381,16 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
   } catch (err) {
     if (finished && !userSignal?.aborted) return { ok: handler.result() };
     return streamFailure(args, err, handler, {
-      timedOut,
-      idleMs: waitedMs,
-      lines: since.lines,
-      trickled: since.trickled,
+      timedOut: idle.expiredAfterMs !== undefined,
+      idleMs: idle.expiredAfterMs ?? 0,
+      lines: idle.quiet.lines,
+      trickled: idle.quiet.trickled,
       userAborted: userSignal?.aborted === true,
       eventChars: bounds.eventChars,
     });
   } finally {
-    clearTimeout(timer);
+    idle.stop();
+    clearTimeout(grace);
     userSignal?.removeEventListener("abort", onUserAbort);
   }
 }
