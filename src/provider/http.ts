@@ -2,7 +2,7 @@
 // content, bounds on what one answer may bring, and every failure turned into a ProviderError
 // a person can read. The adapters only parse frames; what a status code, a broken socket or
 // an oversize answer means is decided here, once.
-import type { request as undiciRequest } from "undici";
+import type { Dispatcher, request as undiciRequest } from "undici";
 import type { Block } from "../record/types.js";
 import { readSseBatches, SseEventTooLarge, type SseFrame } from "./sse.js";
 import {
@@ -298,88 +298,31 @@ export async function postStream(args: PostArgs): Promise<StreamResult> {
   }
 }
 
+/** One POST and its answer: sent, refused or read to its end, every failure told apart. */
 async function attemptOnce(args: PostArgs): Promise<Attempt> {
-  const { who } = args;
   const userSignal = args.stream.signal;
   const bounds = answerBounds(args.maxOutputTokens);
-  const ac = new AbortController();
-  let finished = false;
-  let grace: NodeJS.Timeout | undefined;
-  const onUserAbort = (): void => ac.abort(userSignal?.reason);
-  userSignal?.addEventListener("abort", onUserAbort, { once: true });
+  const cancel = followAbort(userSignal);
   const idle = new IdleTimer({
     idleMs: args.transport.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     toolInputOpen: () => handler.toolInputOpen?.() === true,
-    onExpire: () => ac.abort(new Error("idle timeout")),
+    onExpire: () => cancel.abort(new Error("idle timeout")),
   });
   const budget = new AnswerBudget(bounds.contentBytes, () => idle.reset());
   const handler = args.newHandler({ emit: warningCap((e) => args.stream.onEvent?.(e)), budget });
-  let wireBytes = 0;
-
   try {
     idle.start();
-    const res = await (await undici())(args.url, {
-      method: "POST",
-      headers: args.headers,
-      body: args.body,
-      signal: ac.signal,
-      // our own idle timer covers both; undici's defaults (300 s) would only get in the way
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
-    const contentType = headerValue(res.headers, "content-type") ?? "";
-    // An error or JSON body is short: it gets one idle period after the headers, whole and
-    // at most ERROR_BODY_BYTES, so neither a dripped body nor an endless one can hold the turn.
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      idle.reset();
-      const text = await readText(res.body);
-      return statusFailure(args, res.statusCode, res.headers, text);
-    }
-    if (/application\/json|text\/html/i.test(contentType)) {
-      idle.reset();
-      const text = await readText(res.body);
-      throw new StreamFault(
-        `${who.label} answered with ${contentType.split(";")[0]} instead of an event stream: ${providerMessage(text)}`,
-        "stream",
-      );
-    }
-    const progress = {
-      onChunk: (n: number): void => {
-        idle.bytes(n);
-        wireBytes += n;
-        if (wireBytes > bounds.wireBytes) {
-          throw new StreamFault(
-            `the provider sent more than ${megabytes(bounds.wireBytes)} of event stream for one answer, ` +
-              `most of it not content; stopped reading it`,
-            "too_large",
-            false,
-            WIRE_RULE,
-          );
-        }
-      },
-      onLine: (): void => idle.line(),
-      maxEventChars: bounds.eventChars,
-    };
-    // the frames of each chunk at once: one async step per chunk, not per frame (sse.ts)
-    for await (const frames of readSseBatches(res.body, progress)) {
-      for (const frame of frames) {
-        if (finished) continue; // the body's tail after the final event; only its end matters
-        if (handler.onFrame(frame) === "done") {
-          finished = true;
-          idle.stop();
-          // the answer is whole; wait briefly for the body's end so the socket can be reused
-          grace = setTimeout(() => ac.abort(new Error("end grace")), END_GRACE_MS);
-        }
-      }
-    }
+    const res = await send(args, cancel.signal);
+    const short = await shortAnswer(args, res, idle);
+    if (short) return short;
+    const finished = await readFrames(res.body, handler, idle, bounds, cancel, () => userSignal?.aborted === true);
     if (finished || handler.completeWithoutFinal?.()) return { ok: handler.result() };
     throw new StreamFault(
-      `the stream ended before the provider finished (${who.label} closed the connection mid-answer)`,
+      `the stream ended before the provider finished (${args.who.label} closed the connection mid-answer)`,
       "stream",
       true,
     );
   } catch (err) {
-    if (finished && !userSignal?.aborted) return { ok: handler.result() };
     return streamFailure(args, err, handler, {
       timedOut: idle.expiredAfterMs !== undefined,
       idleMs: idle.expiredAfterMs ?? 0,
@@ -390,8 +333,114 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
     });
   } finally {
     idle.stop();
+    cancel.release();
+  }
+}
+
+/** An attempt's own abort: the caller's signal aborts it too, until released. */
+function followAbort(user: AbortSignal | undefined): { signal: AbortSignal; abort(reason: unknown): void; release(): void } {
+  const ac = new AbortController();
+  const onUserAbort = (): void => ac.abort(user?.reason);
+  user?.addEventListener("abort", onUserAbort, { once: true });
+  return {
+    signal: ac.signal,
+    abort: (reason) => ac.abort(reason),
+    release: () => user?.removeEventListener("abort", onUserAbort),
+  };
+}
+
+type Reply = Dispatcher.ResponseData;
+
+function send(args: PostArgs, signal: AbortSignal): Promise<Reply> {
+  return undici().then((request) =>
+    request(args.url, {
+      method: "POST",
+      headers: args.headers,
+      body: args.body,
+      signal,
+      // our own idle timer covers both; undici's defaults (300 s) would only get in the way
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    }),
+  );
+}
+
+/**
+ * An answer that is not an event stream: an error status (a failure, or a retry), or a JSON
+ * or HTML page (thrown as a fault). Such a body is short: it gets one idle period after the
+ * headers, whole and at most ERROR_BODY_BYTES, so neither a dripped body nor an endless one
+ * can hold the turn. Undefined: the body is a stream, to be read.
+ */
+async function shortAnswer(args: PostArgs, res: Reply, idle: IdleTimer): Promise<Attempt | undefined> {
+  if (res.statusCode < 200 || res.statusCode >= 300) {
+    idle.reset();
+    const text = await readText(res.body);
+    return statusFailure(args, res.statusCode, res.headers, text);
+  }
+  const contentType = headerValue(res.headers, "content-type") ?? "";
+  if (/application\/json|text\/html/i.test(contentType)) {
+    idle.reset();
+    const text = await readText(res.body);
+    throw new StreamFault(
+      `${args.who.label} answered with ${contentType.split(";")[0]} instead of an event stream: ${providerMessage(text)}`,
+      "stream",
+    );
+  }
+  return undefined;
+}
+
+/**
+ * The body's frames to the handler, within the bound on the whole stream, until the
+ * provider's final event; true when it came. After it, the body's end gets a short grace so
+ * the socket can be reused, and a body that then breaks (or is cut at the grace) does not
+ * spoil the whole answer, unless the caller cancelled.
+ */
+async function readFrames(
+  body: Reply["body"],
+  handler: FrameHandler,
+  idle: IdleTimer,
+  bounds: AnswerBounds,
+  cancel: { abort(reason: unknown): void },
+  cancelled: () => boolean,
+): Promise<boolean> {
+  let finished = false;
+  let grace: NodeJS.Timeout | undefined;
+  let wireBytes = 0;
+  const progress = {
+    onChunk: (n: number): void => {
+      idle.bytes(n);
+      wireBytes += n;
+      if (wireBytes > bounds.wireBytes) {
+        throw new StreamFault(
+          `the provider sent more than ${megabytes(bounds.wireBytes)} of event stream for one answer, ` +
+            `most of it not content; stopped reading it`,
+          "too_large",
+          false,
+          WIRE_RULE,
+        );
+      }
+    },
+    onLine: (): void => idle.line(),
+    maxEventChars: bounds.eventChars,
+  };
+  try {
+    // the frames of each chunk at once: one async step per chunk, not per frame (sse.ts)
+    for await (const frames of readSseBatches(body, progress)) {
+      for (const frame of frames) {
+        if (finished) continue; // the body's tail after the final event; only its end matters
+        if (handler.onFrame(frame) === "done") {
+          finished = true;
+          idle.stop();
+          grace = setTimeout(() => cancel.abort(new Error("end grace")), END_GRACE_MS);
+        }
+      }
+    }
+    return finished;
+  } catch (err) {
+    if (finished && !cancelled()) return true;
+    throw err;
+  } finally {
     clearTimeout(grace);
-    userSignal?.removeEventListener("abort", onUserAbort);
   }
 }
 
