@@ -3,12 +3,9 @@
 import { describe, expect, it } from "vitest";
 import { readSse, readSseBatches, SseEventTooLarge, type SseFrame } from "../../src/provider/sse.js";
 import { prng } from "../helpers/prng.js";
+import { ANSWER_BYTES_PER_TOKEN, ANSWER_FLOOR_BYTES, answerBounds, megabytes } from "../../src/provider/bounds.js";
 import {
-  ANSWER_BYTES_PER_TOKEN,
-  ANSWER_FLOOR_BYTES,
   AnswerBudget,
-  answerBounds,
-  megabytes,
   parseErrorBody,
   retryAfterMs,
   scrub,
