@@ -5,18 +5,18 @@ import { minCacheableTokens, supportsReasoning, usesAdaptiveThinking } from "./c
 import { encodeAnthropicTool } from "./encode-tools.js";
 import { parseToolInput } from "./tool-input.js";
 import {
-  hostOf,
   postStream,
-  StreamFault,
   type AnswerBudget,
   type AnswerContext,
   type FrameHandler,
-  type ProviderIdentity,
   type TransportOptions,
 } from "./http.js";
+import { StreamFault } from "./failures.js";
+import { hostOf } from "./url.js";
 import type { SseFrame } from "./sse.js";
 import type {
   Provider,
+  ProviderIdentity,
   ProviderErrorKind,
   ReasoningLevel,
   Request,

@@ -1,29 +1,32 @@
 // One streaming POST to a provider: retries before output, an idle timeout between pieces of
-// content, bounds on what one answer may bring, and every failure turned into a ProviderError
-// a person can read. The adapters only parse frames; what a status code, a broken socket or
-// an oversize answer means is decided here, once.
+// content, bounds on what one answer may bring, and every failure named as a Failure and
+// thrown as a ProviderError (its sentence is made in failures.ts). The adapters only parse
+// frames; what a status code, a broken socket or an oversize answer means is decided here, once.
 import type { Dispatcher, request as undiciRequest } from "undici";
 import type { Block } from "../record/types.js";
 import { readSseBatches, SseEventTooLarge, type SseFrame } from "./sse.js";
 import {
   ProviderError,
-  type ProviderErrorKind,
-  type ProviderName,
+  type ProviderIdentity,
   type StreamEvent,
   type StreamOptions,
   type StreamResult,
 } from "./types.js";
-import { formatInt } from "../record/numbers.js";
+import { answerBounds, BLOCK_COST_BYTES, type AnswerBounds } from "./bounds.js";
 import {
-  ANSWER_BYTES_PER_TOKEN,
-  ANSWER_FLOOR_BYTES,
-  answerBounds,
-  BLOCK_COST_BYTES,
-  megabytes,
-  WIRE_BYTES_PER_TOKEN,
-  WIRE_FLOOR_BYTES,
-  type AnswerBounds,
-} from "./bounds.js";
+  answerBoundText,
+  endedEarlyText,
+  eventBoundText,
+  failureKind,
+  failureText,
+  gaveUpText,
+  notAStreamText,
+  retryReason,
+  StreamFault,
+  wireBoundText,
+  type Failure,
+  type StatusMeaning,
+} from "./failures.js";
 import { IdleTimer } from "./idle-timer.js";
 
 // undici is loaded with the first request, not at start-up: the screen should not wait for
@@ -35,7 +38,7 @@ function undici(): Promise<typeof undiciRequest> {
 }
 
 /** Loads undici ahead of the first request: the screen calls it once the session is up, so
- * Enter does not wait 100–250 ms for it (issue 19). Loading twice is a no-op; a failure is
+ * Enter does not wait 100–250 ms for it. Loading twice is a no-op; a failure is
  * left for the request to report. */
 export function preloadHttpClient(): Promise<void> {
   return undici().then(
@@ -75,9 +78,6 @@ const END_GRACE_MS = 1_000;
 const ERROR_BODY_BYTES = 64 * 1024;
 /** warnings one answer may raise (repeats are dropped): each becomes a line for the person */
 const MAX_WARNINGS = 20;
-
-const BOUND_RULE = `an answer may bring ${ANSWER_BYTES_PER_TOKEN} bytes per max-output token, at least ${megabytes(ANSWER_FLOOR_BYTES)}`;
-const WIRE_RULE = `the event stream of one answer may take ${WIRE_BYTES_PER_TOKEN} bytes per max-output token, at least ${megabytes(WIRE_FLOOR_BYTES)}`;
 
 /**
  * What one attempt's answer brought so far, against its bound. Everything an adapter keeps
@@ -122,13 +122,7 @@ export class AnswerBudget {
   /** Throws once the bound is passed; `cutOff` names what was being sent when it was. */
   check(cutOff?: string): void {
     if (!this.over) return;
-    throw new StreamFault(
-      `the provider sent more than ${megabytes(this.limitBytes)} in one answer; stopped reading it` +
-        (cutOff ? `; ${cutOff}` : ""),
-      "too_large",
-      false,
-      BOUND_RULE,
-    );
+    throw new StreamFault(answerBoundText(this.limitBytes, cutOff), "too_large", false, "answer");
   }
 }
 
@@ -167,21 +161,6 @@ const CONTEXT_OVERFLOW = [
   /model_context_window_exceeded/i,
 ];
 
-/** A failure found while reading the stream. The transport adds the partial output. */
-export class StreamFault extends Error {
-  constructor(
-    message: string,
-    readonly kind: ProviderErrorKind,
-    /** worth another attempt if nothing has streamed yet (overload, cut connection) */
-    readonly retryable = false,
-    /** the rule that was broken, said at the end after who broke it */
-    readonly rule?: string,
-  ) {
-    super(message);
-    this.name = "StreamFault";
-  }
-}
-
 /** What an adapter's handler gets for one attempt. */
 export interface AnswerContext {
   /** hands an event to the caller (a warning raised again is dropped; at most MAX_WARNINGS) */
@@ -206,14 +185,6 @@ export interface FrameHandler {
   readonly outputStarted: boolean;
 }
 
-export interface ProviderIdentity {
-  name: ProviderName;
-  /** "Anthropic", "OpenAI", or "the server at localhost:8080" */
-  label: string;
-  /** what to set when the key is refused */
-  keyHint: string;
-}
-
 export interface PostArgs {
   who: ProviderIdentity;
   model: string;
@@ -231,7 +202,7 @@ export interface PostArgs {
 
 type Attempt =
   | { ok: StreamResult }
-  | { retry: { reason: string; delayMs?: number; error: ProviderError } }
+  | { retry: { failure: Failure; delayMs?: number | undefined; error: ProviderError } }
   | { fail: ProviderError };
 
 export async function postStream(args: PostArgs): Promise<StreamResult> {
@@ -243,22 +214,18 @@ export async function postStream(args: PostArgs): Promise<StreamResult> {
   const emit = (e: StreamEvent): void => args.stream.onEvent?.(e);
 
   for (let attempt = 0; ; attempt++) {
-    if (signal?.aborted) throw abortedError(args, []);
+    if (signal?.aborted) throw cancelledError(args);
     const out = await attemptOnce(args);
     if ("ok" in out) return out.ok;
     if ("fail" in out) throw out.fail;
     if (attempt >= maxRetries) {
       const e = out.retry.error;
-      throw new ProviderError(
-        `${e.message} (gave up after ${maxRetries} ${maxRetries === 1 ? "retry" : "retries"})`,
-        e.kind,
-        e.opts,
-      );
+      throw new ProviderError(gaveUpText(e.message, maxRetries), e.kind, e.opts);
     }
     const delayMs = Math.round(out.retry.delayMs ?? backoff(attempt, base, cap));
-    emit({ type: "retry", attempt: attempt + 1, delayMs, reason: out.retry.reason });
+    emit({ type: "retry", attempt: attempt + 1, delayMs, reason: scrub(retryReason(out.retry.failure, args.who), args.secret) });
     await sleep(delayMs, signal).catch(() => {
-      throw abortedError(args, []);
+      throw cancelledError(args);
     });
   }
 }
@@ -282,20 +249,9 @@ async function attemptOnce(args: PostArgs): Promise<Attempt> {
     if (short) return short;
     const finished = await readFrames(res.body, handler, idle, bounds, cancel, () => userSignal?.aborted === true);
     if (finished || handler.completeWithoutFinal?.()) return { ok: handler.result() };
-    throw new StreamFault(
-      `the stream ended before the provider finished (${args.who.label} closed the connection mid-answer)`,
-      "stream",
-      true,
-    );
+    throw new StreamFault(endedEarlyText(args.who), "stream", true);
   } catch (err) {
-    return streamFailure(args, err, handler, {
-      timedOut: idle.expiredAfterMs !== undefined,
-      idleMs: idle.expiredAfterMs ?? 0,
-      lines: idle.quiet.lines,
-      trickled: idle.quiet.trickled,
-      userAborted: userSignal?.aborted === true,
-      eventChars: bounds.eventChars,
-    });
+    return streamFailure(args, err, handler, idle, bounds);
   } finally {
     idle.stop();
     cancel.release();
@@ -346,10 +302,7 @@ async function shortAnswer(args: PostArgs, res: Reply, idle: IdleTimer): Promise
   if (/application\/json|text\/html/i.test(contentType)) {
     idle.reset();
     const text = await readText(res.body);
-    throw new StreamFault(
-      `${args.who.label} answered with ${contentType.split(";")[0]} instead of an event stream: ${providerMessage(text)}`,
-      "stream",
-    );
+    throw new StreamFault(notAStreamText(args.who, contentType.split(";")[0] ?? "", providerMessage(text)), "stream");
   }
   return undefined;
 }
@@ -376,13 +329,7 @@ async function readFrames(
       idle.bytes(n);
       wireBytes += n;
       if (wireBytes > bounds.wireBytes) {
-        throw new StreamFault(
-          `the provider sent more than ${megabytes(bounds.wireBytes)} of event stream for one answer, ` +
-            `most of it not content; stopped reading it`,
-          "too_large",
-          false,
-          WIRE_RULE,
-        );
+        throw new StreamFault(wireBoundText(bounds.wireBytes), "too_large", false, "wire");
       }
     },
     onLine: (): void => idle.line(),
@@ -421,156 +368,93 @@ export function warningCap(emit: (e: StreamEvent) => void): (e: StreamEvent) => 
   };
 }
 
-function streamFailure(
-  args: PostArgs,
-  err: unknown,
-  handler: FrameHandler,
-  st: { timedOut: boolean; idleMs: number; lines: number; trickled: number; userAborted: boolean; eventChars: number },
-): Attempt {
-  const { who } = args;
+/** What a thrown error means for the attempt: a failure (or a retry), in the order that
+ * decides it: the caller's cancel, the idle wait, a fault of the stream, the network. */
+function streamFailure(args: PostArgs, err: unknown, handler: FrameHandler, idle: IdleTimer, bounds: AnswerBounds): Attempt {
   const outputStarted = handler.outputStarted;
-  const partial = handler.partial();
-  const opts = { partial, outputStarted };
-  const make = (message: string, kind: ProviderErrorKind): ProviderError =>
-    new ProviderError(scrub(message, args.secret), kind, opts);
+  const opts = { partial: handler.partial(), outputStarted };
+  const fail = (f: Failure): Attempt => ({ fail: errorOf(args, f, opts) });
 
-  if (st.userAborted) return { fail: abortedError(args, partial, outputStarted) };
-  if (st.timedOut) {
-    const kept = outputStarted ? ", the partial answer was kept" : "";
-    if (st.lines === 0) {
-      return {
-        fail: make(
-          `no data from the provider for ${seconds(st.idleMs)} s (${who.label}); gave up waiting` +
-            (st.trickled > 0 ? ` (only ${st.trickled} ${st.trickled === 1 ? "byte" : "bytes"} trickled in, not one whole line)` : "") +
-            kept,
-          "timeout",
-        ),
-      };
-    }
-    const wait = handler.toolInputOpen?.()
-      ? "for the rest of a tool call's input"
-      : outputStarted
-        ? "after the last content"
-        : "for the answer to start";
-    return {
-      fail: make(
-        `no content from the provider for ${seconds(st.idleMs)} s (${who.label}) while waiting ${wait}: ` +
-          `only keep-alive pings or empty events arrived; gave up waiting (the idle timeout, idleTimeoutSeconds in the config)` +
-          kept,
-        "timeout",
-      ),
-    };
+  if (args.stream.signal?.aborted) return fail({ type: "cancelled", outputStarted });
+  const waitedMs = idle.expiredAfterMs;
+  if (waitedMs !== undefined) {
+    const waitingFor = handler.toolInputOpen?.() ? "tool_input" : outputStarted ? "more" : "start";
+    return fail({ type: "idle", waitedMs, quiet: idle.quiet, waitingFor, outputStarted });
   }
-  if (err instanceof SseEventTooLarge) {
-    err = new StreamFault(
-      `the provider sent more than ${megabytes(st.eventChars)} in one answer, in a single stream event; stopped reading it`,
-      "too_large",
-      false,
-      BOUND_RULE,
-    );
-  }
+  if (err instanceof SseEventTooLarge) err = new StreamFault(eventBoundText(bounds.eventChars), "too_large", false, "answer");
   if (err instanceof StreamFault) {
-    const kept = err.kind === "too_large" && outputStarted ? "; what arrived up to the bound was kept" : "";
-    const rule = err.rule ? ` (${who.label}; ${err.rule})` : "";
-    const e = make(err.message + kept + rule, err.kind);
-    if (err.retryable && !outputStarted) return { retry: { reason: err.message, error: e } };
-    return { fail: e };
+    const f: Failure = { type: "fault", text: err.message, kind: err.kind, outputStarted };
+    if (err.rule) f.rule = err.rule;
+    if (err.retryable && !outputStarted) return { retry: { failure: f, error: errorOf(args, f, opts) } };
+    return fail(f);
   }
   const code = netCode(err);
   if (code !== undefined) {
-    const what = describeNetCode(code);
-    if (outputStarted) {
-      return { fail: make(`the connection to ${who.label} broke mid-answer (${what}); the partial answer was kept`, "network") };
-    }
-    // a label that already names the host needs no origin after it
-    const where = who.label.includes(hostOf(args.url)) ? who.label : `${who.label} (${origin(args.url)})`;
-    const e = make(`could not reach ${where}: ${what}`, "network");
-    if (RETRY_NET_CODES.has(code)) return { retry: { reason: what, error: e } };
-    return { fail: e };
+    if (outputStarted) return fail({ type: "broke", code });
+    const f: Failure = { type: "unreachable", code, url: args.url };
+    if (RETRY_NET_CODES.has(code)) return { retry: { failure: f, error: errorOf(args, f, opts) } };
+    return fail(f);
   }
   // not a provider failure: a bug of ours or of a caller's onEvent; let it surface as is
   throw err;
 }
 
+/** What an answer with an error status means: a failure, or a retry after the wait asked. */
 function statusFailure(
   args: PostArgs,
   status: number,
   headers: Record<string, string | string[] | undefined>,
   text: string,
 ): Attempt {
-  const { who } = args;
   const detail = parseErrorBody(text);
   // no trailing period: the message is embedded in our own sentences
-  const msg = (detail.message || `HTTP ${status}`).replace(/[.\s]+$/, "");
-  const make = (message: string, kind: ProviderErrorKind): ProviderError =>
-    new ProviderError(scrub(message, args.secret), kind, { status, partial: [], outputStarted: false });
+  const said = (detail.message || `HTTP ${status}`).replace(/[.\s]+$/, "");
+  const opts = { status, partial: [], outputStarted: false };
 
-  if (status === 401 || status === 403) {
-    return {
-      fail: make(
-        `the key was refused by ${who.label} (HTTP ${status}): ${msg}. Check ${who.keyHint} or the config file.`,
-        "auth",
-      ),
-    };
-  }
+  if (status === 401 || status === 403) return { fail: errorOf(args, { type: "key_refused", status, said }, opts) };
   const overflowText = `${detail.message} ${detail.code ?? ""} ${detail.type ?? ""}`;
   if ((status === 400 || status === 413 || status === 422) && CONTEXT_OVERFLOW.some((re) => re.test(overflowText))) {
-    const w = args.transport.contextWindow;
-    const window = w ? `${args.model}'s context window of ${formatInt(w)} tokens` : `${args.model}'s context window`;
-    return {
-      fail: make(
-        `the conversation is too long for ${window}: ${msg}. Run /compact to shrink it, or start a new session.`,
-        "context_length",
-      ),
-    };
+    const f: Failure = { type: "too_long", said, model: args.model };
+    if (args.transport.contextWindow) f.window = args.transport.contextWindow;
+    return { fail: errorOf(args, f, opts) };
   }
 
-  let kind: ProviderErrorKind;
-  let message: string;
-  if (status === 429) {
-    kind = "rate_limit";
-    message = `${who.label} is rate-limiting requests (HTTP 429): ${msg}`;
-  } else if (status === 529 || detail.type === "overloaded_error") {
-    kind = "overloaded";
-    message = `${who.label} is overloaded (HTTP ${status}): ${msg}`;
-  } else if (status >= 500) {
-    kind = "server";
-    message = `${who.label} had a server error (HTTP ${status}): ${msg}`;
-  } else if (status === 408 || status === 409) {
-    kind = "server";
-    message = `${who.label} could not take the request (HTTP ${status}): ${msg}`;
-  } else {
-    kind = "bad_request";
-    message = `${who.label} rejected the request (HTTP ${status}): ${msg}`;
-  }
+  const f: Failure & { type: "status" } = { type: "status", status, meaning: statusMeaning(status, detail), said };
+  if (detail.type) f.errorType = detail.type;
   // a refusal keeps what the server said, so the adapter can tell a refused optional field
-  // from another mistake (openai.ts, refusedFields)
+  // from another mistake (refusals.ts)
   const error =
-    kind === "bad_request"
-      ? new RequestRefused(scrub(message, args.secret), { status, partial: [], outputStarted: false }, {
+    f.meaning === "rejected"
+      ? new RequestRefused(scrub(failureText(f, args.who), args.secret), opts, {
           ...detail,
           message: scrub(detail.message, args.secret),
           text: scrub(text, args.secret),
         })
-      : make(message, kind);
+      : errorOf(args, f, opts);
 
   const should = headerValue(headers, "x-should-retry");
   const retryable = should === "true" ? true : should === "false" ? false : RETRY_STATUSES.has(status);
   if (!retryable) return { fail: error };
   const wait = retryAfterMs(headers);
-  if (wait !== undefined && wait > LONGEST_HONOURED_WAIT_MS) {
-    return { fail: make(`${message}; the server asks to wait ${seconds(wait)} s before retrying`, kind) };
-  }
-  const reason = `HTTP ${status}${detail.type ? ` ${detail.type}` : ""}: ${msg}`;
-  return { retry: { reason: scrub(reason, args.secret), delayMs: wait, error } };
+  if (wait !== undefined && wait > LONGEST_HONOURED_WAIT_MS) return { fail: errorOf(args, { ...f, waitMs: wait }, opts) };
+  return { retry: { failure: f, delayMs: wait, error } };
 }
 
-function abortedError(args: PostArgs, partial: Block[], outputStarted = false): ProviderError {
-  return new ProviderError(
-    `the request to ${args.who.label} was cancelled` + (outputStarted ? "; the partial answer was kept" : ""),
-    "aborted",
-    { partial, outputStarted },
-  );
+function statusMeaning(status: number, detail: ErrorDetail): StatusMeaning {
+  if (status === 429) return "rate_limited";
+  if (status === 529 || detail.type === "overloaded_error") return "overloaded";
+  if (status >= 500) return "server_error";
+  if (status === 408 || status === 409) return "not_taken";
+  return "rejected";
+}
+
+/** The error a failure is thrown as: its sentence, with the key cut out. */
+function errorOf(args: PostArgs, f: Failure, opts: ProviderError["opts"]): ProviderError {
+  return new ProviderError(scrub(failureText(f, args.who), args.secret), failureKind(f), opts);
+}
+
+function cancelledError(args: PostArgs): ProviderError {
+  return errorOf(args, { type: "cancelled", outputStarted: false }, { partial: [], outputStarted: false });
 }
 
 /** 0.5 s × 2^n, capped, minus up to a quarter so that many clients do not retry in step. */
@@ -682,47 +566,6 @@ function netCode(err: unknown): string | undefined {
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
-}
-
-function describeNetCode(code: string): string {
-  switch (code) {
-    case "ECONNREFUSED":
-      return "connection refused (ECONNREFUSED)";
-    case "ECONNRESET":
-      return "connection reset (ECONNRESET)";
-    case "UND_ERR_SOCKET":
-      return "the server closed the connection (UND_ERR_SOCKET)";
-    case "ENOTFOUND":
-      return "host not found (ENOTFOUND); check the base URL";
-    case "EAI_AGAIN":
-      return "DNS lookup failed (EAI_AGAIN)";
-    case "UND_ERR_CONNECT_TIMEOUT":
-    case "ETIMEDOUT":
-      return `connection timed out (${code})`;
-    default:
-      return code;
-  }
-}
-
-export function hostOf(base: string): string {
-  try {
-    return new URL(base).host;
-  } catch {
-    return base;
-  }
-}
-
-function origin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
-}
-
-function seconds(ms: number): string {
-  const s = ms / 1000;
-  return String(Number(s.toFixed(s < 1 ? 2 : 1)));
 }
 
 /** At most ERROR_BODY_BYTES of a body, decoded; the rest is not read. */

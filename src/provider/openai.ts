@@ -6,20 +6,20 @@ import { supportsReasoning, wantsMaxCompletionTokens } from "./catalog.js";
 import { encodeOpenAITool, toolResultText } from "./encode-tools.js";
 import { parseToolInput, toolInputJson } from "./tool-input.js";
 import {
-  hostOf,
   postStream,
   RequestRefused,
   type ErrorDetail,
-  StreamFault,
   type AnswerBudget,
   type AnswerContext,
   type FrameHandler,
-  type ProviderIdentity,
   type TransportOptions,
 } from "./http.js";
+import { StreamFault } from "./failures.js";
+import { hostOf } from "./url.js";
 import type { SseFrame } from "./sse.js";
 import type {
   Provider,
+  ProviderIdentity,
   ProviderErrorKind,
   Request,
   StopReason,

@@ -14,20 +14,20 @@ import { supportsReasoning } from "./catalog.js";
 import { toolResultText } from "./encode-tools.js";
 import { parseToolInput, toolInputJson } from "./tool-input.js";
 import {
-  hostOf,
   postStream,
   RequestRefused,
-  StreamFault,
   type AnswerBudget,
   type AnswerContext,
   type FrameHandler,
-  type ProviderIdentity,
   type TransportOptions,
 } from "./http.js";
+import { StreamFault } from "./failures.js";
+import { hostOf } from "./url.js";
 import { isOpenAIHosted, OPENAI_DEFAULT_BASE_URL } from "./openai.js";
 import type { SseFrame } from "./sse.js";
 import type {
   AssistantPart,
+  ProviderIdentity,
   EncodedRequest,
   ProsePart,
   Provider,

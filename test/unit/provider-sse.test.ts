@@ -9,9 +9,9 @@ import {
   parseErrorBody,
   retryAfterMs,
   scrub,
-  StreamFault,
   warningCap,
 } from "../../src/provider/http.js";
+import { StreamFault } from "../../src/provider/failures.js";
 import type { StreamEvent } from "../../src/provider/types.js";
 
 const MB = 1024 * 1024;
