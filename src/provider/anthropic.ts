@@ -6,11 +6,11 @@ import { encodeAnthropicTool } from "./encode-tools.js";
 import { parseToolInput } from "./tool-input.js";
 import {
   postStream,
-  type AnswerBudget,
   type AnswerContext,
   type FrameHandler,
   type TransportOptions,
 } from "./http.js";
+import type { AnswerBudget } from "./budget.js";
 import { StreamFault } from "./failures.js";
 import { hostOf } from "./url.js";
 import type { SseFrame } from "./sse.js";

@@ -17,9 +17,6 @@ export const ANSWER_FLOOR_BYTES = 4 * MiB;
  * about 250 bytes of envelope around a one-token chunk. Bounds a stream of empty events. */
 export const WIRE_BYTES_PER_TOKEN = 512;
 export const WIRE_FLOOR_BYTES = 64 * MiB;
-/** what a content block or tool call costs against the bound besides its text, so a stream
- * of empty blocks cannot pile up objects either */
-export const BLOCK_COST_BYTES = 64;
 
 export interface AnswerBounds {
   /** text, reasoning and tool input of one answer, in UTF-8 bytes */

@@ -12,9 +12,9 @@ import {
   type StreamOptions,
   type StreamResult,
 } from "./types.js";
-import { answerBounds, BLOCK_COST_BYTES, type AnswerBounds } from "./bounds.js";
+import { answerBounds, type AnswerBounds } from "./bounds.js";
+import { AnswerBudget } from "./budget.js";
 import {
-  answerBoundText,
   endedEarlyText,
   eventBoundText,
   failureKind,
@@ -78,59 +78,6 @@ const END_GRACE_MS = 1_000;
 const ERROR_BODY_BYTES = 64 * 1024;
 /** warnings one answer may raise (repeats are dropped): each becomes a line for the person */
 const MAX_WARNINGS = 20;
-
-/**
- * What one attempt's answer brought so far, against its bound. Everything an adapter keeps
- * passes through take(), so no adapter can gather more than the bound; content that arrives
- * also restarts the idle clock (pings and empty events do not).
- */
-export class AnswerBudget {
-  private used = 0;
-  private over = false;
-  constructor(
-    readonly limitBytes: number,
-    private readonly onContent: () => void = () => undefined,
-  ) {}
-
-  /** The part of `s` that fits: all of it, until the bound is reached; then the piece up to it. */
-  take(s: string): string {
-    if (s.length === 0) return s;
-    if (this.over) return "";
-    this.onContent();
-    const n = Buffer.byteLength(s);
-    if (this.used + n <= this.limitBytes) {
-      this.used += n;
-      return s;
-    }
-    this.over = true;
-    const room = this.limitBytes - this.used;
-    this.used = this.limitBytes;
-    return cutUtf8(s, room);
-  }
-
-  /** A new block or call: a small fixed cost. */
-  block(): void {
-    if (this.over) return;
-    if (this.used + BLOCK_COST_BYTES > this.limitBytes) this.over = true;
-    this.used = Math.min(this.limitBytes, this.used + BLOCK_COST_BYTES);
-  }
-
-  get exceeded(): boolean {
-    return this.over;
-  }
-
-  /** Throws once the bound is passed; `cutOff` names what was being sent when it was. */
-  check(cutOff?: string): void {
-    if (!this.over) return;
-    throw new StreamFault(answerBoundText(this.limitBytes, cutOff), "too_large", false, "answer");
-  }
-}
-
-/** The first `bytes` bytes of `s`, cut before a character that would not fit whole. */
-function cutUtf8(s: string, bytes: number): string {
-  if (bytes <= 0) return "";
-  return new TextDecoder().decode(Buffer.from(s, "utf8").subarray(0, bytes), { stream: true });
-}
 
 const RETRY_STATUSES = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
 const RETRY_NET_CODES = new Set([

@@ -9,11 +9,11 @@ import {
   postStream,
   RequestRefused,
   type ErrorDetail,
-  type AnswerBudget,
   type AnswerContext,
   type FrameHandler,
   type TransportOptions,
 } from "./http.js";
+import type { AnswerBudget } from "./budget.js";
 import { StreamFault } from "./failures.js";
 import { hostOf } from "./url.js";
 import type { SseFrame } from "./sse.js";

@@ -16,11 +16,11 @@ import { parseToolInput, toolInputJson } from "./tool-input.js";
 import {
   postStream,
   RequestRefused,
-  type AnswerBudget,
   type AnswerContext,
   type FrameHandler,
   type TransportOptions,
 } from "./http.js";
+import type { AnswerBudget } from "./budget.js";
 import { StreamFault } from "./failures.js";
 import { hostOf } from "./url.js";
 import { isOpenAIHosted, OPENAI_DEFAULT_BASE_URL } from "./openai.js";

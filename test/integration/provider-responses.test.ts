@@ -7,7 +7,7 @@ import { request } from "undici";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { createProvider, openaiApi } from "../../src/provider/create.js";
 import { OPAQUE_OPENAI_REASONING, ResponsesStreamHandler } from "../../src/provider/responses.js";
-import { AnswerBudget } from "../../src/provider/http.js";
+import { AnswerBudget } from "../../src/provider/budget.js";
 import type { SseFrame } from "../../src/provider/sse.js";
 import { summaryRequest } from "../../src/replay/request.js";
 import type { Block } from "../../src/record/types.js";

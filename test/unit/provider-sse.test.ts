@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { readSse, readSseBatches, SseEventTooLarge, type SseFrame } from "../../src/provider/sse.js";
 import { prng } from "../helpers/prng.js";
 import { ANSWER_BYTES_PER_TOKEN, ANSWER_FLOOR_BYTES, answerBounds, megabytes } from "../../src/provider/bounds.js";
+import { AnswerBudget } from "../../src/provider/budget.js";
 import {
-  AnswerBudget,
   parseErrorBody,
   retryAfterMs,
   scrub,

@@ -5,7 +5,7 @@
 // as prose; otherwise the live round would put it before an item it did not precede.
 import { describe, expect, it } from "vitest";
 import { OPAQUE_OPENAI_REASONING, ResponsesStreamHandler } from "../../src/provider/responses.js";
-import { AnswerBudget } from "../../src/provider/http.js";
+import { AnswerBudget } from "../../src/provider/budget.js";
 import type { SseFrame } from "../../src/provider/sse.js";
 import type { Block } from "../../src/record/types.js";
 

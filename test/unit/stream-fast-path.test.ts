@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { AnthropicStreamHandler, anthropicDeltaSchemas, fastAnthropicDelta } from "../../src/provider/anthropic.js";
 import { OpenAIStreamHandler, chatChunkSchema, fastChatChunk } from "../../src/provider/openai.js";
 import { ResponsesStreamHandler, fastResponsesDelta, responsesEventSchemas } from "../../src/provider/responses.js";
-import { AnswerBudget } from "../../src/provider/http.js";
+import { AnswerBudget } from "../../src/provider/budget.js";
 import type { StreamEvent } from "../../src/provider/types.js";
 import { prng } from "../helpers/prng.js";
 

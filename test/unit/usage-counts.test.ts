@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { AnthropicStreamHandler } from "../../src/provider/anthropic.js";
 import { ResponsesStreamHandler } from "../../src/provider/responses.js";
 import { OpenAIStreamHandler } from "../../src/provider/openai.js";
-import { AnswerBudget } from "../../src/provider/http.js";
+import { AnswerBudget } from "../../src/provider/budget.js";
 import type { SseFrame } from "../../src/provider/sse.js";
 import type { Usage } from "../../src/provider/types.js";
 import { parseUsage } from "../../src/session/store/messages.js";
