@@ -28,6 +28,7 @@ import {
   type StatusMeaning,
 } from "./failures.js";
 import { IdleTimer } from "./idle-timer.js";
+import { parseErrorBody, providerMessage, RequestRefused, type ErrorDetail } from "./error-body.js";
 
 // undici is loaded with the first request, not at start-up: the screen should not wait for
 // an HTTP client it does not use yet (about 60 ms and 11 MB on these machines).
@@ -428,70 +429,6 @@ export function retryAfterMs(
     if (!Number.isNaN(at)) return Math.max(0, at - now);
   }
   return undefined;
-}
-
-export interface ErrorDetail {
-  message: string;
-  type?: string;
-  code?: string;
-  /** the request field the server blames (OpenAI's `error.param`) */
-  param?: string;
-}
-
-/** A request the server refused as wrong (HTTP 400, 404, 422…), with what it said: its parsed
- * error and the body's text (at most ERROR_BODY_BYTES, the key cut out). */
-export class RequestRefused extends ProviderError {
-  constructor(
-    message: string,
-    opts: ProviderError["opts"],
-    readonly detail: ErrorDetail & { text: string },
-  ) {
-    super(message, "bad_request", opts);
-  }
-}
-
-/** The message out of an error body of either provider, or of a compatible server. */
-export function parseErrorBody(text: string): ErrorDetail {
-  const trimmed = text.trim();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(trimmed);
-  } catch {
-    return { message: snippet(trimmed) };
-  }
-  const obj = asRecord(parsed);
-  const err = obj?.["error"];
-  const errObj = asRecord(err);
-  if (errObj) {
-    const out: ErrorDetail = { message: str(errObj["message"]) ?? snippet(JSON.stringify(errObj)) };
-    const type = str(errObj["type"]);
-    const code = str(errObj["code"]) ?? (typeof errObj["code"] === "number" ? String(errObj["code"]) : undefined);
-    const param = str(errObj["param"]);
-    if (type) out.type = type;
-    if (code) out.code = code;
-    if (param) out.param = param;
-    return out;
-  }
-  if (typeof err === "string") return { message: err };
-  const message = str(obj?.["message"]) ?? str(obj?.["detail"]);
-  return { message: message ?? snippet(trimmed) };
-}
-
-export function providerMessage(text: string): string {
-  return parseErrorBody(text).message;
-}
-
-function asRecord(x: unknown): Record<string, unknown> | undefined {
-  return typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
-}
-
-function str(x: unknown): string | undefined {
-  return typeof x === "string" && x.length > 0 ? x : undefined;
-}
-
-function snippet(text: string): string {
-  const one = text.replace(/\s+/g, " ").trim();
-  return one.length > 300 ? `${one.slice(0, 300)}…` : one;
 }
 
 export function scrub(text: string, secret: string | undefined): string {

@@ -7,13 +7,12 @@ import { encodeOpenAITool, toolResultText } from "./encode-tools.js";
 import { parseToolInput, toolInputJson } from "./tool-input.js";
 import {
   postStream,
-  RequestRefused,
-  type ErrorDetail,
   type AnswerContext,
   type FrameHandler,
   type TransportOptions,
 } from "./http.js";
 import type { AnswerBudget } from "./budget.js";
+import { RequestRefused, type ErrorDetail } from "./error-body.js";
 import { StreamFault } from "./failures.js";
 import { hostOf } from "./url.js";
 import type { SseFrame } from "./sse.js";

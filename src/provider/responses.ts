@@ -15,12 +15,12 @@ import { toolResultText } from "./encode-tools.js";
 import { parseToolInput, toolInputJson } from "./tool-input.js";
 import {
   postStream,
-  RequestRefused,
   type AnswerContext,
   type FrameHandler,
   type TransportOptions,
 } from "./http.js";
 import type { AnswerBudget } from "./budget.js";
+import { RequestRefused } from "./error-body.js";
 import { StreamFault } from "./failures.js";
 import { hostOf } from "./url.js";
 import { isOpenAIHosted, OPENAI_DEFAULT_BASE_URL } from "./openai.js";

@@ -5,8 +5,8 @@ import { readSse, readSseBatches, SseEventTooLarge, type SseFrame } from "../../
 import { prng } from "../helpers/prng.js";
 import { ANSWER_BYTES_PER_TOKEN, ANSWER_FLOOR_BYTES, answerBounds, megabytes } from "../../src/provider/bounds.js";
 import { AnswerBudget } from "../../src/provider/budget.js";
+import { parseErrorBody } from "../../src/provider/error-body.js";
 import {
-  parseErrorBody,
   retryAfterMs,
   scrub,
   warningCap,

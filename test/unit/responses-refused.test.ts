@@ -3,7 +3,7 @@
 // "reasoning.effort", the verification sentence for summaries). A local server forced to
 // this shape words its refusals as it does for Chat.
 import { describe, expect, it } from "vitest";
-import { RequestRefused } from "../../src/provider/http.js";
+import { RequestRefused } from "../../src/provider/error-body.js";
 import { refusedFields, type ResponsesOptionalField } from "../../src/provider/responses.js";
 
 const BODY = {
