@@ -5,7 +5,7 @@
 // Times are CPU time of this process (the work is pure computation), in batches; see paired().
 import { turnRequest } from "../src/replay/request.js";
 import { imageTarget } from "../src/replay/replay.js";
-import { encodeAnthropicBody } from "../src/provider/anthropic.js";
+import { encodeAnthropicBody } from "../src/provider/anthropic/encode.js";
 import { encodeOpenAIBody } from "../src/provider/openai.js";
 import { captureRequest } from "../src/context/capture.js";
 import { builtinTools, toolSchemas } from "../src/tools/run.js";

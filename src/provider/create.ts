@@ -1,6 +1,6 @@
 // The one way the app gets a Provider. The key is handed in here and stays inside the
 // instance: it is not in the Request, not in errors, not anywhere else.
-import { createAnthropicProvider } from "./anthropic.js";
+import { createAnthropicProvider } from "./anthropic/adapter.js";
 import { lookupModel } from "./catalog.js";
 import type { RetryOptions, TransportOptions } from "./http.js";
 import { ChatSession, createOpenAIProvider } from "./openai.js";
@@ -92,6 +92,6 @@ export { lookupModel, defaultModel } from "./catalog.js";
 export { keyRequired, missingKeyMessage, openaiApi } from "./keys.js";
 export type { ModelInfo } from "./catalog.js";
 export type { RetryOptions, TransportOptions } from "./http.js";
-export { encodeAnthropicBody } from "./anthropic.js";
+export { encodeAnthropicBody } from "./anthropic/encode.js";
 export { encodeOpenAIBody } from "./openai.js";
 export { encodeResponsesBody } from "./responses.js";

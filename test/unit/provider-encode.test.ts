@@ -1,6 +1,6 @@
 // The request bodies, as pure functions of the provider-neutral Request.
 import { describe, expect, it } from "vitest";
-import { encodeAnthropic, encodeAnthropicBody } from "../../src/provider/anthropic.js";
+import { encodeAnthropic, encodeAnthropicBody } from "../../src/provider/anthropic/encode.js";
 import {
   ChatSession,
   CHAT_OPTIONAL_FIELDS,

@@ -3,7 +3,8 @@
 // random and hostile events, the hand check and zod agree on accept/reject for those shapes
 // and give equal values, and an event the hand check refuses is worded by zod as before.
 import { describe, expect, it } from "vitest";
-import { AnthropicStreamHandler, anthropicDeltaSchemas, fastAnthropicDelta } from "../../src/provider/anthropic.js";
+import { anthropicDeltaSchemas, fastAnthropicDelta } from "../../src/provider/anthropic/events.js";
+import { AnthropicStreamHandler } from "../../src/provider/anthropic/stream.js";
 import { OpenAIStreamHandler, chatChunkSchema, fastChatChunk } from "../../src/provider/openai.js";
 import { ResponsesStreamHandler, fastResponsesDelta, responsesEventSchemas } from "../../src/provider/responses.js";
 import { AnswerBudget } from "../../src/provider/budget.js";

@@ -3,7 +3,7 @@
 // more than the prompt, so the status line's hit share stays within 0–100 % and the answer's
 // stored usage reads back (a stored value the store's schema refuses costs the figure).
 import { describe, expect, it } from "vitest";
-import { AnthropicStreamHandler } from "../../src/provider/anthropic.js";
+import { AnthropicStreamHandler } from "../../src/provider/anthropic/stream.js";
 import { ResponsesStreamHandler } from "../../src/provider/responses.js";
 import { OpenAIStreamHandler } from "../../src/provider/openai.js";
 import { AnswerBudget } from "../../src/provider/budget.js";
