@@ -6,7 +6,8 @@ import type { RetryOptions, TransportOptions } from "./http.js";
 import { ChatSession, createOpenAIProvider } from "./openai.js";
 import { isOpenAIHosted, keyRequired, missingKeyMessage } from "./keys.js";
 import { encodeRequest } from "./encode.js";
-import { createResponsesProvider, ResponsesSession } from "./responses.js";
+import { createResponsesProvider } from "./responses/adapter.js";
+import { ResponsesSession } from "./responses/refused.js";
 import { ProviderError, type Provider, type ProviderName, type Request, type StreamOptions } from "./types.js";
 import { assertNever } from "../record/types.js";
 
@@ -94,4 +95,4 @@ export type { ModelInfo } from "./catalog.js";
 export type { RetryOptions, TransportOptions } from "./http.js";
 export { encodeAnthropicBody } from "./anthropic/encode.js";
 export { encodeOpenAIBody } from "./openai.js";
-export { encodeResponsesBody } from "./responses.js";
+export { encodeResponsesBody } from "./responses/encode.js";

@@ -3,7 +3,7 @@
 import { assertNever } from "../record/types.js";
 import { encodeAnthropic } from "./anthropic/encode.js";
 import { encodeOpenAI } from "./openai.js";
-import { encodeResponses } from "./responses.js";
+import { encodeResponses } from "./responses/encode.js";
 import type { EncodedRequest, Request } from "./types.js";
 
 /** The request as its provider's adapter encodes it; capturing a request and then sending it

@@ -4,7 +4,8 @@
 // this shape words its refusals as it does for Chat.
 import { describe, expect, it } from "vitest";
 import { RequestRefused } from "../../src/provider/error-body.js";
-import { refusedFields, type ResponsesOptionalField } from "../../src/provider/responses.js";
+import type { ResponsesOptionalField } from "../../src/provider/responses/encode.js";
+import { refusedFields } from "../../src/provider/responses/refused.js";
 
 const BODY = {
   model: "m",

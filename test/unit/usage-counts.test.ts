@@ -4,7 +4,7 @@
 // stored usage reads back (a stored value the store's schema refuses costs the figure).
 import { describe, expect, it } from "vitest";
 import { AnthropicStreamHandler } from "../../src/provider/anthropic/stream.js";
-import { ResponsesStreamHandler } from "../../src/provider/responses.js";
+import { ResponsesStreamHandler } from "../../src/provider/responses/stream.js";
 import { OpenAIStreamHandler } from "../../src/provider/openai.js";
 import { AnswerBudget } from "../../src/provider/budget.js";
 import type { SseFrame } from "../../src/provider/sse.js";
