@@ -3,7 +3,8 @@
 import { createAnthropicProvider } from "./anthropic/adapter.js";
 import { lookupModel } from "./catalog.js";
 import type { RetryOptions, TransportOptions } from "./http.js";
-import { ChatSession, createOpenAIProvider } from "./openai.js";
+import { ChatSession } from "./chat/refused.js";
+import { createOpenAIProvider } from "./openai.js";
 import { isOpenAIHosted, keyRequired, missingKeyMessage } from "./keys.js";
 import { encodeRequest } from "./encode.js";
 import { createResponsesProvider } from "./responses/adapter.js";
@@ -94,5 +95,5 @@ export { keyRequired, missingKeyMessage, openaiApi } from "./keys.js";
 export type { ModelInfo } from "./catalog.js";
 export type { RetryOptions, TransportOptions } from "./http.js";
 export { encodeAnthropicBody } from "./anthropic/encode.js";
-export { encodeOpenAIBody } from "./openai.js";
+export { encodeOpenAIBody } from "./chat/encode.js";
 export { encodeResponsesBody } from "./responses/encode.js";

@@ -2,7 +2,7 @@
 // sends and the wire items the inspector reads, from one pass (./encoded.ts).
 import { assertNever } from "../record/types.js";
 import { encodeAnthropic } from "./anthropic/encode.js";
-import { encodeOpenAI } from "./openai.js";
+import { encodeOpenAI } from "./chat/encode.js";
 import { encodeResponses } from "./responses/encode.js";
 import type { EncodedRequest, Request } from "./types.js";
 

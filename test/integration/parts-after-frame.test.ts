@@ -18,6 +18,7 @@ const TURN_PARTS = [
   "src/provider/anthropic/adapter.ts",
   "src/provider/anthropic/stream.ts",
   "src/provider/openai.ts",
+  "src/provider/chat/stream.ts",
   "src/provider/responses/adapter.ts",
   "src/provider/responses/stream.ts",
   "src/provider/http.ts",

@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { anthropicDeltaSchemas, fastAnthropicDelta } from "../../src/provider/anthropic/events.js";
 import { AnthropicStreamHandler } from "../../src/provider/anthropic/stream.js";
-import { OpenAIStreamHandler, chatChunkSchema, fastChatChunk } from "../../src/provider/openai.js";
+import { chatChunkSchema, fastChatChunk } from "../../src/provider/chat/events.js";
+import { OpenAIStreamHandler } from "../../src/provider/chat/stream.js";
 import { fastResponsesDelta, responsesEventSchemas } from "../../src/provider/responses/events.js";
 import { ResponsesStreamHandler } from "../../src/provider/responses/stream.js";
 import { AnswerBudget } from "../../src/provider/budget.js";
