@@ -1,5 +1,6 @@
 // What a server's error body says: its message (and type, code, the field it blames) out of
 // either provider's error shape or a compatible server's, and the error a refused request is.
+import { isObj } from "./json.js";
 import { ProviderError } from "./types.js";
 
 export interface ErrorDetail {
@@ -31,14 +32,13 @@ export function parseErrorBody(text: string): ErrorDetail {
   } catch {
     return { message: snippet(trimmed) };
   }
-  const obj = asRecord(parsed);
+  const obj = isObj(parsed) ? parsed : undefined;
   const err = obj?.["error"];
-  const errObj = asRecord(err);
-  if (errObj) {
-    const out: ErrorDetail = { message: str(errObj["message"]) ?? snippet(JSON.stringify(errObj)) };
-    const type = str(errObj["type"]);
-    const code = str(errObj["code"]) ?? (typeof errObj["code"] === "number" ? String(errObj["code"]) : undefined);
-    const param = str(errObj["param"]);
+  if (isObj(err)) {
+    const out: ErrorDetail = { message: str(err["message"]) ?? snippet(JSON.stringify(err)) };
+    const type = str(err["type"]);
+    const code = str(err["code"]) ?? (typeof err["code"] === "number" ? String(err["code"]) : undefined);
+    const param = str(err["param"]);
     if (type) out.type = type;
     if (code) out.code = code;
     if (param) out.param = param;
@@ -51,10 +51,6 @@ export function parseErrorBody(text: string): ErrorDetail {
 
 export function providerMessage(text: string): string {
   return parseErrorBody(text).message;
-}
-
-function asRecord(x: unknown): Record<string, unknown> | undefined {
-  return typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
 }
 
 function str(x: unknown): string | undefined {

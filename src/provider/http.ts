@@ -28,6 +28,7 @@ import {
   type StatusMeaning,
 } from "./failures.js";
 import { IdleTimer } from "./idle-timer.js";
+import type { AnswerContext, FrameHandler } from "./parser.js";
 import { parseErrorBody, providerMessage, RequestRefused, type ErrorDetail } from "./error-body.js";
 
 // undici is loaded with the first request, not at start-up: the screen should not wait for
@@ -108,30 +109,6 @@ const CONTEXT_OVERFLOW = [
   /context[_ ]length[_ ]exceeded/i,
   /model_context_window_exceeded/i,
 ];
-
-/** What an adapter's handler gets for one attempt. */
-export interface AnswerContext {
-  /** hands an event to the caller (a warning raised again is dropped; at most MAX_WARNINGS) */
-  emit(e: StreamEvent): void;
-  /** what the answer may still bring; every piece of content passes through it */
-  budget: AnswerBudget;
-}
-
-/** Per-attempt parser state of one adapter. */
-export interface FrameHandler {
-  /** "done" once the provider's final event (message_stop, [DONE]) arrived */
-  onFrame(frame: SseFrame): "more" | "done";
-  /** true when a body that ends without the final event is still a whole answer */
-  completeWithoutFinal?(): boolean;
-  /** true while a tool call's input is open and the provider may rightly send only pings
-   * for a while (Anthropic gathers each key of the input before it sends it) */
-  toolInputOpen?(): boolean;
-  result(): StreamResult;
-  /** what arrived so far, as blocks worth keeping */
-  partial(): Block[];
-  /** true once any content has been handed to onEvent */
-  readonly outputStarted: boolean;
-}
 
 export interface PostArgs {
   who: ProviderIdentity;

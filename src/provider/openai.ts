@@ -1,7 +1,8 @@
 // The OpenAI adapter: OpenAI's endpoint (or a compatible server's) and key, with the Chat
 // Completions body, stream parser and refused fields (chat/) plugged into the transport.
 import { RequestRefused } from "./error-body.js";
-import { postStream, type AnswerContext, type TransportOptions } from "./http.js";
+import { postStream, type TransportOptions } from "./http.js";
+import type { AnswerContext } from "./parser.js";
 import { isOpenAIHosted } from "./keys.js";
 import type { EncodedRequest, Provider, ProviderIdentity, Request, StreamOptions, StreamResult } from "./types.js";
 import { hostOf } from "./url.js";

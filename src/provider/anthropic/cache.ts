@@ -13,10 +13,9 @@
 import { assertNever } from "../../record/types.js";
 import { minCacheableTokens } from "../catalog.js";
 import type { WireWriter } from "../encoded.js";
+import type { Json } from "../json.js";
 import { requestMessages, type Request, type RequestCache, type WireMessage, type WirePart } from "../types.js";
 import { isBlank, isBlankText } from "./parts.js";
-
-type Json = Record<string, unknown>;
 
 export const MAX_CACHE_BREAKPOINTS = 4;
 /** Blocks between the previous request's end and the newest mark past which its prefix gets a

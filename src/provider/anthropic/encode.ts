@@ -6,6 +6,7 @@ import { assertNever } from "../../record/types.js";
 import { supportsReasoning, usesAdaptiveThinking } from "../catalog.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "../encoded.js";
 import { encodeAnthropicTool } from "../encode-tools.js";
+import type { Json } from "../json.js";
 import { requestMessages, type EncodedRequest, type ReasoningLevel, type Request, type WireItemStart, type WireMessage, type WirePart } from "../types.js";
 import { markBreakpoint, planBreakpoints } from "./cache.js";
 import { isBlank, isBlankText, nativeThinking, OPAQUE_REDACTED_THINKING, OPAQUE_THINKING_SIGNATURE } from "./parts.js";
@@ -16,8 +17,6 @@ const THINKING_BUDGET: Record<Exclude<ReasoningLevel, "off">, number> = {
   high: 24576,
 };
 const MIN_THINKING_BUDGET = 1024;
-
-type Json = Record<string, unknown>;
 
 /** The body and its wire items (docs/providers.md, "Anthropic Messages"), encoded once for the
  * request's capture and its sending. */

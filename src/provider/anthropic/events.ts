@@ -1,6 +1,7 @@
 // Anthropic's stream events as zod takes them, the hand-checked fast path for the hot deltas,
 // and what a stop reason or an error type means.
 import { z } from "zod";
+import { isObj } from "../json.js";
 import type { ProviderErrorKind, StopReason } from "../types.js";
 
 export const usageSchema = z.object({
@@ -68,11 +69,6 @@ export function isEventType(t: string): t is EventType {
 
 export type DeltaParsed = z.infer<typeof deltaSchema>;
 type HotDelta = Extract<DeltaParsed, { type: "text_delta" | "thinking_delta" | "input_json_delta" }>;
-
-/** What z.object() takes: an object that is not an array. */
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** zod's z.number().int().nonnegative(): a safe integer, not below 0. */
 export function isIndex(v: unknown): v is number {

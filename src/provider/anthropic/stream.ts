@@ -2,12 +2,11 @@
 // accumulator per content block, every piece of content through the answer's budget.
 import type { z } from "zod";
 import { assertNever, type Block } from "../../record/types.js";
-import type { AnswerBudget } from "../budget.js";
 import { StreamFault } from "../failures.js";
-import type { AnswerContext, FrameHandler } from "../http.js";
+import { AnswerParser, type AnswerContext } from "../parser.js";
 import type { SseFrame } from "../sse.js";
 import { parseToolInput } from "../tool-input.js";
-import type { StopReason, StreamEvent, StreamResult, Usage } from "../types.js";
+import type { StopReason, Usage } from "../types.js";
 import { tokenCount } from "../usage.js";
 import {
   contentBlockSchema,
@@ -32,47 +31,23 @@ type Acc =
   | { kind: "redacted"; data: string }
   | { kind: "ignored" };
 
-export class AnthropicStreamHandler implements FrameHandler {
+export class AnthropicStreamHandler extends AnswerParser {
   private readonly byIndex = new Map<number, Acc>();
   private readonly order: Acc[] = [];
   private tools = 0;
-  private usage: Usage | undefined;
-  private stopReason: StopReason = "other";
-  private started = false;
-  private readonly emit: (e: StreamEvent) => void;
-  /** every piece of content passes through it: what one answer may bring is bounded */
-  private readonly budget: AnswerBudget;
+  private stop: StopReason = "other";
 
-  constructor(
-    ctx: AnswerContext,
-    private readonly label = "Anthropic",
-  ) {
-    this.emit = ctx.emit;
-    this.budget = ctx.budget;
-  }
-
-  get outputStarted(): boolean {
-    return this.started;
+  constructor(ctx: AnswerContext, label = "Anthropic") {
+    super(ctx, label);
   }
 
   toolInputOpen(): boolean {
     return this.order.some((acc) => acc.kind === "tool" && !acc.done);
   }
 
-  onFrame(frame: SseFrame): "more" | "done" {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(frame.data);
-    } catch {
-      throw new StreamFault(
-        `${this.label} sent a malformed stream event${frame.event ? ` (${frame.event})` : ""}: not valid JSON: ${clip(frame.data)}`,
-        "stream",
-      );
-    }
-    const type = typeof raw === "object" && raw !== null ? (raw as { type?: unknown }).type : undefined;
-    if (typeof type !== "string") {
-      throw new StreamFault(`${this.label} sent a malformed stream event: no "type" field: ${clip(frame.data)}`, "stream");
-    }
+  override onFrame(frame: SseFrame): "more" | "done" {
+    const raw = this.typedEvent(frame);
+    const type = raw.type;
     const hot = fastAnthropicDelta(raw);
     if (hot) {
       this.delta(hot.index, hot.delta, hot.delta);
@@ -83,7 +58,7 @@ export class AnthropicStreamHandler implements FrameHandler {
       return "more";
     }
     const parsed = eventSchemas[type].safeParse(raw);
-    if (!parsed.success) throw malformed(this.label, type, parsed.error);
+    if (!parsed.success) throw this.malformed(`"${type}" stream event`, "event", parsed.error);
     return this.handle(parsed.data);
   }
 
@@ -99,24 +74,18 @@ export class AnthropicStreamHandler implements FrameHandler {
         this.delta(ev.index, ev.delta);
         return "more";
       case "content_block_stop":
-        this.stop(ev.index);
+        this.blockStop(ev.index);
         return "more";
       case "message_delta":
-        if (ev.delta.stop_reason) this.stopReason = mapAnthropicStopReason(ev.delta.stop_reason);
+        if (ev.delta.stop_reason) this.stop = mapAnthropicStopReason(ev.delta.stop_reason);
         if (ev.usage) this.mergeUsage(ev.usage);
         return "more";
       case "message_stop":
         return "done";
       case "ping":
         return "more";
-      case "error": {
-        const [kind, retryable] = errorKind(ev.error.type);
-        throw new StreamFault(
-          `${this.label} reported an error mid-stream: ${ev.error.message} (${ev.error.type})`,
-          kind,
-          retryable,
-        );
-      }
+      case "error":
+        throw this.reportedError(ev.error.message, ev.error.type, errorKind(ev.error.type));
       default:
         return assertNever(ev, "Anthropic event");
     }
@@ -134,7 +103,7 @@ export class AnthropicStreamHandler implements FrameHandler {
       return;
     }
     const parsed = contentBlockSchema.safeParse(rawBlock);
-    if (!parsed.success) throw malformed(this.label, "content_block_start", parsed.error);
+    if (!parsed.success) throw this.malformed(`"content_block_start" stream event`, "event", parsed.error);
     const b = parsed.data;
     let acc: Acc;
     switch (b.type) {
@@ -165,7 +134,7 @@ export class AnthropicStreamHandler implements FrameHandler {
         // an opaque body cut short is worthless: not kept
         acc = { kind: "redacted", data: this.budget.take(b.data) };
         this.budget.check();
-        this.started = true;
+        this.keep();
         break;
       default:
         return assertNever(b, "content block");
@@ -187,7 +156,7 @@ export class AnthropicStreamHandler implements FrameHandler {
     let d = checked;
     if (!d) {
       const parsed = deltaSchema.safeParse(rawDelta);
-      if (!parsed.success) throw malformed(this.label, "content_block_delta", parsed.error);
+      if (!parsed.success) throw this.malformed(`"content_block_delta" stream event`, "event", parsed.error);
       d = parsed.data;
     }
     const dt = d.type;
@@ -235,7 +204,7 @@ export class AnthropicStreamHandler implements FrameHandler {
     }
   }
 
-  private stop(i: number): void {
+  private blockStop(i: number): void {
     const acc = this.byIndex.get(i);
     if (!acc) throw new StreamFault(`${this.label} stopped content block ${i}, which never started`, "stream");
     if (acc.kind !== "tool" || acc.done) return;
@@ -250,33 +219,21 @@ export class AnthropicStreamHandler implements FrameHandler {
     }
   }
 
-  private output(e: StreamEvent): void {
-    this.started = true;
-    this.emit(e);
-  }
-
   private mergeUsage(u: z.infer<typeof usageSchema>): void {
     // message_delta usage is cumulative and may carry only some fields: overwrite what it has
-    const next: Usage = this.usage ?? { inputTokens: 0, outputTokens: 0 };
+    const next: Usage = this.reported ?? { inputTokens: 0, outputTokens: 0 };
     if (u.input_tokens != null) next.inputTokens = tokenCount(u.input_tokens);
     if (u.output_tokens != null) next.outputTokens = tokenCount(u.output_tokens);
     if (u.cache_read_input_tokens != null) next.cacheReadTokens = tokenCount(u.cache_read_input_tokens);
     if (u.cache_creation_input_tokens != null) next.cacheWriteTokens = tokenCount(u.cache_creation_input_tokens);
-    this.usage = next;
-    this.emit({ type: "usage", usage: { ...next } });
+    this.report(next);
   }
 
-  result(): StreamResult {
-    const r: StreamResult = { blocks: this.blocks(true), stopReason: this.stopReason };
-    if (this.usage) r.usage = { ...this.usage };
-    return r;
+  protected override stopReason(): StopReason {
+    return this.stop;
   }
 
-  partial(): Block[] {
-    return this.blocks(false);
-  }
-
-  private blocks(final: boolean): Block[] {
+  protected override blocks(final: boolean): Block[] {
     const out: Block[] = [];
     for (const acc of this.order) {
       switch (acc.kind) {
@@ -307,17 +264,4 @@ export class AnthropicStreamHandler implements FrameHandler {
     }
     return out;
   }
-}
-
-function malformed(label: string, type: string, error: z.ZodError): StreamFault {
-  const issue = error.issues[0];
-  const where = issue && issue.path.length > 0 ? issue.path.join(".") : "event";
-  return new StreamFault(
-    `${label} sent a malformed "${type}" stream event: ${where}: ${issue?.message ?? "invalid"}`,
-    "stream",
-  );
-}
-
-function clip(s: string): string {
-  return s.length > 120 ? `${s.slice(0, 120)}…` : s;
 }

@@ -5,6 +5,7 @@ import { assertNever } from "../../record/types.js";
 import { supportsReasoning, wantsMaxCompletionTokens } from "../catalog.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "../encoded.js";
 import { encodeOpenAITool, toolResultText } from "../encode-tools.js";
+import type { Json } from "../json.js";
 import { toolInputJson } from "../tool-input.js";
 import {
   requestMessages,
@@ -17,8 +18,6 @@ import {
   type WireItemStart,
   type WireMessage,
 } from "../types.js";
-
-type Json = Record<string, unknown>;
 
 /** The fields of a Chat request a server may refuse by name and the request still stand
  * without (docs/providers.md, "Refused fields"): `reasoning_content` is the assistant

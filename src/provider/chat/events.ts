@@ -1,6 +1,7 @@
 // Chat Completions stream chunks as zod takes them, the hand-checked fast path for the hot
 // chunk, and what a finish reason or an error type means.
 import { z } from "zod";
+import { isObj } from "../json.js";
 import type { ProviderErrorKind, StopReason } from "../types.js";
 
 export const usageSchema = z.object({
@@ -49,10 +50,6 @@ export const errorChunkSchema = z.object({
 /** for the test that holds the fast path to zod */
 export const chatChunkSchema = chunkSchema;
 export type Chunk = z.infer<typeof chunkSchema>;
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** A copy of `o` with those of `keys` it has: what z.object() gives for fields it accepted. */
 function pick<T>(o: Record<string, unknown>, keys: readonly string[]): T {

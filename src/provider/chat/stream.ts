@@ -2,12 +2,12 @@
 // reasoning as segments in the order they came, tool calls gathered by index or id.
 import type { z } from "zod";
 import { assertNever, type Block } from "../../record/types.js";
-import type { AnswerBudget } from "../budget.js";
 import { clip, StreamFault } from "../failures.js";
-import type { AnswerContext, FrameHandler } from "../http.js";
+import { isObj } from "../json.js";
+import { AnswerParser, askingForCalls } from "../parser.js";
 import type { SseFrame } from "../sse.js";
 import { parseToolInput } from "../tool-input.js";
-import type { StopReason, StreamEvent, StreamResult, Usage } from "../types.js";
+import type { StopReason, Usage } from "../types.js";
 import { splitPrompt, tokenCount } from "../usage.js";
 import {
   chunkSchema,
@@ -30,30 +30,13 @@ interface Call {
 
 type Segment = { kind: "text"; text: string } | { kind: "reasoning"; text: string } | { kind: "call"; call: Call };
 
-export class OpenAIStreamHandler implements FrameHandler {
+export class OpenAIStreamHandler extends AnswerParser {
   private readonly segments: Segment[] = [];
   private readonly calls: Call[] = [];
-  private usage: Usage | undefined;
   private finish: string | undefined;
-  private started = false;
   private finals: Block[] | undefined;
-  private readonly emit: (e: StreamEvent) => void;
-  /** every piece of content passes through it: what one answer may bring is bounded */
-  private readonly budget: AnswerBudget;
 
-  constructor(
-    ctx: AnswerContext,
-    private readonly label: string,
-  ) {
-    this.emit = ctx.emit;
-    this.budget = ctx.budget;
-  }
-
-  get outputStarted(): boolean {
-    return this.started;
-  }
-
-  onFrame(frame: SseFrame): "more" | "done" {
+  override onFrame(frame: SseFrame): "more" | "done" {
     const data = frame.data.trim();
     if (data === "[DONE]") return "done";
     let raw: unknown;
@@ -62,20 +45,13 @@ export class OpenAIStreamHandler implements FrameHandler {
     } catch {
       throw new StreamFault(`${this.label} sent a malformed stream chunk: not valid JSON: ${clip(data)}`, "stream");
     }
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-      throw new StreamFault(`${this.label} sent a malformed stream chunk: not an object: ${clip(data)}`, "stream");
-    }
-    const obj = raw as Record<string, unknown>;
+    if (!isObj(raw)) throw new StreamFault(`${this.label} sent a malformed stream chunk: not an object: ${clip(data)}`, "stream");
+    const obj = raw;
     if ("error" in obj && obj["error"] != null) {
       const parsed = errorChunkSchema.safeParse(obj);
       const e = parsed.success ? parsed.data.error : { message: clip(JSON.stringify(obj["error"])) };
       const code = e.code != null ? String(e.code) : undefined;
-      const [kind, retryable] = errorKind(e.type ?? undefined, code);
-      throw new StreamFault(
-        `${this.label} reported an error mid-stream: ${e.message || "no message"}${code ? ` (${code})` : ""}`,
-        kind,
-        retryable,
-      );
+      throw this.reportedError(e.message ?? undefined, code, errorKind(e.type ?? undefined, code));
     }
     const named = frame.event !== undefined && frame.event !== "message";
     if (named || !("choices" in obj || "usage" in obj)) {
@@ -85,14 +61,7 @@ export class OpenAIStreamHandler implements FrameHandler {
     }
     const fast = fastChatChunk(obj);
     const parsed = fast ? { success: true as const, data: fast } : chunkSchema.safeParse(obj);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue && issue.path.length > 0 ? issue.path.join(".") : "chunk";
-      throw new StreamFault(
-        `${this.label} sent a malformed stream chunk: ${where}: ${issue?.message ?? "invalid"}`,
-        "stream",
-      );
-    }
+    if (!parsed.success) throw this.malformed("stream chunk", "chunk", parsed.error);
     const chunk = parsed.data;
     for (const choice of chunk.choices ?? []) {
       // n > 1 is never requested; another index would be a second answer we did not ask for
@@ -125,8 +94,7 @@ export class OpenAIStreamHandler implements FrameHandler {
     if (text) {
       if (fresh) this.segments.push({ kind, text });
       else last.text += text;
-      this.started = true;
-      this.emit(kind === "text" ? { type: "text_delta", text } : { type: "reasoning_delta", text });
+      this.output(kind === "text" ? { type: "text_delta", text } : { type: "reasoning_delta", text });
     }
     this.budget.check();
   }
@@ -154,9 +122,8 @@ export class OpenAIStreamHandler implements FrameHandler {
       if (tc.index != null) call.index = tc.index;
       this.calls.push(call);
       this.segments.push({ kind: "call", call });
-      this.started = true;
       if (!call.id) call.id = `call_albedo_${call.ordinal}`;
-      this.emit({ type: "tool_call_start", index: call.ordinal, id: call.id, name: call.name });
+      this.output({ type: "tool_call_start", index: call.ordinal, id: call.id, name: call.name });
     } else {
       // repeated ids and names on every fragment are common: only fill what is missing
       if (id && call.id.startsWith("call_albedo_")) call.id = this.budget.take(id);
@@ -179,25 +146,15 @@ export class OpenAIStreamHandler implements FrameHandler {
     const usage: Usage = { inputTokens: uncached, outputTokens: tokenCount(u.completion_tokens) };
     // a reported 0 is a miss the status line shows ("cache 0%"); no field, no figure
     if (typeof reported === "number") usage.cacheReadTokens = cached;
-    this.usage = usage;
-    this.emit({ type: "usage", usage: { ...usage } });
+    this.report(usage);
   }
 
-  result(): StreamResult {
-    const blocks = this.blocks(true);
-    let stopReason: StopReason = this.finish ? mapOpenAIFinishReason(this.finish) : "other";
+  protected override stopReason(blocks: readonly Block[]): StopReason {
     // some servers say "stop" even when the answer is tool calls
-    if (stopReason === "end" && blocks.some((b) => b.type === "tool_use")) stopReason = "tool_use";
-    const r: StreamResult = { blocks, stopReason };
-    if (this.usage) r.usage = { ...this.usage };
-    return r;
+    return askingForCalls(this.finish ? mapOpenAIFinishReason(this.finish) : "other", blocks);
   }
 
-  partial(): Block[] {
-    return this.blocks(false);
-  }
-
-  private blocks(final: boolean): Block[] {
+  protected override blocks(final: boolean): Block[] {
     if (final && this.finals) return this.finals;
     const out: Block[] = [];
     for (const s of this.segments) {

@@ -2,7 +2,8 @@
 // parser (stream.ts) and the answer to a refused field (refused.ts) plugged into the transport.
 import { RequestRefused } from "../error-body.js";
 import { clip } from "../failures.js";
-import { postStream, type AnswerContext, type TransportOptions } from "../http.js";
+import { postStream, type TransportOptions } from "../http.js";
+import type { AnswerContext } from "../parser.js";
 import { isOpenAIHosted, OPENAI_DEFAULT_BASE_URL } from "../openai.js";
 import type { EncodedRequest, Provider, ProviderIdentity, Request, StreamOptions, StreamResult } from "../types.js";
 import { hostOf } from "../url.js";

@@ -13,6 +13,7 @@ import { assertNever } from "../../record/types.js";
 import { supportsReasoning } from "../catalog.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "../encoded.js";
 import { toolResultText } from "../encode-tools.js";
+import type { Json } from "../json.js";
 import { toolInputJson } from "../tool-input.js";
 import {
   requestMessages,
@@ -31,8 +32,6 @@ export const OPAQUE_OPENAI_REASONING = "openai_encrypted_reasoning";
 
 /** The API refuses a smaller max_output_tokens ("Expected a value >= 16"). */
 export const MIN_OUTPUT_TOKENS = 16;
-
-type Json = Record<string, unknown>;
 
 /** The body and its wire items (docs/providers.md, "OpenAI Responses"), encoded once for the
  * request's capture and its sending. */

@@ -1,9 +1,8 @@
 // The Responses API's stream events as zod takes them, the hand-checked fast path for the hot
 // deltas, the items they carry, and what an incomplete reason or an error code means.
 import { z } from "zod";
+import { isObj, type Json } from "../json.js";
 import type { ProviderErrorKind, StopReason } from "../types.js";
-
-type Json = Record<string, unknown>;
 
 export const usageSchema = z.object({
   input_tokens: z.number(),
@@ -77,8 +76,8 @@ const HOT_EVENTS = new Set<string>([
  * tested in test/unit/stream-fast-path.test.ts.
  */
 export function fastResponsesDelta(type: string, raw: unknown): Json | undefined {
-  if (!HOT_EVENTS.has(type) || typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
-  const ev = raw as Json;
+  if (!HOT_EVENTS.has(type) || !isObj(raw)) return undefined;
+  const ev = raw;
   const i = ev["output_index"];
   if (!Number.isSafeInteger(i) || (i as number) < 0 || typeof ev["delta"] !== "string") return undefined;
   if (type === "response.reasoning_summary_text.delta") {

@@ -2,10 +2,9 @@
 // refusal names it, and the memory of what one server refused this session.
 import { assertNever } from "../../record/types.js";
 import type { RequestRefused } from "../error-body.js";
+import type { Json } from "../json.js";
 import { pathsRefused, RefusalMemory } from "../refusals.js";
 import { buildBody, buildWhole, type ResponsesOptionalField } from "./encode.js";
-
-type Json = Record<string, unknown>;
 
 const OPTIONAL_FIELDS: readonly ResponsesOptionalField[] = ["reasoning.summary", "reasoning", "include", "prompt_cache_key"];
 

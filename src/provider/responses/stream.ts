@@ -3,12 +3,12 @@
 // when the item after it will be sent again.
 import type { z } from "zod";
 import { assertNever, type Block } from "../../record/types.js";
-import type { AnswerBudget } from "../budget.js";
-import { clip, StreamFault } from "../failures.js";
-import type { AnswerContext, FrameHandler } from "../http.js";
+import { StreamFault } from "../failures.js";
+import type { Json } from "../json.js";
+import { AnswerParser, askingForCalls } from "../parser.js";
 import type { SseFrame } from "../sse.js";
 import { parseToolInput } from "../tool-input.js";
-import type { StopReason, StreamEvent, StreamResult, Usage } from "../types.js";
+import type { StopReason, Usage } from "../types.js";
 import { splitPrompt, tokenCount } from "../usage.js";
 import { OPAQUE_OPENAI_REASONING } from "./encode.js";
 import {
@@ -25,46 +25,21 @@ import {
   type usageSchema,
 } from "./events.js";
 
-type Json = Record<string, unknown>;
-
 type Acc =
   | { kind: "message"; text: string }
   | { kind: "call"; ordinal: number; id: string; name: string; args: string; done: boolean }
   | { kind: "reasoning"; text: string; part: number; opaque?: string }
   | { kind: "ignored" };
 
-export class ResponsesStreamHandler implements FrameHandler {
+export class ResponsesStreamHandler extends AnswerParser {
   private readonly byIndex = new Map<number, Acc>();
   private readonly order: Acc[] = [];
   private calls = 0;
-  private usage: Usage | undefined;
   private stop: StopReason | undefined;
-  private started = false;
-  private readonly emit: (e: StreamEvent) => void;
-  /** every piece of content passes through it: what one answer may bring is bounded */
-  private readonly budget: AnswerBudget;
 
-  constructor(
-    ctx: AnswerContext,
-    private readonly label: string,
-  ) {
-    this.emit = ctx.emit;
-    this.budget = ctx.budget;
-  }
-
-  get outputStarted(): boolean {
-    return this.started;
-  }
-
-  onFrame(frame: SseFrame): "more" | "done" {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(frame.data);
-    } catch {
-      throw new StreamFault(`${this.label} sent a malformed stream event${frame.event ? ` (${frame.event})` : ""}: not valid JSON: ${clip(frame.data)}`, "stream");
-    }
-    const type = typeof raw === "object" && raw !== null ? (raw as { type?: unknown }).type : undefined;
-    if (typeof type !== "string") throw new StreamFault(`${this.label} sent a malformed stream event: no "type" field: ${clip(frame.data)}`, "stream");
+  override onFrame(frame: SseFrame): "more" | "done" {
+    const raw = this.typedEvent(frame);
+    const type = raw.type;
     if (!isEventType(type)) {
       this.emit({ type: "warning", message: `ignored an unknown stream event "${type}" from ${this.label}` });
       return "more";
@@ -72,11 +47,7 @@ export class ResponsesStreamHandler implements FrameHandler {
     const hot = fastResponsesDelta(type, raw);
     if (hot) return this.handle(type, hot);
     const parsed = eventSchemas[type].safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue && issue.path.length > 0 ? issue.path.join(".") : "event";
-      throw new StreamFault(`${this.label} sent a malformed "${type}" stream event: ${where}: ${issue?.message ?? "invalid"}`, "stream");
-    }
+    if (!parsed.success) throw this.malformed(`"${type}" stream event`, "event", parsed.error);
     return this.handle(type, parsed.data as Json);
   }
 
@@ -124,10 +95,10 @@ export class ResponsesStreamHandler implements FrameHandler {
       }
       case "response.failed": {
         const e = (ev["response"] as z.infer<typeof responseSchema>).error;
-        throw failure(this.label, e?.code ?? undefined, e?.message ?? undefined);
+        throw this.failure(e?.code ?? undefined, e?.message ?? undefined);
       }
       case "error":
-        throw failure(this.label, (ev["code"] as string | null | undefined) ?? undefined, (ev["message"] as string | null | undefined) ?? undefined);
+        throw this.failure((ev["code"] as string | null | undefined) ?? undefined, (ev["message"] as string | null | undefined) ?? undefined);
       case "response.created":
       case "response.in_progress":
       case "response.queued":
@@ -162,8 +133,7 @@ export class ResponsesStreamHandler implements FrameHandler {
         this.budget.take(parsed.data.call_id + parsed.data.name);
         this.budget.check("the tool call it was starting is not run");
         acc = { kind: "call", ordinal: this.calls++, id: parsed.data.call_id, name: parsed.data.name, args: "", done: false };
-        this.started = true;
-        this.emit({ type: "tool_call_start", index: acc.ordinal, id: acc.id, name: acc.name });
+        this.output({ type: "tool_call_start", index: acc.ordinal, id: acc.id, name: acc.name });
         break;
       }
       case "reasoning":
@@ -198,8 +168,7 @@ export class ResponsesStreamHandler implements FrameHandler {
     const text = this.budget.take(delta);
     if (text) {
       acc.text += text;
-      this.started = true;
-      this.emit({ type: "text_delta", text });
+      this.output({ type: "text_delta", text });
     }
     this.budget.check();
   }
@@ -208,8 +177,7 @@ export class ResponsesStreamHandler implements FrameHandler {
     const text = this.budget.take(delta);
     if (text) {
       acc.text += text;
-      this.started = true;
-      this.emit({ type: "reasoning_delta", text });
+      this.output({ type: "reasoning_delta", text });
     }
     this.budget.check();
   }
@@ -257,7 +225,7 @@ export class ResponsesStreamHandler implements FrameHandler {
           const kept = this.budget.take(body);
           // an opaque body cut short is worthless: the text is kept without it
           if (!this.budget.exceeded && kept === body) acc.opaque = body;
-          this.started = true;
+          this.keep();
           this.budget.check();
         }
         return;
@@ -276,25 +244,20 @@ export class ResponsesStreamHandler implements FrameHandler {
     const usage: Usage = { inputTokens: uncached, outputTokens: tokenCount(u.output_tokens) };
     // a reported 0 is a miss the status line shows ("cache 0%"); no field, no figure
     if (typeof reported === "number") usage.cacheReadTokens = cached;
-    this.usage = usage;
-    this.emit({ type: "usage", usage: { ...usage } });
+    this.report(usage);
   }
 
-  result(): StreamResult {
-    const blocks = this.blocks(true);
-    let stopReason: StopReason = this.stop ?? "other";
-    // the Responses API has no "tool_calls" status: a finished answer with calls asks for them
-    if (stopReason === "end" && blocks.some((b) => b.type === "tool_use")) stopReason = "tool_use";
-    const r: StreamResult = { blocks, stopReason };
-    if (this.usage) r.usage = { ...this.usage };
-    return r;
+  /** An error the server reported in the stream (an error event, or response.failed). */
+  private failure(code: string | undefined, message: string | undefined): StreamFault {
+    return this.reportedError(message, code, errorKind(code));
   }
 
-  partial(): Block[] {
-    return this.blocks(false);
+  protected override stopReason(blocks: readonly Block[]): StopReason {
+    // the Responses API has no "tool_calls" status
+    return askingForCalls(this.stop ?? "other", blocks);
   }
 
-  private blocks(final: boolean): Block[] {
+  protected override blocks(final: boolean): Block[] {
     const out: Block[] = [];
     for (const [i, acc] of this.order.entries()) {
       switch (acc.kind) {
@@ -348,9 +311,4 @@ function precedesKept(next: Acc | undefined): boolean {
     default:
       return assertNever(next, "accumulator");
   }
-}
-
-function failure(label: string, code: string | undefined, message: string | undefined): StreamFault {
-  const [kind, retryable] = errorKind(code);
-  return new StreamFault(`${label} reported an error mid-stream: ${message || "no message"}${code ? ` (${code})` : ""}`, kind, retryable);
 }
