@@ -250,3 +250,25 @@ export function seconds(ms: number): string {
 export function clip(s: string, n = 120): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
 }
+
+// ---------------------------------------------------------------- a refusal answered
+
+/** The warning when a request goes again without the optional fields a server refused. */
+export function refusedFieldsWarning(a: {
+  label: string;
+  fields: readonly string[];
+  status: number;
+  /** what the server said, as quoted */
+  said: string;
+  model: string;
+  /** the field the request carries instead, when there is one */
+  instead?: string;
+}): string {
+  const list = a.fields.map((f) => `"${f}"`).join(", ");
+  const them = a.fields.length === 1 ? "it" : "them";
+  const instead = a.instead ? `; it gets "${a.instead}" instead` : "";
+  return (
+    `${a.label} refused ${list} (HTTP ${a.status}: ${a.said}); ` +
+    `sent the request again without ${them}${instead}, and ${a.model} will not get ${them} again this session`
+  );
+}

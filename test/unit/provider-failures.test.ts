@@ -10,6 +10,7 @@ import {
   failureText,
   gaveUpText,
   notAStreamText,
+  refusedFieldsWarning,
   retryReason,
   seconds,
   wireBoundText,
@@ -187,5 +188,16 @@ describe("the other sentences", () => {
     expect(seconds(1250)).toBe("1.3");
     expect(clip("a".repeat(130))).toBe(`${"a".repeat(120)}…`);
     expect(clip("short", 3)).toBe("sho…");
+  });
+
+  it("a refusal answered: what was refused, what the server said, what the request gets instead", () => {
+    expect(refusedFieldsWarning({ label: "the server at 127.0.0.1:1234", fields: ["prompt_cache_key"], status: 400, said: "Unrecognized key", model: "qwen" })).toBe(
+      'the server at 127.0.0.1:1234 refused "prompt_cache_key" (HTTP 400: Unrecognized key); sent the request again without it, and qwen will not get it again this session',
+    );
+    expect(
+      refusedFieldsWarning({ label: "OpenAI", fields: ["max_tokens", "stream_options"], status: 422, said: "no", model: "gpt-x", instead: "max_completion_tokens" }),
+    ).toBe(
+      'OpenAI refused "max_tokens", "stream_options" (HTTP 422: no); sent the request again without them; it gets "max_completion_tokens" instead, and gpt-x will not get them again this session',
+    );
   });
 });
