@@ -40,8 +40,8 @@ function undici(): Promise<typeof undiciRequest> {
 }
 
 /** Loads undici ahead of the first request: the screen calls it once the session is up, so
- * Enter does not wait 100–250 ms for it. Loading twice is a no-op; a failure is
- * left for the request to report. */
+ * Enter does not wait 100–250 ms for it. Loading twice is a no-op; a failure is left for the
+ * request to report. */
 export function preloadHttpClient(): Promise<void> {
   return undici().then(
     () => undefined,

@@ -15,6 +15,7 @@ import { bundleGraph, closure, moduleAt } from "../helpers/bundle-graph.js";
 
 /** what the turn needs and the session's frame does not */
 const TURN_PARTS = [
+  "src/provider/adapter.ts",
   "src/provider/anthropic/adapter.ts",
   "src/provider/anthropic/stream.ts",
   "src/provider/openai.ts",

@@ -1,4 +1,4 @@
-// Which optional fields of a Responses body a refusal names (src/provider/responses.ts): the
+// Which optional fields of a Responses body a refusal names (src/provider/responses/refused.ts): the
 // same servers' wordings Chat reads (refusals.ts), plus the Responses API's own (error.param,
 // "reasoning.effort", the verification sentence for summaries). A local server forced to
 // this shape words its refusals as it does for Chat.
