@@ -28,7 +28,7 @@ const CHARS_PER_TOKEN = 4;
 /** What an image counts in the estimate: about a large image's tokens, as characters. */
 const IMAGE_CHARS = 1600 * CHARS_PER_TOKEN;
 
-export interface BreakpointPlan {
+interface BreakpointPlan {
   ttl: RequestCache["ttl"];
   tools: boolean;
   system: boolean;
