@@ -240,7 +240,7 @@ describe("a faulty MCP server", () => {
     expect(refetches).toBeLessThan(pulses);
     const said = notices.filter((n) => n.includes("notifications a second"));
     expect(said).toEqual([`warning: MCP server f sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`]);
-    expect(m.describe()).toContain(`f (stdio): ready, 16 tools · config · last error: sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`);
+    expect(m.describe()).toContain(`f (stdio): ready, 17 tools · config · last error: sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`);
     // it and the other server answer, and the other was never named
     expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
     expect((await call(m, "mcp__g__ok")).output).toBe("ok from ok");
@@ -263,6 +263,23 @@ describe("a faulty MCP server", () => {
     } finally {
       await web.close();
     }
+  }, T);
+
+  it("floods requests of its own (pings, each asking for an answer): the same limit, named once, answered within it", async () => {
+    const { m, notices } = await setup({ f: faultyStdio("--notify"), g: faultyStdio() });
+    const started = Date.now();
+    const out = await call(m, "mcp__f__ping-flood", { count: 20_000 });
+    expect(out.output).toMatch(/^flooded 20000 pings in \d+ ms$/);
+    const stats = JSON.parse((await call(m, "mcp__f__stats")).output) as { pingsAnswered: number };
+    // a burst, then the steady rate over the seconds the flood and the calls took: before,
+    // every ping was answered (20,000 writes, each waiting on the full pipe with a listener
+    // of its own, a minute of CPU for 100,000)
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    expect(stats.pingsAnswered).toBeLessThanOrEqual(NOTIFICATIONS_PER_SECOND * (1 + seconds));
+    expect(notices.filter((n) => n.includes("requests a second"))).toEqual([`warning: MCP server f sent more than ${NOTIFICATIONS_PER_SECOND} requests a second; the rest are dropped`]);
+    expect(m.status()[0]!.lastError).toBe(`sent more than ${NOTIFICATIONS_PER_SECOND} requests a second; the rest are dropped`);
+    expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
+    expect((await call(m, "mcp__g__ok")).output).toBe("ok from ok");
   }, T);
 
   it("writes escape sequences: none reaches the record, the text does", async () => {
