@@ -197,13 +197,15 @@ function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: Node
     }
     if (c.env !== undefined || c.args !== undefined || c.cwd !== undefined) return bad('"env", "args" and "cwd" go with "command"; a Streamable HTTP server takes "headers"');
     const url = x(c.url!, "url");
+    // the sentences name the URL by its scheme at most: the rest may hold a credential (a
+    // query token, a password), which an entry refused here never hands to the redactor
     let u: URL;
     try {
       u = new URL(url);
     } catch {
-      return bad(`"url" is not a URL (got "${c.url}")`);
+      return bad('"url" is not a URL (one starts with "http://" or "https://")');
     }
-    if (u.protocol !== "http:" && u.protocol !== "https:") return bad(`"url" must be http(s) (got "${c.url}")`);
+    if (u.protocol !== "http:" && u.protocol !== "https:") return bad(`"url" must be http(s) (${writtenScheme(c.url!)})`);
     // fetch refuses such a URL, and a password in it would be shown and stored as text
     if (u.username !== "" || u.password !== "") return bad('"url" holds a user name or password (user:password@): give credentials in "headers" (an Authorization header)');
     secrets.push(...urlCredentials(url));
@@ -218,6 +220,12 @@ function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: Node
   } catch (e) {
     return bad(messageOf(e));
   }
+}
+
+/** The scheme a URL is written with, as a phrase ("its scheme is "ftp:""): the file's own text. */
+function writtenScheme(url: string): string {
+  const m = /^[A-Za-z][A-Za-z0-9+.-]{0,20}:/.exec(url);
+  return m ? `its scheme is "${m[0]}"` : "it has no scheme";
 }
 
 /** A URL's user name and password, and the values of its query parameters named like
