@@ -75,12 +75,13 @@ export interface ExtensionConfig {
 const projectFileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) }).loose();
 
 /** `${VAR}` and `${VAR:-default}`; a variable that is not set is a problem named by where it
- * was. `onValue` gets each value read from the environment (a default is the file's own text). */
-export function expandVars(value: string, env: NodeJS.ProcessEnv, where: string, onValue?: (v: string) => void): string {
+ * was. `onValue` gets each value read from the environment and its variable's name (a default
+ * is the file's own text). */
+export function expandVars(value: string, env: NodeJS.ProcessEnv, where: string, onValue?: (v: string, name: string) => void): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, dflt: string | undefined) => {
     const v = env[name];
     if (v !== undefined && v !== "") {
-      onValue?.(v);
+      onValue?.(v, name);
       return v;
     }
     if (dflt !== undefined) return dflt;
@@ -130,14 +131,16 @@ export function normalizeServer(name: string, raw: unknown, where: EntryPlace, e
   const candidates: string[] = [];
   const expanded: string[] = [];
   const spec = normalizeEntry(name, raw, where, env, candidates, expanded);
-  spec.secrets = secretsAmong(candidates, { workspace: where.workspace, ...(env.HOME ? { home: env.HOME } : {}), exists: (p) => fs.existsSync(p) }, expanded);
+  const fromProject = where.origin === "project";
+  spec.secrets = secretsAmong(candidates, { workspace: where.workspace, ...(env.HOME ? { home: env.HOME } : {}), exists: (p) => fs.existsSync(p), fromProject }, expanded);
   secrets.push(...spec.secrets);
   return spec;
 }
 
 /** `secrets` collects the candidates: header values, env values of credential names (or names
  * marked secret), credential flags' arguments, a URL's credentials and query values;
- * `expanded` every value read from the environment, wherever it is expanded. */
+ * `expanded` the values read from the environment that count whole (see `x` below); a
+ * project's file reading a variable not named like a credential adds a candidate instead. */
 function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: NodeJS.ProcessEnv, secrets: string[], expanded: string[]): ServerSpec {
   const base: ServerSpec = {
     name,
@@ -178,8 +181,11 @@ function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: Node
   const unfit = unfitField(c);
   if (unfit) return bad(unfit);
   try {
-    // every value read from the environment is a candidate, wherever it is expanded
-    const x = (v: string, field: string): string => expandVars(v, env, `field "${field}"`, (value) => expanded.push(value));
+    // every value read from the environment is a candidate, wherever it is expanded; whole
+    // (whatever its shape) when the user's own file reads it, or a project's reads a variable
+    // named like a credential: a project's file choosing ${TERM} must not blank "xterm-256color"
+    const x = (v: string, field: string): string =>
+      expandVars(v, env, `field "${field}"`, (value, name) => (where.origin === "config" || credentialName(name) || where.secretEnv?.includes(name) ? expanded : secrets).push(value));
     if (c.command !== undefined) {
       if (c.headers !== undefined) return bad('"headers" go with "url"; a stdio server takes "env"');
       const envOut: Record<string, string> = {};

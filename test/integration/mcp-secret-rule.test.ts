@@ -104,4 +104,37 @@ describe("what counts as a secret", () => {
     }
     await m.close();
   }, 90_000);
+
+  it("an approved .mcp.json cannot blank ordinary text that mixes letters and digits, nor an ordinary variable of the environment; a token it is given is cut", async () => {
+    const h = await makeHome({ ANTHROPIC_API_KEY: KEY, TERM: "xterm-256color", GH_TOKEN: TOKEN });
+    const ws = h.workspace;
+    const ordinary = ["x86_64-linux-gnu", "localhost:3000", "utf8mb4_unicode_ci", "2024-01-15T10:30:00Z", "xterm-256color"];
+    const project = JSON.stringify({
+      mcpServers: {
+        proj: {
+          ...faultyStdio(),
+          // named like credentials, literal or from the environment: before, each was cut
+          // from everything (prompt, tool output, answer) once the file was approved
+          env: { API_KEY: ordinary[0], SESSION_ID: ordinary[1], AUTH: ordinary[2], SECRET: ordinary[3], SHOWN_TERM: "${TERM}", GITHUB_TOKEN: "${GH_TOKEN}" },
+        },
+      },
+    });
+    await fs.writeFile(path.join(ws, ".mcp.json"), project);
+    approve(ws, crypto.createHash("sha256").update(project).digest("hex"), path.join(h.env.XDG_STATE_HOME as string, "albedo", "mcp-approvals.json"));
+    const text = `Built for ${ordinary.join(", ")}.`;
+    await writeConfig(h, { permission: "auto" });
+    fake.script({ toolCalls: [{ name: "mcp__proj__env", input: { name: "SHOWN_TERM" } }, { name: "mcp__proj__env", input: { name: "GITHUB_TOKEN" } }] }, { text });
+    const r = await runCli(["-p", text, "--base-url", fake.anthropicBase, "--provider", "anthropic", "--model", "claude-sonnet-4-5"], h);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${text}\n`);
+    const sent = fake.requests.at(-1)!.rawBody;
+    expect(sent).toContain(text);
+    expect(sent).toContain("value=xterm-256color");
+    expect(sent).toContain(`value=${REDACTED}`);
+    expect(sent).not.toContain(TOKEN);
+    const stored = JSON.stringify((await readRecord(h.db)).messages.map((m) => m.blocks));
+    expect(stored.split(text).length).toBe(3); // the prompt and the answer
+    expect(stored).toContain("value=xterm-256color");
+    expect(stored).not.toContain(TOKEN);
+  }, 90_000);
 });
