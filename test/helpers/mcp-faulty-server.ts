@@ -12,7 +12,8 @@
 //                         20,000-character description, and a next cursor
 //   --empty-pages         tools/list pages forever with no tools on them
 //   --notify              also offer the tools `flood` (notifications between its answers),
-//                         `ping-flood` (ping requests of its own, each asking for an answer)
+//                         `ping-flood` (ping requests of its own, each asking for an answer),
+//                         `stop-reading` (it reads nothing more of its stdin)
 //                         and `stats` (how often its tool list was asked for, how many of its
 //                         pings were answered)
 //   --http                serve Streamable HTTP (stateless) on a free loopback port instead
@@ -113,6 +114,7 @@ function makeServer(): Server {
             description: "writes `count` notifications (tools/list_changed and others) in `pulses` bursts `gapMs` apart, then adds a tool (late1, late2, … one more each time), announces it, and answers",
             inputSchema: obj({ count: { type: "number" }, pulses: { type: "number" }, gapMs: { type: "number" } }, ["count"]),
           },
+          { name: "stop-reading", description: "answers, then reads nothing more of its stdin (the pipe to it fills)", inputSchema: obj() },
           { name: "ping-flood", description: "writes `count` ping requests of its own at once (each one the client answers), then answers", inputSchema: obj({ count: { type: "number" } }, ["count"]) },
           { name: "stats", description: "answers how many tools/list requests it has had and how many of its pings were answered, as JSON", inputSchema: obj() },
         ]
@@ -139,6 +141,11 @@ function makeServer(): Server {
         return { content: [{ type: "text", text: `ok from ${name}` }] };
       case "weird name/with.dots":
         return { content: [{ type: "text", text: `ok from ${name}` }] };
+      case "stop-reading":
+        setTimeout(() => process.stdin.pause(), 20);
+        // a paused stdin no longer keeps the process up
+        setInterval(() => undefined, 60_000);
+        return { content: [{ type: "text", text: "reading no more" }] };
       case "crash":
         setTimeout(() => process.exit(3), 20);
         return new Promise(() => undefined);

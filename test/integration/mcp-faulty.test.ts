@@ -240,7 +240,7 @@ describe("a faulty MCP server", () => {
     expect(refetches).toBeLessThan(pulses);
     const said = notices.filter((n) => n.includes("notifications a second"));
     expect(said).toEqual([`warning: MCP server f sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`]);
-    expect(m.describe()).toContain(`f (stdio): ready, 17 tools · config · last error: sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`);
+    expect(m.describe()).toContain(`f (stdio): ready, 18 tools · config · last error: sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`);
     // it and the other server answer, and the other was never named
     expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
     expect((await call(m, "mcp__g__ok")).output).toBe("ok from ok");
@@ -280,6 +280,32 @@ describe("a faulty MCP server", () => {
     expect(m.status()[0]!.lastError).toBe(`sent more than ${NOTIFICATIONS_PER_SECOND} requests a second; the rest are dropped`);
     expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
     expect((await call(m, "mcp__g__ok")).output).toBe("ok from ok");
+  }, T);
+
+  it("stops reading its stdin: calls behind the full pipe wait (one wait, no listener each) and end when it is stopped", async () => {
+    const { m } = await setup({ f: faultyStdio("--notify"), g: faultyStdio() });
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(`${w.name}: ${w.message}`);
+    };
+    process.on("warning", onWarning);
+    try {
+      expect((await call(m, "mcp__f__stop-reading")).output).toBe("reading no more");
+      await new Promise((r) => setTimeout(r, 100));
+      // 40 calls of 256 KB each: the pipe and the stream's buffer fill after the first few
+      const big = "x".repeat(256 * 1024);
+      const pending = Array.from({ length: 40 }, () => call(m, "mcp__f__huge", { bytes: 1, pad: big }));
+      await new Promise((r) => setTimeout(r, 300));
+      // before: a close and a drain listener per waiting write, and node's
+      // MaxListenersExceededWarning on stderr (over the screen) past ten of them
+      expect(warnings).toEqual([]);
+      expect((await call(m, "mcp__g__ok")).output).toBe("ok from ok");
+      await m.close();
+      for (const out of await Promise.all(pending)) expect(out.isError).toBe(true);
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
   }, T);
 
   it("writes escape sequences: none reaches the record, the text does", async () => {
