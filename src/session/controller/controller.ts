@@ -6,6 +6,7 @@ import type { Block, ImageBlock, Session, StoredMessage } from "../../record/typ
 import type { ContextItem, Provider, ProviderName, Request, RequestCache, Usage } from "../../provider/types.js";
 import type { ServerMemory } from "../../provider/create.js";
 import { keyRequired, missingKeyMessage, openaiApi } from "../../provider/keys.js";
+import { DEFAULT_BASE_URL } from "../../provider/base-urls.js";
 import type { OpenAIApi } from "../../provider/types.js";
 import { catalogModels, defaultModel, familyOf, lookupModel as catalogLookup, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
 import type { ModelChoices, ProviderModels } from "../../provider/models.js";
@@ -34,11 +35,6 @@ import { formatInt } from "../../record/numbers.js";
 import { messageOf } from "../../record/errors.js";
 import { ExtensionManager } from "../../extensions/manager.js";
 import type { McpControl } from "./types.js";
-
-export const DEFAULT_BASE_URL: Record<ProviderName, string> = {
-  anthropic: "https://api.anthropic.com",
-  openai: "https://api.openai.com/v1",
-};
 
 /** The settings the controller runs with: all of them but the screen's key bindings and colours. */
 export type AppSettings = Omit<Settings, "keymap" | "keys" | "theme">;
