@@ -8,7 +8,8 @@ import type { ServerMemory } from "../../provider/create.js";
 import { keyRequired, missingKeyMessage, openaiApi } from "../../provider/keys.js";
 import { DEFAULT_BASE_URL } from "../../provider/base-urls.js";
 import type { OpenAIApi } from "../../provider/types.js";
-import { catalogModels, defaultModel, familyOf, lookupModel as catalogLookup, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
+import { catalogModels, defaultModel, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
+import { chooseModel, imagesNotTaken, lookupModel } from "./model-choice.js";
 import type { ModelChoices, ProviderModels } from "../../provider/models.js";
 import type { BadMessage, HistoryStore } from "../store/types.js";
 import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
@@ -23,7 +24,7 @@ import type { Settings } from "../../config/resolve.js";
 import type { TurnEnv, TurnOutcome } from "../turn/turn.js";
 import { redactRequest } from "../turn/redact.js";
 import { turnRequest } from "../../replay/request.js";
-import { imageTarget, targetForRequest, unseenReason, type ImageTarget } from "../../replay/replay.js";
+import { imageTarget, targetForRequest } from "../../replay/replay.js";
 import { formatFigure, requestEstimate } from "../../context/format.js";
 import type { PrepareResult } from "../../compaction/prepare.js";
 import { loadImage } from "./images.js";
@@ -102,19 +103,6 @@ function badLines(bad: readonly BadMessage[]): string[] {
 }
 /** headless mode without the key it needs: nothing is created, the sentence says what to set */
 export class MissingKeyError extends Error {}
-/** /model named a provider and model that cannot go together */
-export class ModelChoiceError extends Error {}
-
-const PROVIDER_LABEL: Record<ProviderName, string> = { anthropic: "Anthropic", openai: "OpenAI" };
-
-/** the provider's own API (not a gateway or a local server): it serves only its own models */
-function isOwnApi(provider: ProviderName, url: string): boolean {
-  try {
-    return new URL(url).hostname === new URL(DEFAULT_BASE_URL[provider]).hostname;
-  } catch {
-    return false;
-  }
-}
 
 export class App implements Controller {
   private readonly hub = new EventHub();
@@ -269,12 +257,9 @@ export class App implements Controller {
     return app;
   }
 
-  /** the catalog's facts, with the user's own figures (config contextWindow, vision) over them */
-  private lookupModel(provider: ProviderName, model: string): ModelInfo {
-    const info = { ...catalogLookup(provider, model) };
-    if (this.opts.contextWindow !== undefined) info.contextWindow = this.opts.contextWindow;
-    if (this.opts.vision !== undefined) info.vision = this.opts.vision;
-    return info;
+  /** what is known of the model in use (model-choice.ts, lookupModel) */
+  private modelInfo(): ModelInfo {
+    return lookupModel(this.providerName, this.model, this.opts);
   }
 
   private baseUrlFor(p: ProviderName): string {
@@ -299,7 +284,7 @@ export class App implements Controller {
       return;
     }
     const { createProvider, serverMemory } = this.parts;
-    const info = this.lookupModel(this.providerName, this.model);
+    const info = this.modelInfo();
     const apiKey = this.opts.credentials.keys[this.providerName];
     // what a server refused is remembered for the run, across /model and /reload (issue 16)
     const baseUrl = this.baseUrlFor(this.providerName);
@@ -452,7 +437,7 @@ export class App implements Controller {
    * turnRequest, then the redactor. No live round yet.
    */
   private nextRequest(prior: Parameters<typeof turnRequest>[0]): Request {
-    const m = this.lookupModel(this.providerName, this.model);
+    const m = this.modelInfo();
     const req = turnRequest(prior, [], {
       provider: this.providerName,
       model: this.model,
@@ -470,7 +455,7 @@ export class App implements Controller {
 
   /** A request as the inspector would capture it (nothing is stored). */
   private capture(req: Request): Capture {
-    const window = this.lookupModel(this.providerName, this.model).contextWindow;
+    const window = this.modelInfo().contextWindow;
     // the capture encodes with the adapters: only after ready()
     return this.loaded().captureRequest(req, { iteration: 1, capturedAt: new Date().toISOString(), ...(window !== undefined ? { contextWindow: window } : {}) });
   }
@@ -525,7 +510,7 @@ export class App implements Controller {
   }
 
   info(): AppInfo {
-    const m = this.lookupModel(this.providerName, this.model);
+    const m = this.modelInfo();
     const keyProblem = this.keyProblem();
     return {
       provider: this.providerName,
@@ -602,7 +587,7 @@ export class App implements Controller {
 
   /** what a turn works with; only after ready() (the provider, tools and permission memory come from the parts) */
   private env(): TurnEnv {
-    const m = this.lookupModel(this.providerName, this.model);
+    const m = this.modelInfo();
     const env: TurnEnv = {
       store: this.opts.store,
       sessionId: this.current.id,
@@ -811,7 +796,10 @@ export class App implements Controller {
     const trimmed = spec.trim();
     if (!trimmed) return `Model: ${this.providerName}:${this.model}. Use /model NAME or /model anthropic:NAME / openai:NAME.`;
     // decided (or refused) before anything changes: a refused pair leaves the model as it was
-    const { provider, model, said } = this.chooseModel(trimmed);
+    const { provider, model, said } = chooseModel(trimmed, { provider: this.providerName, model: this.model }, {
+      anthropic: this.baseUrlFor("anthropic"),
+      openai: this.baseUrlFor("openai"),
+    });
     this.providerName = provider;
     this.model = model;
     this.buildProvider();
@@ -819,59 +807,15 @@ export class App implements Controller {
     this.lastPrepare = undefined;
     await this.markPending(`model switched to ${provider}:${model}`);
     this.hub.emit({ type: "info" });
-    const info = this.lookupModel(provider, model);
+    const info = this.modelInfo();
     const window = info.contextWindow ? `${formatInt(info.contextWindow)} tokens` : "unknown";
     const key = this.keyProblem();
     // a model that cannot see gets markers for every image: nothing to single out then
-    const big = info.vision ? this.imagesNotTaken(targetForRequest(imageTarget(provider, true), this.messages)) : 0;
+    const big = info.vision ? imagesNotTaken(this.messages, targetForRequest(imageTarget(provider, true), this.messages)) : 0;
     const images = big
       ? ` ${big} image${big === 1 ? "" : "s"} in this session ${big === 1 ? "is" : "are"} more than ${provider} accepts: ${big === 1 ? "it goes" : "they go"} as a note saying so, not as ${big === 1 ? "an image" : "images"} (switch back to send ${big === 1 ? "it" : "them"}).`
       : "";
     return `Model: ${provider}:${model} (context window ${window}${info.known ? "" : ", not in the catalog"}).${said ? " " + said : ""}${key ? " " + key : ""}${images}`;
-  }
-
-  /**
-   * Which provider serves the model /model names. "provider:NAME" says it; a bare NAME goes to
-   * the provider whose model the catalog says it is (before, "/model gpt-4o" on Anthropic
-   * became anthropic:gpt-4o, which Anthropic's API refuses at the next prompt), or stays with
-   * the current provider when the catalog does not know it (local servers name their own).
-   * A pair that cannot work is refused: a model the catalog lists as one provider's, named for
-   * the other provider's own API. Through any other base URL (a gateway may serve both
-   * families in either shape) the pair is allowed and said so.
-   */
-  private chooseModel(spec: string): { provider: ProviderName; model: string; said?: string } {
-    const explicit = /^(anthropic|openai):(.*)$/i.exec(spec);
-    if (explicit) {
-      const provider = explicit[1]!.toLowerCase() as ProviderName;
-      const model = explicit[2]!.trim() || defaultModel(provider);
-      const family = familyOf(model);
-      if (family === undefined || family === provider) return { provider, model };
-      const url = this.baseUrlFor(provider);
-      if (isOwnApi(provider, url)) {
-        throw new ModelChoiceError(
-          `${provider}:${model} cannot work: ${model} is ${PROVIDER_LABEL[family]}'s model (by the catalog), and ${PROVIDER_LABEL[provider]}'s API at ${url} does not serve it. The model stays ${this.providerName}:${this.model}; use /model ${family}:${model}.`,
-        );
-      }
-      return { provider, model, said: `The catalog lists ${model} as ${PROVIDER_LABEL[family]}'s; it is sent in the ${provider} API shape to ${url}, as a gateway would take it.` };
-    }
-    // a provider's name alone: its default model
-    const alone = spec.toLowerCase();
-    if (alone === "anthropic" || alone === "openai") return { provider: alone, model: defaultModel(alone) };
-    const family = familyOf(spec);
-    if (family === undefined || family === this.providerName) return { provider: this.providerName, model: spec };
-    const was = this.providerName;
-    const wasUrl = this.baseUrlFor(was);
-    // through a gateway the old provider might have served it too: say how to stay there
-    const stay = isOwnApi(was, wasUrl) ? "" : ` (/model ${was}:${spec} sends it to ${wasUrl} instead.)`;
-    return { provider: family, model: spec, said: `Provider switched from ${was} to ${family}: the catalog lists ${spec} as ${PROVIDER_LABEL[family]}'s.${stay}` };
-  }
-
-  /** how many stored images the target cannot take (attached under another provider), by
-   * the rule each request applies (replay/replay.ts, unseenReason) */
-  private imagesNotTaken(target: ImageTarget): number {
-    let n = 0;
-    for (const m of this.messages) for (const b of m.blocks) if (b.type === "image" && unseenReason(b, target)) n++;
-    return n;
   }
 
   /**
@@ -970,7 +914,7 @@ export class App implements Controller {
   }
 
   contextStatus(): ContextStatus {
-    const m = this.lookupModel(this.providerName, this.model);
+    const m = this.modelInfo();
     const off = autoCompactionOff(m.contextWindow);
     const prep = this.lastPrepare;
     const did = prep && prep.note !== "none" ? prep.note : undefined;
