@@ -4,10 +4,7 @@ import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
 import type { ContextItem, Provider, ProviderName, Request, RequestCache, Usage } from "../../provider/types.js";
-import type { ServerMemory } from "../../provider/create.js";
-import { keyRequired, missingKeyMessage, openaiApi } from "../../provider/keys.js";
-import { DEFAULT_BASE_URL } from "../../provider/base-urls.js";
-import type { OpenAIApi } from "../../provider/types.js";
+import { keyRequired } from "../../provider/keys.js";
 import { catalogModels, defaultModel, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
 import { chooseModel, imagesNotTaken, lookupModel } from "./model-choice.js";
 import type { ModelChoices, ProviderModels } from "../../provider/models.js";
@@ -20,7 +17,6 @@ import type { builtinTools, PermissionMemory } from "../../tools/run.js";
 import { stopToolProcesses } from "../../tools/processes.js";
 import { loadProjectContext, SYSTEM_PROMPT } from "./project-context.js";
 import { redactorFor } from "../../config/secrets.js";
-import type { Settings } from "../../config/resolve.js";
 import type { TurnEnv, TurnOutcome } from "../turn/turn.js";
 import { redactRequest } from "../turn/redact.js";
 import { turnRequest } from "../../replay/request.js";
@@ -36,25 +32,10 @@ import { formatInt } from "../../record/numbers.js";
 import { messageOf } from "../../record/errors.js";
 import { ExtensionManager } from "../../extensions/manager.js";
 import type { McpControl } from "./types.js";
+import type { AppOptions, Reloadable } from "./options.js";
+import { apiSetting, baseUrlFor, baseUrls, keyProblem, ProviderClients } from "./provider-setup.js";
 
-/** The settings the controller runs with: all of them but the screen's key bindings and colours. */
-export type AppSettings = Omit<Settings, "keymap" | "keys" | "theme">;
-
-export interface AppOptions extends AppSettings {
-  store: HistoryStore;
-  /** the config file this run reads, named when a key is missing */
-  configFile?: string;
-  /** the session to open: an id, "latest" of the workspace, or a new one */
-  open: { resume: string } | { continue: true } | { fresh: true };
-  /** the screen: the session loads without the adapters, tools and turn (parts.ts), and the
-   * screen calls ready() after the frame that shows it; otherwise create() loads them first */
-  partsAfterFrame?: boolean;
-  /** how permission questions are answered when no screen asks a person */
-  headless: boolean;
-  /** re-reads the settings on /reload; of them, permission, compaction, reasoning and the
-   * credentials take effect */
-  reloadConfig?: () => Promise<Partial<Pick<AppSettings, "permission" | "compaction" | "reasoning" | "credentials">>>;
-}
+export type { AppOptions, AppSettings } from "./options.js";
 
 export class UnknownSessionError extends Error {}
 
@@ -80,8 +61,6 @@ function changedItems(before: readonly ContextItem[], after: readonly ContextIte
   const b = keyed(after);
   return [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k));
 }
-
-type Reloadable = Pick<AppSettings, "permission" | "compaction" | "reasoning" | "credentials">;
 
 /** what /reload changed among the settings, in words; keys are named, never shown */
 function settingsChanges(was: Reloadable, now: Reloadable): string {
@@ -120,8 +99,8 @@ export class App implements Controller {
   /** settles when ready() has loaded the parts: the figure waits for this, never starting the load itself */
   private readonly partsIn: Promise<Parts>;
   private partsArrived!: (p: Parts) => void;
-  /** per provider and base URL: the optional fields its server refused (buildProvider) */
-  private readonly serverMemories = new Map<string, ServerMemory>();
+  /** the provider clients, with what each server refused (provider-setup.ts) */
+  private readonly providers = new ProviderClients();
   private context: ContextItem[] = [];
   /** made with the parts; undefined is a fresh, empty one */
   private memory: PermissionMemory | undefined;
@@ -262,43 +241,15 @@ export class App implements Controller {
     return lookupModel(this.providerName, this.model, this.opts);
   }
 
-  private baseUrlFor(p: ProviderName): string {
-    if (p === this.opts.provider && this.opts.baseUrl) return this.opts.baseUrl;
-    return this.opts.credentials.baseUrls[p] ?? DEFAULT_BASE_URL[p];
-  }
-
-  /** a key is needed for Anthropic, and for OpenAI's own endpoint; local servers need none */
+  /** what the provider in use needs and lacks, in a sentence (provider-setup.ts) */
   private keyProblem(): string | undefined {
-    const key = this.opts.credentials.keys[this.providerName];
-    if (key) return undefined;
-    // the same rule the provider client applies, so the two never disagree
-    if (!keyRequired(this.providerName, this.baseUrlFor(this.providerName))) return undefined;
-    return missingKeyMessage(this.providerName, this.opts.configFile);
+    return keyProblem(this.opts, this.providerName);
   }
 
   /** The provider for the current model and keys: built now when the parts are in, else
    * when env() first needs it. */
   private buildProvider(): void {
-    if (!this.parts) {
-      this.provider = undefined;
-      return;
-    }
-    const { createProvider, serverMemory } = this.parts;
-    const info = this.modelInfo();
-    const apiKey = this.opts.credentials.keys[this.providerName];
-    // what a server refused is remembered for the run, across /model and /reload (issue 16)
-    const baseUrl = this.baseUrlFor(this.providerName);
-    const where = `${this.providerName} ${baseUrl}`;
-    let memory = this.serverMemories.get(where);
-    if (!memory) this.serverMemories.set(where, (memory = serverMemory(baseUrl)));
-    this.provider = createProvider({
-      memory,
-      provider: this.providerName,
-      baseUrl,
-      ...(apiKey ? { apiKey } : {}),
-      ...(info.contextWindow ? { contextWindow: info.contextWindow } : {}),
-      ...(this.opts.idleTimeoutMs ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),
-    });
+    this.provider = this.parts ? this.providers.build(this.parts, this.opts, this.providerName, this.modelInfo()) : undefined;
   }
 
   /** A new session, not yet in the store: its row is written with its first message. */
@@ -448,7 +399,7 @@ export class App implements Controller {
       reasoning: this.opts.reasoning,
       vision: imageTarget(this.providerName, m.vision),
       cache: this.cacheHints(),
-      ...this.apiSetting(),
+      ...apiSetting(this.opts, this.providerName),
     });
     return redactRequest(req, this.redactKeys);
   }
@@ -515,7 +466,7 @@ export class App implements Controller {
     return {
       provider: this.providerName,
       model: this.model,
-      baseUrl: this.baseUrlFor(this.providerName),
+      baseUrl: baseUrlFor(this.opts, this.providerName),
       ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}),
       vision: m.vision,
       permission: this.opts.permission,
@@ -573,12 +524,6 @@ export class App implements Controller {
     return { key: this.current.id, ttl: this.opts.cacheTtl ?? "5m" };
   }
 
-  /** OpenAI's wire shape for the current provider and base URL (create.ts, openaiApi): put
-   * into every request, which picks both the encoding captured and the endpoint called. */
-  private apiSetting(): { api?: OpenAIApi } {
-    return this.providerName === "openai" ? { api: openaiApi(this.baseUrlFor("openai"), this.opts.api) } : {};
-  }
-
   private currentProvider(): Provider {
     this.loaded();
     if (!this.provider) this.buildProvider();
@@ -600,7 +545,7 @@ export class App implements Controller {
       maxOutputTokens: this.opts.maxOutputTokens ?? m.maxOutput ?? 8192,
       reasoning: this.opts.reasoning,
       cache: this.cacheHints(),
-      ...this.apiSetting(),
+      ...apiSetting(this.opts, this.providerName),
       system: SYSTEM_PROMPT,
       context: this.requestContext(),
       tools: this.allTools(),
@@ -763,7 +708,7 @@ export class App implements Controller {
     const others = (["anthropic", "openai"] as const).filter((p) => p !== this.providerName && (creds.keys[p] || creds.baseUrls[p]));
     const providers = await Promise.all(
       [this.providerName, ...others].map(async (provider): Promise<ProviderModels> => {
-        const baseUrl = this.baseUrlFor(provider);
+        const baseUrl = baseUrlFor(this.opts, provider);
         const base: ProviderModels = { provider, baseUrl, catalog: catalogModels(provider) };
         const apiKey = creds.keys[provider];
         if (!apiKey && keyRequired(provider, baseUrl)) return { ...base, error: "not listed from the server: no API key" };
@@ -796,10 +741,7 @@ export class App implements Controller {
     const trimmed = spec.trim();
     if (!trimmed) return `Model: ${this.providerName}:${this.model}. Use /model NAME or /model anthropic:NAME / openai:NAME.`;
     // decided (or refused) before anything changes: a refused pair leaves the model as it was
-    const { provider, model, said } = chooseModel(trimmed, { provider: this.providerName, model: this.model }, {
-      anthropic: this.baseUrlFor("anthropic"),
-      openai: this.baseUrlFor("openai"),
-    });
+    const { provider, model, said } = chooseModel(trimmed, { provider: this.providerName, model: this.model }, baseUrls(this.opts));
     this.providerName = provider;
     this.model = model;
     this.buildProvider();
