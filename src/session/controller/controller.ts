@@ -8,7 +8,7 @@ import { keyRequired } from "../../provider/keys.js";
 import { catalogModels, defaultModel, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
 import { chooseModel, imagesNotTaken, lookupModel } from "./model-choice.js";
 import type { ModelChoices, ProviderModels } from "../../provider/models.js";
-import type { BadMessage, HistoryStore } from "../store/types.js";
+import type { HistoryStore } from "../store/types.js";
 import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
 import type { AppInfo, ContextFigure, ContextStatus, Controller } from "./types.js";
@@ -28,12 +28,12 @@ import { exportJson, exportMarkdown } from "./export.js";
 import { autoCompactionOff } from "../../compaction/prepare.js";
 import { methodFor } from "../../tokens/count.js";
 import type { Capture, InspectorView, Page, SectionSummary } from "../../context/types.js";
-import { formatInt } from "../../record/numbers.js";
 import { messageOf } from "../../record/errors.js";
 import { ExtensionManager } from "../../extensions/manager.js";
 import type { McpControl } from "./types.js";
 import type { AppOptions, Reloadable } from "./options.js";
 import { apiSetting, baseUrlFor, baseUrls, keyProblem, ProviderClients } from "./provider-setup.js";
+import { badLines, BUSY, modelAnswer, modelNow, noSession, NOT_SENT, reloadAnswer, settingsChanges, UNATTENDED } from "./sentences.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
 
@@ -62,24 +62,6 @@ function changedItems(before: readonly ContextItem[], after: readonly ContextIte
   return [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k));
 }
 
-/** what /reload changed among the settings, in words; keys are named, never shown */
-function settingsChanges(was: Reloadable, now: Reloadable): string {
-  const out: string[] = [];
-  for (const k of ["permission", "compaction", "reasoning"] as const) if (was[k] !== now[k]) out.push(`${k} ${was[k]} → ${now[k]}`);
-  for (const p of ["anthropic", "openai"] as const) {
-    const a = was.credentials.keys[p];
-    const b = now.credentials.keys[p];
-    if (a !== b) out.push(!a ? `${p} key added` : !b ? `${p} key removed` : `${p} key changed`);
-    const u = was.credentials.baseUrls[p];
-    const v = now.credentials.baseUrls[p];
-    if (u !== v) out.push(`${p} base URL ${v ? `now ${v}` : "back to the default"}`);
-  }
-  return out.length ? `changed: ${out.join(", ")}` : "nothing changed";
-}
-
-function badLines(bad: readonly BadMessage[]): string[] {
-  return bad.map((b) => `message #${b.seq} (${b.role}, id ${b.id}) could not be read: ${b.error}`);
-}
 /** headless mode without the key it needs: nothing is created, the sentence says what to set */
 export class MissingKeyError extends Error {}
 
@@ -224,7 +206,7 @@ export class App implements Controller {
     const o = opts.open;
     if ("resume" in o) {
       const s = await opts.store.getSession(o.resume);
-      if (!s) throw new UnknownSessionError(`no session with id "${o.resume}" in ${opts.store.path}; list them with: albedo-tui sessions`);
+      if (!s) throw new UnknownSessionError(noSession(o.resume, opts.store.path));
       await app.load(s);
     } else if ("continue" in o) {
       const s = await opts.store.latestSession(opts.workspace);
@@ -555,7 +537,7 @@ export class App implements Controller {
         askPermission: this.askPermission,
         redact: this.redactKeys,
         ...(this.opts.headless
-          ? { unattended: "albedo-tui runs headless (-p) with --permission ask and no one can be asked; rerun with --permission auto to allow this" }
+          ? { unattended: UNATTENDED }
           : {}),
       },
       memory: (this.memory ??= new (this.loaded().PermissionMemory)()),
@@ -605,15 +587,15 @@ export class App implements Controller {
         if (this.abort === waiting) this.abort = undefined;
       }
       if (waiting.signal.aborted) {
-        const note = "Interrupted before it was sent: nothing was stored or sent.";
+        const note = NOT_SENT;
         this.hub.emit({ type: "notice", level: "info", text: note });
         return { ok: false, interrupted: true, unsent: true, error: note, finalText: "" };
       }
     }
     const busy = this.running || this.awaitingParts
-      ? "A turn is already running; press Esc to interrupt it first."
+      ? BUSY.prompt
       : this.compacting
-        ? "A /compact is running; wait for it, or press Esc to stop it."
+        ? BUSY.promptDuringCompact
         : undefined;
     if (busy) {
       this.hub.emit({ type: "notice", level: "warning", text: busy });
@@ -692,7 +674,7 @@ export class App implements Controller {
   }
 
   async newSession(): Promise<void> {
-    if (this.busy()) throw new Error("a turn is running; press Esc first");
+    if (this.busy()) throw new Error(BUSY.switchSession);
     await this.loadDraft();
     this.hub.emit({ type: "session" });
     this.hub.emit({ type: "info" });
@@ -729,9 +711,9 @@ export class App implements Controller {
   }
 
   async switchSession(id: string): Promise<void> {
-    if (this.busy()) throw new Error("a turn is running; press Esc first");
+    if (this.busy()) throw new Error(BUSY.switchSession);
     const s = await this.opts.store.getSession(id);
-    if (!s) throw new UnknownSessionError(`no session with id "${id}"`);
+    if (!s) throw new UnknownSessionError(noSession(id));
     await this.load(s);
     this.hub.emit({ type: "session" });
     this.hub.emit({ type: "info" });
@@ -739,7 +721,7 @@ export class App implements Controller {
 
   async setModel(spec: string): Promise<string> {
     const trimmed = spec.trim();
-    if (!trimmed) return `Model: ${this.providerName}:${this.model}. Use /model NAME or /model anthropic:NAME / openai:NAME.`;
+    if (!trimmed) return modelNow({ provider: this.providerName, model: this.model });
     // decided (or refused) before anything changes: a refused pair leaves the model as it was
     const { provider, model, said } = chooseModel(trimmed, { provider: this.providerName, model: this.model }, baseUrls(this.opts));
     this.providerName = provider;
@@ -750,14 +732,9 @@ export class App implements Controller {
     await this.markPending(`model switched to ${provider}:${model}`);
     this.hub.emit({ type: "info" });
     const info = this.modelInfo();
-    const window = info.contextWindow ? `${formatInt(info.contextWindow)} tokens` : "unknown";
-    const key = this.keyProblem();
     // a model that cannot see gets markers for every image: nothing to single out then
     const big = info.vision ? imagesNotTaken(this.messages, targetForRequest(imageTarget(provider, true), this.messages)) : 0;
-    const images = big
-      ? ` ${big} image${big === 1 ? "" : "s"} in this session ${big === 1 ? "is" : "are"} more than ${provider} accepts: ${big === 1 ? "it goes" : "they go"} as a note saying so, not as ${big === 1 ? "an image" : "images"} (switch back to send ${big === 1 ? "it" : "them"}).`
-      : "";
-    return `Model: ${provider}:${model} (context window ${window}${info.known ? "" : ", not in the catalog"}).${said ? " " + said : ""}${key ? " " + key : ""}${images}`;
+    return modelAnswer({ provider, model, ...(said ? { said } : {}) }, info, this.keyProblem(), big);
   }
 
   /**
@@ -790,16 +767,18 @@ export class App implements Controller {
     }
     const mcp = await this.ext.reload().catch((e: unknown) => `MCP: not reloaded: ${messageOf(e)}`);
     this.hub.emit({ type: "info" });
-    const context = `Reloaded the project context: ${this.context.map((c) => c.source).join(", ")}${changed.length > 0 ? ` (${changed.join(", ")} changed)` : " (unchanged)"}.`;
-    const withMcp = this.ext.hasServers() ? ` ${mcp}` : "";
-    if (settings === undefined) return context + withMcp;
-    const from = this.opts.configFile ? `the config (${this.opts.configFile}) and the environment` : "the config and the environment";
-    return `${context} Reloaded from ${from}: permission, compaction, reasoning, API keys and per-provider base URLs (${settings}). The model and --base-url stay as they are; /model switches.${withMcp}`;
+    return reloadAnswer({
+      sources: this.context.map((c) => c.source),
+      changed,
+      ...(settings !== undefined ? { settings } : {}),
+      ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}),
+      ...(this.ext.hasServers() ? { mcp } : {}),
+    });
   }
 
   async compact(): Promise<string> {
-    if (this.running || this.awaitingParts) return "A turn is running; compact after it ends.";
-    if (this.compacting) return "A /compact is already running.";
+    if (this.running || this.awaitingParts) return BUSY.compactDuringTurn;
+    if (this.compacting) return BUSY.compactAgain;
     const problem = this.keyProblem();
     if (problem) return problem;
     const abort = new AbortController();
