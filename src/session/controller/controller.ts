@@ -8,7 +8,6 @@ import { keyRequired } from "../../provider/keys.js";
 import { catalogModels, defaultModel, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
 import { chooseModel, imagesNotTaken, lookupModel } from "./model-choice.js";
 import type { ModelChoices, ProviderModels } from "../../provider/models.js";
-import type { HistoryStore } from "../store/types.js";
 import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
 import type { AppInfo, ContextFigure, ContextStatus, Controller } from "./types.js";
@@ -27,12 +26,13 @@ import { loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
 import { autoCompactionOff } from "../../compaction/prepare.js";
 import { methodFor } from "../../tokens/count.js";
-import type { Capture, InspectorView, Page, SectionSummary } from "../../context/types.js";
+import type { Capture, InspectorView, Page } from "../../context/types.js";
 import { messageOf } from "../../record/errors.js";
 import { ExtensionManager } from "../../extensions/manager.js";
 import type { McpControl } from "./types.js";
 import type { AppOptions, Reloadable } from "./options.js";
 import { apiSetting, baseUrlFor, baseUrls, keyProblem, ProviderClients } from "./provider-setup.js";
+import { changedItems, PendingMarks, staleReason } from "./staleness.js";
 import { badLines, BUSY, modelAnswer, modelNow, noSession, NOT_SENT, reloadAnswer, settingsChanges, UNATTENDED } from "./sentences.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
@@ -44,23 +44,6 @@ type Parts = typeof import("./parts.js");
 
 /** How many of the newest messages a screen reads before its first frame. */
 const FIRST_FRAME_MESSAGES = 300;
-
-/** The sources whose text differs between two readings of the project context (a repeated
- * source numbered as the capture numbers it). */
-function changedItems(before: readonly ContextItem[], after: readonly ContextItem[]): string[] {
-  const keyed = (items: readonly ContextItem[]): Map<string, string> => {
-    const out = new Map<string, string>();
-    for (const item of items) {
-      let source = item.source;
-      for (let n = 2; out.has(source); n++) source = `${item.source} (${n})`;
-      out.set(source, item.text);
-    }
-    return out;
-  };
-  const a = keyed(before);
-  const b = keyed(after);
-  return [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k));
-}
 
 /** headless mode without the key it needs: nothing is created, the sentence says what to set */
 export class MissingKeyError extends Error {}
@@ -93,9 +76,8 @@ export class App implements Controller {
   /** a prompt waiting for the parts (runPrompt): busy already, so the screen keeps a second
    * prompt's text and /new or a switch cannot move the first into another session */
   private awaitingParts = false;
-  /** a composition change made while a turn or /compact ran: their later requests were
-   * built from what they started with, so the view goes pending again when they end */
-  private pendingAfterRun: string | undefined;
+  /** the context view's pending marks (staleness.ts) */
+  private readonly pending: PendingMarks;
   /** what the provider reported for the last response (the next capture shows it) */
   private lastUsage: Usage | undefined;
   /** what compaction did for the last request, for the status line */
@@ -123,6 +105,12 @@ export class App implements Controller {
     this.providerName = opts.provider;
     this.model = opts.model ?? defaultModel(opts.provider);
     this.partsIn = new Promise((resolve) => (this.partsArrived = resolve));
+    this.pending = new PendingMarks({
+      store: opts.store,
+      events: this.hub,
+      busy: () => this.busy(),
+      storedId: () => (this.stored ? this.current.id : undefined),
+    });
     // a capture stored, or the view marked pending: the pane shows something else now, and
     // the status line must give the same figure
     this.hub.subscribe((e) => {
@@ -134,9 +122,7 @@ export class App implements Controller {
       headless: opts.headless,
       // a server started, stopped, or changed its tools: the next request differs
       onChange: (reason) => {
-        this.markPending(reason).catch((e: unknown) => {
-          this.hub.emit({ type: "notice", level: "warning", text: `The context view could not be marked pending: ${messageOf(e)}` });
-        });
+        void this.pending.markOrWarn(reason);
         this.hub.emit({ type: "info" });
       },
       onNotice: (level, text) => this.hub.emit({ type: "notice", level, text }),
@@ -321,47 +307,14 @@ export class App implements Controller {
     }
   }
 
-  /** Why a session's stored request no longer shows how the next one is composed, if it does not. */
-  private async staleReason(sessionId: string, view: InspectorView): Promise<string | undefined> {
-    if (view.state !== "current") return undefined;
-    // the comparison builds the next request as a turn would (resumed sessions only)
-    const { SUMMARY_REQUEST_NOTE } = await this.ready();
-    const { meta } = view;
-    if (meta.provider !== this.providerName || meta.model !== this.model) {
-      return `model is now ${this.providerName}:${this.model} (the last request went to ${meta.provider}:${meta.model})`;
-    }
-    // a summary request carries none of the project context: nothing to compare
-    if (meta.compaction === SUMMARY_REQUEST_NOTE) return undefined;
-    const changed = await this.changedContext(sessionId, view.sections);
-    return changed.length > 0 ? `project context changed since the last request (${changed.join(", ")})` : undefined;
-  }
-
-  /**
-   * The context sections whose text differs between the stored request and the one a turn
-   * would send now: both as the inspector captures them, compared by size and then by text
-   * (an edit that keeps a file's length changes the request too).
-   */
-  private async changedContext(sessionId: string, stored: readonly SectionSummary[]): Promise<string[]> {
-    const now = this.capture(this.nextRequest([]));
-    const before = new Map(stored.filter((x) => x.kind === "context").map((x) => [x.source, x]));
-    const after = new Map(now.sections.filter((x) => x.kind === "context").map((x) => [x.source, x]));
-    const changed: string[] = [];
-    for (const source of new Set([...before.keys(), ...after.keys()])) {
-      const a = before.get(source);
-      const b = after.get(source);
-      if (!a || !b || a.bytes !== b.bytes || a.pages !== b.pages) {
-        changed.push(source);
-        continue;
-      }
-      for (let p = 0; p < a.pages; p++) {
-        const page = await this.opts.store.capturePage(sessionId, a.index, p);
-        if (page?.text !== now.pages[b.index]?.[p]) {
-          changed.push(source);
-          break;
-        }
-      }
-    }
-    return changed;
+  /** Why a session's stored request no longer shows how the next one is composed (staleness.ts). */
+  private staleReason(sessionId: string, view: InspectorView): Promise<string | undefined> {
+    return staleReason(view, {
+      model: { provider: this.providerName, model: this.model },
+      ready: () => this.ready(),
+      capture: () => this.capture(this.nextRequest([])),
+      page: (section, page) => this.opts.store.capturePage(sessionId, section, page),
+    });
   }
 
   /**
@@ -645,7 +598,7 @@ export class App implements Controller {
       this.running = undefined;
       this.abort = undefined;
     }
-    await this.pendingAgain();
+    await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
     this.hub.emit({ type: "info" });
@@ -654,23 +607,6 @@ export class App implements Controller {
 
   interrupt(): void {
     this.abort?.abort();
-  }
-
-  private async markPending(reason: string): Promise<void> {
-    if (this.busy()) this.pendingAfterRun = reason;
-    // a draft has sent nothing yet: its view is pending by nature
-    if (this.stored) await this.opts.store.setPending(this.current.id, reason);
-    this.hub.emit({ type: "capture" });
-  }
-
-  /** After a turn or /compact: a change made while it ran leaves the view pending. */
-  private async pendingAgain(): Promise<void> {
-    const reason = this.pendingAfterRun;
-    if (reason === undefined) return;
-    this.pendingAfterRun = undefined;
-    await this.markPending(reason).catch((e: unknown) => {
-      this.hub.emit({ type: "notice", level: "warning", text: `The context view could not be marked pending: ${messageOf(e)}` });
-    });
   }
 
   async newSession(): Promise<void> {
@@ -729,7 +665,7 @@ export class App implements Controller {
     this.buildProvider();
     this.lastUsage = undefined;
     this.lastPrepare = undefined;
-    await this.markPending(`model switched to ${provider}:${model}`);
+    await this.pending.mark(`model switched to ${provider}:${model}`);
     this.hub.emit({ type: "info" });
     const info = this.modelInfo();
     // a model that cannot see gets markers for every image: nothing to single out then
@@ -763,7 +699,7 @@ export class App implements Controller {
       }
     } finally {
       // the project context is already re-read even when the config is not
-      await this.markPending(`project context reloaded (/reload)${changed.length > 0 ? `: ${changed.join(", ")} changed` : ""}`);
+      await this.pending.mark(`project context reloaded (/reload)${changed.length > 0 ? `: ${changed.join(", ")} changed` : ""}`);
     }
     const mcp = await this.ext.reload().catch((e: unknown) => `MCP: not reloaded: ${messageOf(e)}`);
     this.hub.emit({ type: "info" });
@@ -809,11 +745,9 @@ export class App implements Controller {
       // instead of the history it replaced: the view goes pending, and the status line and
       // the pane give the estimate of that next request (docs/architecture.md, Design rules).
       if (summarised) {
-        await this.markPending(`history compacted by /compact (${summarised}): the next request carries the summary`).catch((e: unknown) => {
-          this.hub.emit({ type: "notice", level: "warning", text: `The context view could not be marked pending: ${messageOf(e)}` });
-        });
+        await this.pending.markOrWarn(`history compacted by /compact (${summarised}): the next request carries the summary`);
       }
-      await this.pendingAgain();
+      await this.pending.again();
       this.hub.emit({ type: "state", state: "idle" });
       this.hub.emit({ type: "info" });
     }
