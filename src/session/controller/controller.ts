@@ -3,7 +3,7 @@
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
-import type { ContextItem, Provider, ProviderName, Request, RequestCache, Usage } from "../../provider/types.js";
+import type { ContextItem, Provider, ProviderName, Request, Usage } from "../../provider/types.js";
 import { keyRequired } from "../../provider/keys.js";
 import { catalogModels, defaultModel, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
 import { chooseModel, imagesNotTaken, lookupModel } from "./model-choice.js";
@@ -11,13 +11,11 @@ import type { ModelChoices, ProviderModels } from "../../provider/models.js";
 import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
 import type { AppInfo, ContextFigure, ContextStatus, Controller } from "./types.js";
-import type { PermissionAnswer, PermissionRequest } from "../../tools/types.js";
 import type { builtinTools, PermissionMemory } from "../../tools/run.js";
 import { stopToolProcesses } from "../../tools/processes.js";
-import { loadProjectContext, SYSTEM_PROMPT } from "./project-context.js";
+import { loadProjectContext } from "./project-context.js";
 import { redactorFor } from "../../config/secrets.js";
 import type { TurnEnv, TurnOutcome } from "../turn/turn.js";
-import { redactRequest } from "../turn/redact.js";
 import { turnRequest } from "../../replay/request.js";
 import { imageTarget, targetForRequest } from "../../replay/replay.js";
 import { formatFigure, requestEstimate } from "../../context/format.js";
@@ -25,15 +23,16 @@ import type { PrepareResult } from "../../compaction/prepare.js";
 import { loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
 import { autoCompactionOff } from "../../compaction/prepare.js";
-import { methodFor } from "../../tokens/count.js";
 import type { Capture, InspectorView, Page } from "../../context/types.js";
 import { messageOf } from "../../record/errors.js";
 import { ExtensionManager } from "../../extensions/manager.js";
 import type { McpControl } from "./types.js";
 import type { AppOptions, Reloadable } from "./options.js";
-import { apiSetting, baseUrlFor, baseUrls, keyProblem, ProviderClients } from "./provider-setup.js";
+import { baseUrlFor, baseUrls, keyProblem, ProviderClients } from "./provider-setup.js";
 import { changedItems, PendingMarks, staleReason } from "./staleness.js";
-import { badLines, BUSY, modelAnswer, modelNow, noSession, NOT_SENT, reloadAnswer, settingsChanges, UNATTENDED } from "./sentences.js";
+import { captureNow, nextRequest, turnEnv, type Composition } from "./turn-env.js";
+import { permissionAsker } from "./ask-permission.js";
+import { badLines, BUSY, modelAnswer, modelNow, noSession, NOT_SENT, reloadAnswer, settingsChanges } from "./sentences.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
 
@@ -96,6 +95,8 @@ export class App implements Controller {
   private tools: ReturnType<typeof builtinTools> = [];
   /** MCP servers (src/extensions/): their tools and instructions join every request */
   private readonly ext: ExtensionManager;
+  /** how a tool's permission question reaches a person (ask-permission.ts) */
+  private readonly askPermission: ReturnType<typeof permissionAsker>;
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
     return this.hub.subscribe(fn, opts);
@@ -105,6 +106,7 @@ export class App implements Controller {
     this.providerName = opts.provider;
     this.model = opts.model ?? defaultModel(opts.provider);
     this.partsIn = new Promise((resolve) => (this.partsArrived = resolve));
+    this.askPermission = permissionAsker(this.hub, opts.headless);
     this.pending = new PendingMarks({
       store: opts.store,
       events: this.hub,
@@ -317,33 +319,14 @@ export class App implements Controller {
     });
   }
 
-  /**
-   * The request a turn started now would send before its prompt, built as the turn builds
-   * each of its requests (src/session/turn/turn.ts, buildRequest): the prepared prior history through
-   * turnRequest, then the redactor. No live round yet.
-   */
+  /** the request a turn started now would send before its prompt (turn-env.ts) */
   private nextRequest(prior: Parameters<typeof turnRequest>[0]): Request {
-    const m = this.modelInfo();
-    const req = turnRequest(prior, [], {
-      provider: this.providerName,
-      model: this.model,
-      system: SYSTEM_PROMPT,
-      context: this.requestContext(),
-      tools: this.loaded().toolSchemas(this.allTools()),
-      maxOutputTokens: this.opts.maxOutputTokens ?? m.maxOutput ?? 8192,
-      reasoning: this.opts.reasoning,
-      vision: imageTarget(this.providerName, m.vision),
-      cache: this.cacheHints(),
-      ...apiSetting(this.opts, this.providerName),
-    });
-    return redactRequest(req, this.redactKeys);
+    return nextRequest(this.composition(), this.loaded().toolSchemas, prior);
   }
 
-  /** A request as the inspector would capture it (nothing is stored). */
+  /** a request as the inspector would capture it; the capture encodes with the adapters, so only after ready() */
   private capture(req: Request): Capture {
-    const window = this.modelInfo().contextWindow;
-    // the capture encodes with the adapters: only after ready()
-    return this.loaded().captureRequest(req, { iteration: 1, capturedAt: new Date().toISOString(), ...(window !== undefined ? { contextWindow: window } : {}) });
+    return captureNow(this.composition(), this.loaded().captureRequest, req);
   }
 
   /**
@@ -430,34 +413,9 @@ export class App implements Controller {
     return this.running !== undefined || this.compacting !== undefined || this.awaitingParts;
   }
 
-  private askPermission = (req: PermissionRequest): Promise<PermissionAnswer> => {
-    if (this.opts.headless || !this.hub.canAsk()) return Promise.resolve("deny");
-    return new Promise((resolve) => {
-      let answered = false;
-      this.hub.emit({ type: "state", state: "permission", detail: req.tool });
-      this.hub.emit({
-        type: "permission",
-        req,
-        answer: (a) => {
-          // a second answer (two front ends, a double key) must not run the tool twice
-          if (answered) return;
-          answered = true;
-          this.hub.emit({ type: "state", state: "tool", detail: req.tool });
-          resolve(a);
-        },
-      });
-    });
-  };
-
   /** The configured keys out of anything on its way into the record or a request (read at
    * each call: /reload may bring new keys). */
   private redactKeys = redactorFor(() => [...Object.values(this.opts.credentials.keys), ...(this.opts.credentials.secrets ?? []), ...(this.ext?.secrets() ?? [])]);
-
-  /** Prompt caching for this session's requests: keyed by the session (OpenAI's
-   * prompt_cache_key), with the configured TTL (Anthropic's breakpoints). */
-  private cacheHints(): RequestCache {
-    return { key: this.current.id, ttl: this.opts.cacheTtl ?? "5m" };
-  }
 
   private currentProvider(): Provider {
     this.loaded();
@@ -465,47 +423,29 @@ export class App implements Controller {
     return this.provider as Provider;
   }
 
-  /** what a turn works with; only after ready() (the provider, tools and permission memory come from the parts) */
-  private env(): TurnEnv {
-    const m = this.modelInfo();
-    const env: TurnEnv = {
-      store: this.opts.store,
+  /** what the next request is made of now (turn-env.ts) */
+  private composition(): Composition {
+    return {
+      settings: this.opts,
+      model: { provider: this.providerName, model: this.model },
+      info: this.modelInfo(),
       sessionId: this.current.id,
-      history: this.messages,
-      provider: this.currentProvider(),
-      providerName: this.providerName,
-      model: this.model,
-      vision: imageTarget(this.providerName, m.vision),
-      ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}),
-      maxOutputTokens: this.opts.maxOutputTokens ?? m.maxOutput ?? 8192,
-      reasoning: this.opts.reasoning,
-      cache: this.cacheHints(),
-      ...apiSetting(this.opts, this.providerName),
-      system: SYSTEM_PROMPT,
       context: this.requestContext(),
       tools: this.allTools(),
-      toolCtx: {
-        workspace: this.opts.workspace,
-        policy: this.opts.permission,
-        askPermission: this.askPermission,
-        redact: this.redactKeys,
-        ...(this.opts.headless
-          ? { unattended: UNATTENDED }
-          : {}),
-      },
-      memory: (this.memory ??= new (this.loaded().PermissionMemory)()),
       redact: this.redactKeys,
-      compaction: {
-        strategy: this.opts.compaction,
-        threshold: this.opts.compactionThreshold,
-        keepRounds: this.opts.keepToolRounds,
-        ...(this.opts.microcompactStep !== undefined ? { step: this.opts.microcompactStep } : {}),
-      },
-      tokenMethod: methodFor(this.providerName, this.model),
-      events: this.hub,
-      ...(this.lastUsage ? { previousUsage: this.lastUsage } : {}),
     };
-    return env;
+  }
+
+  /** what a turn works with; only after ready() (the provider, tools and permission memory come from the parts) */
+  private env(): TurnEnv {
+    return turnEnv(this.composition(), {
+      history: this.messages,
+      provider: this.currentProvider(),
+      memory: (this.memory ??= new (this.loaded().PermissionMemory)()),
+      askPermission: this.askPermission,
+      events: this.hub,
+      previousUsage: this.lastUsage,
+    });
   }
 
   async submit(text: string, images: ImageBlock[] = []): Promise<{ sent: boolean }> {
