@@ -3,14 +3,14 @@
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
-import type { ContextItem, Provider, ProviderName, Request, Usage } from "../../provider/types.js";
+import type { ContextItem, Provider, ProviderName, Request } from "../../provider/types.js";
 import { keyRequired } from "../../provider/keys.js";
 import { catalogModels, defaultModel, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
 import { chooseModel, imagesNotTaken, lookupModel } from "./model-choice.js";
 import type { ModelChoices, ProviderModels } from "../../provider/models.js";
 import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
-import type { AppInfo, ContextFigure, ContextStatus, Controller } from "./types.js";
+import type { AppInfo, ContextStatus, Controller } from "./types.js";
 import type { builtinTools, PermissionMemory } from "../../tools/run.js";
 import { stopToolProcesses } from "../../tools/processes.js";
 import { loadProjectContext } from "./project-context.js";
@@ -18,11 +18,8 @@ import { redactorFor } from "../../config/secrets.js";
 import type { TurnEnv, TurnOutcome } from "../turn/turn.js";
 import { turnRequest } from "../../replay/request.js";
 import { imageTarget, targetForRequest } from "../../replay/replay.js";
-import { formatFigure, requestEstimate } from "../../context/format.js";
-import type { PrepareResult } from "../../compaction/prepare.js";
 import { loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
-import { autoCompactionOff } from "../../compaction/prepare.js";
 import type { Capture, InspectorView, Page } from "../../context/types.js";
 import { messageOf } from "../../record/errors.js";
 import { ExtensionManager } from "../../extensions/manager.js";
@@ -32,6 +29,7 @@ import { baseUrlFor, baseUrls, keyProblem, ProviderClients } from "./provider-se
 import { changedItems, PendingMarks, staleReason } from "./staleness.js";
 import { captureNow, nextRequest, turnEnv, type Composition } from "./turn-env.js";
 import { permissionAsker } from "./ask-permission.js";
+import { SessionFigures } from "./figures.js";
 import { badLines, BUSY, modelAnswer, modelNow, noSession, NOT_SENT, reloadAnswer, settingsChanges } from "./sentences.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
@@ -77,15 +75,8 @@ export class App implements Controller {
   private awaitingParts = false;
   /** the context view's pending marks (staleness.ts) */
   private readonly pending: PendingMarks;
-  /** what the provider reported for the last response (the next capture shows it) */
-  private lastUsage: Usage | undefined;
-  /** what compaction did for the last request, for the status line */
-  private lastPrepare: PrepareResult | undefined;
-  /** the status line's figure (see ContextFigure), worked out again after every capture or
-   * pending mark; undefined until then */
-  private figure: ContextFigure | undefined;
-  /** the latest figure refresh: an older one that ends later must not overwrite it */
-  private figureRun = 0;
+  /** the status line's figures, and what the last response and compaction reported (figures.ts) */
+  private readonly figures: SessionFigures;
   private apiInfo: AppInfo["api"];
   /** false while the current session is a draft: it gets its row when its first message is
    * stored, so a screen opened and closed without a prompt leaves nothing behind */
@@ -113,10 +104,15 @@ export class App implements Controller {
       busy: () => this.busy(),
       storedId: () => (this.stored ? this.current.id : undefined),
     });
-    // a capture stored, or the view marked pending: the pane shows something else now, and
-    // the status line must give the same figure
-    this.hub.subscribe((e) => {
-      if (e.type === "capture") void this.refreshFigure();
+    this.figures = new SessionFigures({
+      events: this.hub,
+      session: () => this.current,
+      view: () => this.inspectorView(),
+      wholeHistory: () => this.wholeHistory,
+      partsLoaded: () => this.parts !== undefined,
+      partsIn: this.partsIn,
+      prepare: () => this.loaded().prepare(this.env(), this.messages.length),
+      captureNext: (prior) => this.capture(this.nextRequest(prior)),
     });
     this.ext = new ExtensionManager({
       workspace: opts.workspace,
@@ -246,13 +242,11 @@ export class App implements Controller {
       this.stored = false;
       this.messages = [];
       this.bad = [];
-      this.lastUsage = undefined;
-      this.lastPrepare = undefined;
-      this.figure = undefined;
+      this.figures.opened(undefined);
       this.memory = undefined;
       this.wholeHistory = Promise.resolve();
       // before the parts are in, the figure follows them (an "info" event); the session shows now
-      const figure = this.refreshFigure();
+      const figure = this.figures.refresh();
       if (this.parts) await figure;
       return;
     }
@@ -270,9 +264,7 @@ export class App implements Controller {
     this.bad = partial ? [] : badLines(loaded.bad);
     // the provider's report for the session's last answer, as stored with it: the first
     // request after a restart shows it as the previous response's usage
-    this.lastUsage = loaded.messages.findLast((m) => m.role === "assistant")?.usage;
-    this.lastPrepare = undefined;
-    this.figure = undefined;
+    this.figures.opened(loaded.messages.findLast((m) => m.role === "assistant")?.usage);
     // "allow for this session" answers belong to the session they were given in
     this.memory = undefined;
     // The session's last request may have been composed otherwise (another model, switched
@@ -287,7 +279,7 @@ export class App implements Controller {
     this.wholeHistory.catch(() => undefined);
     // an estimate of the next request needs the whole record: a long one is not waited for
     // here (the first frame comes first; the figure follows with an "info" event)
-    const figure = this.refreshFigure();
+    const figure = this.figures.refresh();
     if (!partial && this.parts) await figure;
   }
 
@@ -302,7 +294,7 @@ export class App implements Controller {
       for (const line of this.bad) this.hub.emit({ type: "notice", level: "warning", text: line });
       this.hub.emit({ type: "session" });
       this.hub.emit({ type: "info" });
-      void this.refreshFigure();
+      void this.figures.refresh();
     } catch (e) {
       this.hub.emit({ type: "notice", level: "error", text: `could not read the rest of the session: ${messageOf(e)}` });
       throw e;
@@ -327,45 +319,6 @@ export class App implements Controller {
   /** a request as the inspector would capture it; the capture encodes with the adapters, so only after ready() */
   private capture(req: Request): Capture {
     return captureNow(this.composition(), this.loaded().captureRequest, req);
-  }
-
-  /**
-   * Works the status line's figure out again from what the context pane shows: the stored
-   * request's total while the view is current; while it is pending, the capture of the
-   * request a turn would send now (the whole record, prepared as the turn prepares it).
-   */
-  private async refreshFigure(): Promise<void> {
-    const run = ++this.figureRun;
-    const session = this.current;
-    const superseded = (): boolean => run !== this.figureRun || session !== this.current;
-    let figure: ContextFigure | undefined;
-    try {
-      const view = await this.inspectorView();
-      if (view.state === "current") {
-        figure = { basis: "last request", ...requestEstimate(view.sections) };
-      } else {
-        // a failure to read the rest of the record was told when it happened; no figure then
-        const whole = await this.wholeHistory.then(
-          () => true,
-          () => false,
-        );
-        if (superseded()) return;
-        // built as a turn builds it, with the tools: nothing until they are in, never a guess
-        const parts = this.parts ?? (await this.partsIn);
-        if (superseded()) return;
-        if (whole) {
-          const prepared = await parts.prepare(this.env(), this.messages.length);
-          if (superseded()) return;
-          figure = { basis: "next request", ...requestEstimate(this.capture(this.nextRequest(prepared.messages)).sections) };
-        }
-      }
-    } catch (e) {
-      if (superseded()) return;
-      this.hub.emit({ type: "notice", level: "warning", text: `The context figure could not be worked out: ${messageOf(e)}` });
-    }
-    if (superseded()) return;
-    this.figure = figure;
-    this.hub.emit({ type: "info" });
   }
 
   /** problems found while loading the session (bad rows), for headless mode to print */
@@ -444,7 +397,7 @@ export class App implements Controller {
       memory: (this.memory ??= new (this.loaded().PermissionMemory)()),
       askPermission: this.askPermission,
       events: this.hub,
-      previousUsage: this.lastUsage,
+      previousUsage: this.figures.lastUsage,
     });
   }
 
@@ -526,8 +479,8 @@ export class App implements Controller {
     });
     this.running = run;
     const outcome = await run;
-    if (outcome.usage) this.lastUsage = outcome.usage;
-    if (outcome.prepared) this.lastPrepare = outcome.prepared;
+    if (outcome.usage) this.figures.lastUsage = outcome.usage;
+    if (outcome.prepared) this.figures.lastPrepare = outcome.prepared;
     try {
       // what the turn's commands left running in the background ends with the turn
       await stopToolProcesses({ owner: abort.signal });
@@ -603,8 +556,8 @@ export class App implements Controller {
     this.providerName = provider;
     this.model = model;
     this.buildProvider();
-    this.lastUsage = undefined;
-    this.lastPrepare = undefined;
+    this.figures.lastUsage = undefined;
+    this.figures.lastPrepare = undefined;
     await this.pending.mark(`model switched to ${provider}:${model}`);
     this.hub.emit({ type: "info" });
     const info = this.modelInfo();
@@ -665,8 +618,8 @@ export class App implements Controller {
       try {
         await this.wholeHistory;
         const { summarize } = await this.ready();
-        const s = await summarize(this.env(), this.messages.length, abort.signal, { force: true, ...(this.lastUsage ? { providerUsage: this.lastUsage } : {}) });
-        if (s.usage) this.lastUsage = s.usage;
+        const s = await summarize(this.env(), this.messages.length, abort.signal, { force: true, ...(this.figures.lastUsage ? { providerUsage: this.figures.lastUsage } : {}) });
+        if (s.usage) this.figures.lastUsage = s.usage;
         summarised = s.said;
         return s.said ? `Compaction: ${s.said}.` : "Nothing to compact yet: the history is short.";
       } catch (e) {
@@ -709,18 +662,7 @@ export class App implements Controller {
   }
 
   contextStatus(): ContextStatus {
-    const m = this.modelInfo();
-    const off = autoCompactionOff(m.contextWindow);
-    const prep = this.lastPrepare;
-    const did = prep && prep.note !== "none" ? prep.note : undefined;
-    const compaction = [`${this.opts.compaction}`, did, off].filter(Boolean).join(" · ");
-    const f = this.figure;
-    return {
-      ...(f ? { figure: f } : {}),
-      estimate: f ? formatFigure(f.basis, f) : "",
-      ...(m.contextWindow ? { window: m.contextWindow } : {}),
-      compaction,
-    };
+    return this.figures.status(this.modelInfo(), this.opts.compaction);
   }
 
   inspectorView(): Promise<InspectorView> {
