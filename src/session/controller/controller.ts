@@ -8,7 +8,7 @@ import { keyRequired } from "../../provider/keys.js";
 import { catalogModels, defaultModel, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
 import { chooseModel, imagesNotTaken, lookupModel } from "./model-choice.js";
 import type { ModelChoices, ProviderModels } from "../../provider/models.js";
-import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
+import { NO_REQUEST_YET, StoreError } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
 import type { AppInfo, ContextStatus, Controller } from "./types.js";
 import type { builtinTools, PermissionMemory } from "../../tools/run.js";
@@ -30,7 +30,8 @@ import { changedItems, PendingMarks, staleReason } from "./staleness.js";
 import { captureNow, nextRequest, turnEnv, type Composition } from "./turn-env.js";
 import { permissionAsker } from "./ask-permission.js";
 import { SessionFigures } from "./figures.js";
-import { badLines, BUSY, modelAnswer, modelNow, noSession, NOT_SENT, reloadAnswer, settingsChanges } from "./sentences.js";
+import { OpenSession } from "./open-session.js";
+import { BUSY, modelAnswer, modelNow, noSession, NOT_SENT, reloadAnswer, settingsChanges } from "./sentences.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
 
@@ -39,18 +40,13 @@ export class UnknownSessionError extends Error {}
 /** The adapters, the tools and the turn, imported lazily (App.ready). */
 type Parts = typeof import("./parts.js");
 
-/** How many of the newest messages a screen reads before its first frame. */
-const FIRST_FRAME_MESSAGES = 300;
-
 /** headless mode without the key it needs: nothing is created, the sentence says what to set */
 export class MissingKeyError extends Error {}
 
 export class App implements Controller {
   private readonly hub = new EventHub();
-  private current!: Session;
-  private messages: StoredMessage[] = [];
-  /** settles when messages holds the whole record (see load) */
-  private wholeHistory: Promise<void> = Promise.resolve();
+  /** the session open now: its row and its record as read (open-session.ts) */
+  private readonly open: OpenSession;
   private providerName: ProviderName;
   private model: string;
   /** built from the parts for the current model and keys; undefined until then or after a change */
@@ -78,10 +74,6 @@ export class App implements Controller {
   /** the status line's figures, and what the last response and compaction reported (figures.ts) */
   private readonly figures: SessionFigures;
   private apiInfo: AppInfo["api"];
-  /** false while the current session is a draft: it gets its row when its first message is
-   * stored, so a screen opened and closed without a prompt leaves nothing behind */
-  private stored = true;
-  private bad: string[] = [];
   /** the built-in tools, made when the parts load (a request is built only after that) */
   private tools: ReturnType<typeof builtinTools> = [];
   /** MCP servers (src/extensions/): their tools and instructions join every request */
@@ -98,20 +90,27 @@ export class App implements Controller {
     this.model = opts.model ?? defaultModel(opts.provider);
     this.partsIn = new Promise((resolve) => (this.partsArrived = resolve));
     this.askPermission = permissionAsker(this.hub, opts.headless);
+    this.open = new OpenSession({
+      store: opts.store,
+      events: this.hub,
+      workspace: opts.workspace,
+      headless: opts.headless,
+      onWhole: () => void this.figures.refresh(),
+    });
     this.pending = new PendingMarks({
       store: opts.store,
       events: this.hub,
       busy: () => this.busy(),
-      storedId: () => (this.stored ? this.current.id : undefined),
+      storedId: () => (this.open.stored ? this.open.current.id : undefined),
     });
     this.figures = new SessionFigures({
       events: this.hub,
-      session: () => this.current,
+      session: () => this.open.current,
       view: () => this.inspectorView(),
-      wholeHistory: () => this.wholeHistory,
+      wholeHistory: () => this.open.wholeHistory,
       partsLoaded: () => this.parts !== undefined,
       partsIn: this.partsIn,
-      prepare: () => this.loaded().prepare(this.env(), this.messages.length),
+      prepare: () => this.loaded().prepare(this.env(), this.open.messages.length),
       captureNext: (prior) => this.capture(this.nextRequest(prior)),
     });
     this.ext = new ExtensionManager({
@@ -218,53 +217,22 @@ export class App implements Controller {
     this.provider = this.parts ? this.providers.build(this.parts, this.opts, this.providerName, this.modelInfo()) : undefined;
   }
 
-  /** A new session, not yet in the store: its row is written with its first message. */
+  /** A new session, not yet in the store (open-session.ts): nothing of another session's is kept. */
   private async loadDraft(): Promise<void> {
-    const now = new Date().toISOString();
-    await this.load({ id: newSessionId(), title: "", workspace: this.opts.workspace, createdAt: now, updatedAt: now }, false);
+    this.open.draft();
+    this.figures.opened(undefined);
+    this.memory = undefined;
+    // before the parts are in, the figure follows them (an "info" event); the session shows now
+    const figure = this.figures.refresh();
+    if (this.parts) await figure;
   }
 
-  /** Gives a draft its row, under the id it was shown with, before its first message; with
-   * its title in the same statement (a separate setTitle was one more commit before the
-   * first request, issue 19). */
-  private async ensureStored(title?: string): Promise<void> {
-    if (this.stored) return;
-    const draft = this.current;
-    const row = await this.opts.store.createSession({ workspace: draft.workspace, id: draft.id, ...(title ? { title } : {}) });
-    // the same object stays current (a turn and the figure hold it); only the stored facts change
-    Object.assign(draft, row);
-    this.stored = true;
-  }
-
-  private async load(s: Session, stored = true): Promise<void> {
-    if (!stored) {
-      this.current = s;
-      this.stored = false;
-      this.messages = [];
-      this.bad = [];
-      this.figures.opened(undefined);
-      this.memory = undefined;
-      this.wholeHistory = Promise.resolve();
-      // before the parts are in, the figure follows them (an "info" event); the session shows now
-      const figure = this.figures.refresh();
-      if (this.parts) await figure;
-      return;
-    }
-    // On a screen, the newest messages come first so the first frame does not wait for a
-    // long record; the rest follows at once, and everything that needs the whole record
-    // (a turn, /compact, /export) waits for it.
-    const first = this.opts.headless ? undefined : FIRST_FRAME_MESSAGES;
-    // read first: a session that cannot be read leaves the current one as it was (its
-    // messages and permission memory must never be sent as another session's)
-    const loaded = await this.opts.store.loadHistory(s.id, first === undefined ? undefined : { last: first });
-    this.current = s;
-    this.stored = true;
-    this.messages = loaded.messages;
-    const partial = first !== undefined && loaded.messages.length + loaded.bad.length >= first;
-    this.bad = partial ? [] : badLines(loaded.bad);
+  /** Opens a stored session: its record (open-session.ts), its figures and its view's staleness. */
+  private async load(s: Session): Promise<void> {
+    const partial = await this.open.read(s);
     // the provider's report for the session's last answer, as stored with it: the first
     // request after a restart shows it as the previous response's usage
-    this.figures.opened(loaded.messages.findLast((m) => m.role === "assistant")?.usage);
+    this.figures.opened(this.open.messages.findLast((m) => m.role === "assistant")?.usage);
     // "allow for this session" answers belong to the session they were given in
     this.memory = undefined;
     // The session's last request may have been composed otherwise (another model, switched
@@ -272,33 +240,11 @@ export class App implements Controller {
     // next one will differ, so that request is not current.
     const stale = await this.staleReason(s.id, await this.opts.store.inspectorView(s.id));
     if (stale) await this.opts.store.setPending(s.id, stale);
-    for (const line of this.bad) this.hub.emit({ type: "notice", level: "warning", text: line });
-    // last, so the store's queue serves the first frame's reads before this long one
-    this.wholeHistory = partial ? this.loadRest(s) : Promise.resolve();
-    // whoever needs the whole record awaits this and sees a failure; nobody else must crash on it
-    this.wholeHistory.catch(() => undefined);
+    this.open.follow(s, partial);
     // an estimate of the next request needs the whole record: a long one is not waited for
     // here (the first frame comes first; the figure follows with an "info" event)
     const figure = this.figures.refresh();
     if (!partial && this.parts) await figure;
-  }
-
-  /** Reads the whole record behind the first frame, in place of the newest part shown so far. */
-  private async loadRest(s: Session): Promise<void> {
-    try {
-      const full = await this.opts.store.loadHistory(s.id);
-      if (this.current !== s) return; // switched away meanwhile
-      // in place: a turn's env holds this same array
-      this.messages.splice(0, this.messages.length, ...full.messages);
-      this.bad = badLines(full.bad);
-      for (const line of this.bad) this.hub.emit({ type: "notice", level: "warning", text: line });
-      this.hub.emit({ type: "session" });
-      this.hub.emit({ type: "info" });
-      void this.figures.refresh();
-    } catch (e) {
-      this.hub.emit({ type: "notice", level: "error", text: `could not read the rest of the session: ${messageOf(e)}` });
-      throw e;
-    }
   }
 
   /** Why a session's stored request no longer shows how the next one is composed (staleness.ts). */
@@ -323,7 +269,7 @@ export class App implements Controller {
 
   /** problems found while loading the session (bad rows), for headless mode to print */
   loadProblems(): readonly string[] {
-    return this.bad;
+    return this.open.bad;
   }
 
   setApi(api: AppInfo["api"]): void {
@@ -355,11 +301,11 @@ export class App implements Controller {
   }
 
   session(): Session {
-    return this.current;
+    return this.open.current;
   }
 
   history(): readonly StoredMessage[] {
-    return this.messages;
+    return this.open.messages;
   }
 
   busy(): boolean {
@@ -382,7 +328,7 @@ export class App implements Controller {
       settings: this.opts,
       model: { provider: this.providerName, model: this.model },
       info: this.modelInfo(),
-      sessionId: this.current.id,
+      sessionId: this.open.current.id,
       context: this.requestContext(),
       tools: this.allTools(),
       redact: this.redactKeys,
@@ -392,7 +338,7 @@ export class App implements Controller {
   /** what a turn works with; only after ready() (the provider, tools and permission memory come from the parts) */
   private env(): TurnEnv {
     return turnEnv(this.composition(), {
-      history: this.messages,
+      history: this.open.messages,
       provider: this.currentProvider(),
       memory: (this.memory ??= new (this.loaded().PermissionMemory)()),
       askPermission: this.askPermission,
@@ -461,14 +407,10 @@ export class App implements Controller {
     this.abort = abort;
     const env = this.env();
     const turn = async (): Promise<TurnOutcome> => {
-      await this.wholeHistory;
+      await this.open.wholeHistory;
       const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";
-      await this.ensureStored(title);
-      env.sessionId = this.current.id; // the same id, unless the draft's clashed and the store chose another
-      if (!this.current.title && title) {
-        await this.opts.store.setTitle(this.current.id, title);
-        this.current.title = title;
-      }
+      await this.open.ensureStored(title);
+      env.sessionId = this.open.current.id; // the same id, unless the draft's clashed and the store chose another
       return this.loaded().runTurn(env, blocks, abort.signal);
     };
     const run = turn().catch((e: unknown): TurnOutcome => {
@@ -562,7 +504,7 @@ export class App implements Controller {
     this.hub.emit({ type: "info" });
     const info = this.modelInfo();
     // a model that cannot see gets markers for every image: nothing to single out then
-    const big = info.vision ? imagesNotTaken(this.messages, targetForRequest(imageTarget(provider, true), this.messages)) : 0;
+    const big = info.vision ? imagesNotTaken(this.open.messages, targetForRequest(imageTarget(provider, true), this.open.messages)) : 0;
     return modelAnswer({ provider, model, ...(said ? { said } : {}) }, info, this.keyProblem(), big);
   }
 
@@ -616,9 +558,9 @@ export class App implements Controller {
     let summarised: string | undefined;
     const work = async (): Promise<string> => {
       try {
-        await this.wholeHistory;
+        await this.open.wholeHistory;
         const { summarize } = await this.ready();
-        const s = await summarize(this.env(), this.messages.length, abort.signal, { force: true, ...(this.figures.lastUsage ? { providerUsage: this.figures.lastUsage } : {}) });
+        const s = await summarize(this.env(), this.open.messages.length, abort.signal, { force: true, ...(this.figures.lastUsage ? { providerUsage: this.figures.lastUsage } : {}) });
         if (s.usage) this.figures.lastUsage = s.usage;
         summarised = s.said;
         return s.said ? `Compaction: ${s.said}.` : "Nothing to compact yet: the history is short.";
@@ -647,12 +589,12 @@ export class App implements Controller {
   }
 
   async exportSession(format: "md" | "json"): Promise<string> {
-    await this.wholeHistory;
+    await this.open.wholeHistory;
     // the stored row, not the copy taken when the session was opened: every stored message
     // moves its updated_at (before, the file said Updated: equal to Created)
-    const session = (await this.opts.store.getSession(this.current.id)) ?? this.current;
+    const session = (await this.opts.store.getSession(this.open.current.id)) ?? this.open.current;
     const file = path.join(this.opts.workspace, `albedo-${session.id}.${format === "md" ? "md" : "json"}`);
-    const text = format === "md" ? exportMarkdown(session, this.messages) : exportJson(session, this.messages);
+    const text = format === "md" ? exportMarkdown(session, this.open.messages) : exportJson(session, this.open.messages);
     await fs.writeFile(file, text);
     return file;
   }
@@ -666,13 +608,13 @@ export class App implements Controller {
   }
 
   inspectorView(): Promise<InspectorView> {
-    if (!this.stored) return Promise.resolve({ state: "pending", reason: NO_REQUEST_YET, since: this.current.createdAt });
-    return this.opts.store.inspectorView(this.current.id);
+    if (!this.open.stored) return Promise.resolve({ state: "pending", reason: NO_REQUEST_YET, since: this.open.current.createdAt });
+    return this.opts.store.inspectorView(this.open.current.id);
   }
 
   inspectorPage(section: number, page: number): Promise<Page | undefined> {
-    if (!this.stored) return Promise.resolve(undefined);
-    return this.opts.store.capturePage(this.current.id, section, page);
+    if (!this.open.stored) return Promise.resolve(undefined);
+    return this.opts.store.capturePage(this.open.current.id, section, page);
   }
 
   async close(): Promise<void> {
