@@ -4,10 +4,9 @@ import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
 import type { ContextItem, Provider, ProviderName, Request } from "../../provider/types.js";
-import { keyRequired } from "../../provider/keys.js";
-import { catalogModels, defaultModel, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
+import { defaultModel, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
 import { chooseModel, imagesNotTaken, lookupModel } from "./model-choice.js";
-import type { ModelChoices, ProviderModels } from "../../provider/models.js";
+import type { ModelChoices } from "../../provider/models.js";
 import { NO_REQUEST_YET, StoreError } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
 import type { AppInfo, ContextStatus, Controller } from "./types.js";
@@ -30,6 +29,7 @@ import { changedItems, PendingMarks, staleReason } from "./staleness.js";
 import { captureNow, nextRequest, turnEnv, type Composition } from "./turn-env.js";
 import { permissionAsker } from "./ask-permission.js";
 import { SessionFigures } from "./figures.js";
+import { listModels } from "./model-list.js";
 import { OpenSession } from "./open-session.js";
 import { BUSY, modelAnswer, modelNow, noSession, NOT_SENT, reloadAnswer, settingsChanges } from "./sentences.js";
 
@@ -451,30 +451,9 @@ export class App implements Controller {
     this.hub.emit({ type: "info" });
   }
 
-  /**
-   * /model with no argument: the catalog's models for each configured provider (the one in
-   * use, and another with a key or base URL of its own) and what its server lists. A server
-   * that cannot list them gives a line saying why; the catalog's are there all the same.
-   */
-  async listModels(): Promise<ModelChoices> {
-    const creds = this.opts.credentials;
-    const others = (["anthropic", "openai"] as const).filter((p) => p !== this.providerName && (creds.keys[p] || creds.baseUrls[p]));
-    const providers = await Promise.all(
-      [this.providerName, ...others].map(async (provider): Promise<ProviderModels> => {
-        const baseUrl = baseUrlFor(this.opts, provider);
-        const base: ProviderModels = { provider, baseUrl, catalog: catalogModels(provider) };
-        const apiKey = creds.keys[provider];
-        if (!apiKey && keyRequired(provider, baseUrl)) return { ...base, error: "not listed from the server: no API key" };
-        try {
-          const { fetchModels } = await import("../../provider/models.js");
-          const got = await fetchModels({ provider, baseUrl, ...(apiKey ? { apiKey } : {}) });
-          return { ...base, served: got.models, ...(got.more ? { more: true } : {}) };
-        } catch (e) {
-          return { ...base, error: e instanceof (await import("../../provider/models.js")).ModelsError ? e.message : `the model list failed: ${messageOf(e)}` };
-        }
-      }),
-    );
-    return { current: { provider: this.providerName, model: this.model }, providers };
+  /** /model with no argument: each configured provider's models (model-list.ts) */
+  listModels(): Promise<ModelChoices> {
+    return listModels(this.opts, { provider: this.providerName, model: this.model });
   }
 
   listSessions(): Promise<Session[]> {
