@@ -11,7 +11,6 @@ import { NO_REQUEST_YET, StoreError } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
 import type { AppInfo, ContextStatus, Controller } from "./types.js";
 import type { builtinTools, PermissionMemory } from "../../tools/run.js";
-import { stopToolProcesses } from "../../tools/processes.js";
 import { loadProjectContext } from "./project-context.js";
 import { redactorFor } from "../../config/secrets.js";
 import type { TurnEnv, TurnOutcome } from "../turn/turn.js";
@@ -29,9 +28,10 @@ import { changedItems, PendingMarks, staleReason } from "./staleness.js";
 import { captureNow, nextRequest, turnEnv, type Composition } from "./turn-env.js";
 import { permissionAsker } from "./ask-permission.js";
 import { SessionFigures } from "./figures.js";
+import { Activity } from "./activity.js";
 import { listModels } from "./model-list.js";
 import { OpenSession } from "./open-session.js";
-import { BUSY, modelAnswer, modelNow, noSession, NOT_SENT, reloadAnswer, settingsChanges } from "./sentences.js";
+import { BUSY, modelAnswer, modelNow, noSession, reloadAnswer, settingsChanges } from "./sentences.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
 
@@ -62,13 +62,8 @@ export class App implements Controller {
   private context: ContextItem[] = [];
   /** made with the parts; undefined is a fresh, empty one */
   private memory: PermissionMemory | undefined;
-  private abort: AbortController | undefined;
-  private running: Promise<TurnOutcome> | undefined;
-  /** a /compact in progress: it calls the provider and stores a summary, so it excludes turns */
-  private compacting: Promise<string> | undefined;
-  /** a prompt waiting for the parts (runPrompt): busy already, so the screen keeps a second
-   * prompt's text and /new or a switch cannot move the first into another session */
-  private awaitingParts = false;
+  /** what runs now, one at a time: a turn, a /compact, or a prompt waiting for the parts (activity.ts) */
+  private readonly activity: Activity;
   /** the context view's pending marks (staleness.ts) */
   private readonly pending: PendingMarks;
   /** the status line's figures, and what the last response and compaction reported (figures.ts) */
@@ -90,6 +85,7 @@ export class App implements Controller {
     this.model = opts.model ?? defaultModel(opts.provider);
     this.partsIn = new Promise((resolve) => (this.partsArrived = resolve));
     this.askPermission = permissionAsker(this.hub, opts.headless);
+    this.activity = new Activity(this.hub);
     this.open = new OpenSession({
       store: opts.store,
       events: this.hub,
@@ -309,7 +305,7 @@ export class App implements Controller {
   }
 
   busy(): boolean {
-    return this.running !== undefined || this.compacting !== undefined || this.awaitingParts;
+    return this.activity.busy();
   }
 
   /** The configured keys out of anything on its way into the record or a request (read at
@@ -358,37 +354,13 @@ export class App implements Controller {
     // start (each bounded by its startup timeout) before its requests are built, and their
     // arrival is no change to that turn's view; the screen never waits for them
     if (this.opts.headless && this.ext.hasServers() && !this.busy()) await this.ext.start();
-    // a prompt sent before the parts are in waits for them, counted as busy meanwhile
-    // (nothing below awaits before `running` is set)
+    // a prompt sent before the parts are in waits for them (nothing below awaits before the
+    // turn counts as running)
     if (!this.parts && !this.busy()) {
-      this.awaitingParts = true;
-      // Esc meanwhile (interrupt()) takes the prompt back: nothing is stored or sent yet
-      const waiting = new AbortController();
-      this.abort = waiting;
-      try {
-        // Esc answers at once; the parts go on loading for the next prompt
-        await new Promise<void>((resolve, reject) => {
-          waiting.signal.addEventListener("abort", () => resolve(), { once: true });
-          this.ready().then(() => resolve(), reject);
-        });
-      } catch (e) {
-        // ready() has said so in a notice; the next prompt tries again
-        return { ok: false, error: `Could not load what a turn needs: ${messageOf(e)}`, finalText: "" };
-      } finally {
-        this.awaitingParts = false;
-        if (this.abort === waiting) this.abort = undefined;
-      }
-      if (waiting.signal.aborted) {
-        const note = NOT_SENT;
-        this.hub.emit({ type: "notice", level: "info", text: note });
-        return { ok: false, interrupted: true, unsent: true, error: note, finalText: "" };
-      }
+      const ended = await this.activity.awaitParts(() => this.ready());
+      if (ended) return ended;
     }
-    const busy = this.running || this.awaitingParts
-      ? BUSY.prompt
-      : this.compacting
-        ? BUSY.promptDuringCompact
-        : undefined;
+    const busy = this.activity.promptRefusal();
     if (busy) {
       this.hub.emit({ type: "notice", level: "warning", text: busy });
       return { ok: false, error: busy, finalText: "" };
@@ -401,38 +373,13 @@ export class App implements Controller {
     const blocks: Block[] = [...images];
     if (text) blocks.push({ type: "text", text });
     if (blocks.length === 0) return { ok: true, finalText: "" };
-    // The turn counts as running from here, before the first await (the title): a second
-    // prompt arriving meanwhile must be refused, not run alongside on the same history.
-    const abort = new AbortController();
-    this.abort = abort;
-    const env = this.env();
-    const turn = async (): Promise<TurnOutcome> => {
-      await this.open.wholeHistory;
-      const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";
-      await this.open.ensureStored(title);
-      env.sessionId = this.open.current.id; // the same id, unless the draft's clashed and the store chose another
-      return this.loaded().runTurn(env, blocks, abort.signal);
-    };
-    const run = turn().catch((e: unknown): TurnOutcome => {
-      // a store failure (busy, closed…) already reads as a sentence the person can act on
-      const msg = e instanceof StoreError ? e.message : `Internal error: ${messageOf(e)}`;
-      this.hub.emit({ type: "notice", level: "error", text: msg });
-      return { ok: false, error: msg, finalText: "" };
-    });
-    this.running = run;
-    const outcome = await run;
-    if (outcome.usage) this.figures.lastUsage = outcome.usage;
-    if (outcome.prepared) this.figures.lastPrepare = outcome.prepared;
-    try {
-      // what the turn's commands left running in the background ends with the turn
-      await stopToolProcesses({ owner: abort.signal });
-    } catch (e) {
-      this.hub.emit({ type: "notice", level: "warning", text: `Could not stop what the turn's commands left running: ${messageOf(e)}` });
-    } finally {
-      // whatever happened above, the next prompt must not be refused as "a turn is running"
-      this.running = undefined;
-      this.abort = undefined;
-    }
+    const outcome = await this.activity.turn(
+      (signal) => this.startTurn(text, blocks, signal),
+      (o) => {
+        if (o.usage) this.figures.lastUsage = o.usage;
+        if (o.prepared) this.figures.lastPrepare = o.prepared;
+      },
+    );
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
@@ -440,8 +387,27 @@ export class App implements Controller {
     return outcome;
   }
 
+  /** The turn of one prompt: after the whole record is in, the draft's row and the title are
+   * stored, then the turn runs; a failure of either ends as a notice, never a throw. */
+  private startTurn(text: string, blocks: Block[], signal: AbortSignal): Promise<TurnOutcome> {
+    const env = this.env();
+    const turn = async (): Promise<TurnOutcome> => {
+      await this.open.wholeHistory;
+      const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";
+      await this.open.ensureStored(title);
+      env.sessionId = this.open.current.id; // the same id, unless the draft's clashed and the store chose another
+      return this.loaded().runTurn(env, blocks, signal);
+    };
+    return turn().catch((e: unknown): TurnOutcome => {
+      // a store failure (busy, closed…) already reads as a sentence the person can act on
+      const msg = e instanceof StoreError ? e.message : `Internal error: ${messageOf(e)}`;
+      this.hub.emit({ type: "notice", level: "error", text: msg });
+      return { ok: false, error: msg, finalText: "" };
+    });
+  }
+
   interrupt(): void {
-    this.abort?.abort();
+    this.activity.interrupt();
   }
 
   async newSession(): Promise<void> {
@@ -527,44 +493,32 @@ export class App implements Controller {
   }
 
   async compact(): Promise<string> {
-    if (this.running || this.awaitingParts) return BUSY.compactDuringTurn;
-    if (this.compacting) return BUSY.compactAgain;
-    const problem = this.keyProblem();
-    if (problem) return problem;
-    const abort = new AbortController();
-    this.abort = abort;
+    const refused = this.activity.compactRefusal() ?? this.keyProblem();
+    if (refused) return refused;
     /** what the summary changed, when one was stored */
     let summarised: string | undefined;
-    const work = async (): Promise<string> => {
+    const said = await this.activity.compact(async (signal) => {
       try {
         await this.open.wholeHistory;
         const { summarize } = await this.ready();
-        const s = await summarize(this.env(), this.open.messages.length, abort.signal, { force: true, ...(this.figures.lastUsage ? { providerUsage: this.figures.lastUsage } : {}) });
+        const s = await summarize(this.env(), this.open.messages.length, signal, { force: true, ...(this.figures.lastUsage ? { providerUsage: this.figures.lastUsage } : {}) });
         if (s.usage) this.figures.lastUsage = s.usage;
         summarised = s.said;
         return s.said ? `Compaction: ${s.said}.` : "Nothing to compact yet: the history is short.";
       } catch (e) {
         return `Compaction failed: ${messageOf(e)}`;
       }
-    };
-    // busy() holds while it runs: a prompt sent meanwhile would race it on the same history
-    const run = work();
-    this.compacting = run;
-    try {
-      return await run;
-    } finally {
-      this.compacting = undefined;
-      this.abort = undefined;
-      // The last capture is the summary request, and the next request carries the summary
-      // instead of the history it replaced: the view goes pending, and the status line and
-      // the pane give the estimate of that next request (docs/architecture.md, Design rules).
-      if (summarised) {
-        await this.pending.markOrWarn(`history compacted by /compact (${summarised}): the next request carries the summary`);
-      }
-      await this.pending.again();
-      this.hub.emit({ type: "state", state: "idle" });
-      this.hub.emit({ type: "info" });
+    });
+    // The last capture is the summary request, and the next request carries the summary
+    // instead of the history it replaced: the view goes pending, and the status line and
+    // the pane give the estimate of that next request (docs/architecture.md, Design rules).
+    if (summarised) {
+      await this.pending.markOrWarn(`history compacted by /compact (${summarised}): the next request carries the summary`);
     }
+    await this.pending.again();
+    this.hub.emit({ type: "state", state: "idle" });
+    this.hub.emit({ type: "info" });
+    return said;
   }
 
   async exportSession(format: "md" | "json"): Promise<string> {
@@ -597,9 +551,7 @@ export class App implements Controller {
   }
 
   async close(): Promise<void> {
-    this.abort?.abort();
-    if (this.running) await this.running.catch(() => undefined);
-    if (this.compacting) await this.compacting.catch(() => undefined);
+    await this.activity.stop();
     // every MCP server's process group ends with the app
     await this.ext.close().catch(() => undefined);
     await this.opts.store.close();
