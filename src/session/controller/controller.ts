@@ -28,6 +28,7 @@ import { changedItems, PendingMarks, staleReason } from "./staleness.js";
 import { captureNow, nextRequest, turnEnv, type Composition } from "./turn-env.js";
 import { permissionAsker } from "./ask-permission.js";
 import { SessionFigures } from "./figures.js";
+import { TurnParts, type Parts } from "./turn-parts.js";
 import { Activity } from "./activity.js";
 import { listModels } from "./model-list.js";
 import { OpenSession } from "./open-session.js";
@@ -36,9 +37,6 @@ import { BUSY, modelAnswer, modelNow, noSession, reloadAnswer, settingsChanges }
 export type { AppOptions, AppSettings } from "./options.js";
 
 export class UnknownSessionError extends Error {}
-
-/** The adapters, the tools and the turn, imported lazily (App.ready). */
-type Parts = typeof import("./parts.js");
 
 /** headless mode without the key it needs: nothing is created, the sentence says what to set */
 export class MissingKeyError extends Error {}
@@ -51,15 +49,10 @@ export class App implements Controller {
   private model: string;
   /** built from the parts for the current model and keys; undefined until then or after a change */
   private provider: Provider | undefined;
-  /** set once ready() has loaded them */
-  private parts: Parts | undefined;
-  private partsLoading: Promise<Parts> | undefined;
-  /** settles when ready() has loaded the parts: the figure waits for this, never starting the load itself */
-  private readonly partsIn: Promise<Parts>;
-  private partsArrived!: (p: Parts) => void;
+  /** the adapters, the tools and the turn, with the project context (turn-parts.ts) */
+  private readonly parts: TurnParts;
   /** the provider clients, with what each server refused (provider-setup.ts) */
   private readonly providers = new ProviderClients();
-  private context: ContextItem[] = [];
   /** made with the parts; undefined is a fresh, empty one */
   private memory: PermissionMemory | undefined;
   /** what runs now, one at a time: a turn, a /compact, or a prompt waiting for the parts (activity.ts) */
@@ -69,8 +62,6 @@ export class App implements Controller {
   /** the status line's figures, and what the last response and compaction reported (figures.ts) */
   private readonly figures: SessionFigures;
   private apiInfo: AppInfo["api"];
-  /** the built-in tools, made when the parts load (a request is built only after that) */
-  private tools: ReturnType<typeof builtinTools> = [];
   /** MCP servers (src/extensions/): their tools and instructions join every request */
   private readonly ext: ExtensionManager;
   /** how a tool's permission question reaches a person (ask-permission.ts) */
@@ -83,7 +74,11 @@ export class App implements Controller {
   private constructor(private readonly opts: AppOptions) {
     this.providerName = opts.provider;
     this.model = opts.model ?? defaultModel(opts.provider);
-    this.partsIn = new Promise((resolve) => (this.partsArrived = resolve));
+    this.parts = new TurnParts({
+      parts: () => import("./parts.js"),
+      context: () => loadProjectContext(opts.workspace, this.redactKeys),
+      events: this.hub,
+    });
     this.askPermission = permissionAsker(this.hub, opts.headless);
     this.activity = new Activity(this.hub);
     this.open = new OpenSession({
@@ -104,8 +99,8 @@ export class App implements Controller {
       session: () => this.open.current,
       view: () => this.inspectorView(),
       wholeHistory: () => this.open.wholeHistory,
-      partsLoaded: () => this.parts !== undefined,
-      partsIn: this.partsIn,
+      partsLoaded: () => this.parts.ifLoaded() !== undefined,
+      partsIn: this.parts.arrived,
       prepare: () => this.loaded().prepare(this.env(), this.open.messages.length),
       captureNext: (prior) => this.capture(this.nextRequest(prior)),
     });
@@ -125,13 +120,14 @@ export class App implements Controller {
 
   /** the tools of a request: the built-in ones, then the MCP servers' */
   private allTools(): ReturnType<typeof builtinTools> {
-    return [...this.tools, ...this.ext.tools()];
+    return [...this.parts.tools, ...this.ext.tools()];
   }
 
   /** the context items of a request: the project's, then each MCP server's instructions */
   private requestContext(): ContextItem[] {
     const ext = this.ext.context();
-    return ext.length > 0 ? [...this.context, ...ext] : this.context;
+    const own = this.parts.context;
+    return ext.length > 0 ? [...own, ...ext] : own;
   }
 
   /** MCP servers for the front ends: the screen starts them after its first frame */
@@ -144,35 +140,15 @@ export class App implements Controller {
     status: () => this.ext.status(),
   };
 
-  /**
-   * Loads the providers' adapters, the tools and the turn (parts.ts), once, and reads the
-   * project context (AGENTS.md, CLAUDE.md, two git runs). Compiling the one and spawning git
-   * for the other were ~50 ms between the screen's first frame and the session's (issue 19):
-   * the screen calls this after the frame that shows the session; a turn, /compact, /reload
-   * and the figure wait for it. A failure is said, and the next call tries again.
-   */
+  /** Loads the turn's parts and reads the project context (turn-parts.ts); the screen calls this
+   * after the frame that shows the session, and create() before it returns otherwise. */
   ready(): Promise<Parts> {
-    this.partsLoading ??= Promise.all([import("./parts.js"), loadProjectContext(this.opts.workspace, this.redactKeys)]).then(
-      ([p, context]) => {
-        this.context = context;
-        this.parts = p;
-        this.tools = p.builtinTools();
-        this.partsArrived(p);
-        return p;
-      },
-      (e: unknown) => {
-        this.partsLoading = undefined;
-        this.hub.emit({ type: "notice", level: "error", text: `Could not load what a turn needs: ${messageOf(e)}` });
-        throw e;
-      },
-    );
-    return this.partsLoading;
+    return this.parts.ready();
   }
 
   /** the parts, where only code that ran after ready() can be */
   private loaded(): Parts {
-    if (!this.parts) throw new Error("internal: the turn's parts were used before App.ready()");
-    return this.parts;
+    return this.parts.loaded();
   }
 
   static async create(opts: AppOptions): Promise<App> {
@@ -210,7 +186,8 @@ export class App implements Controller {
   /** The provider for the current model and keys: built now when the parts are in, else
    * when env() first needs it. */
   private buildProvider(): void {
-    this.provider = this.parts ? this.providers.build(this.parts, this.opts, this.providerName, this.modelInfo()) : undefined;
+    const parts = this.parts.ifLoaded();
+    this.provider = parts ? this.providers.build(parts, this.opts, this.providerName, this.modelInfo()) : undefined;
   }
 
   /** A new session, not yet in the store (open-session.ts): nothing of another session's is kept. */
@@ -220,7 +197,7 @@ export class App implements Controller {
     this.memory = undefined;
     // before the parts are in, the figure follows them (an "info" event); the session shows now
     const figure = this.figures.refresh();
-    if (this.parts) await figure;
+    if (this.parts.ifLoaded()) await figure;
   }
 
   /** Opens a stored session: its record (open-session.ts), its figures and its view's staleness. */
@@ -240,7 +217,7 @@ export class App implements Controller {
     // an estimate of the next request needs the whole record: a long one is not waited for
     // here (the first frame comes first; the figure follows with an "info" event)
     const figure = this.figures.refresh();
-    if (!partial && this.parts) await figure;
+    if (!partial && this.parts.ifLoaded()) await figure;
   }
 
   /** Why a session's stored request no longer shows how the next one is composed (staleness.ts). */
@@ -356,7 +333,7 @@ export class App implements Controller {
     if (this.opts.headless && this.ext.hasServers() && !this.busy()) await this.ext.start();
     // a prompt sent before the parts are in waits for them (nothing below awaits before the
     // turn counts as running)
-    if (!this.parts && !this.busy()) {
+    if (!this.parts.ifLoaded() && !this.busy()) {
       const ended = await this.activity.awaitParts(() => this.ready());
       if (ended) return ended;
     }
@@ -462,9 +439,9 @@ export class App implements Controller {
   async reload(): Promise<string> {
     // the first reading of the project context comes with the parts: this one follows it
     await this.ready();
-    const before = this.context;
-    this.context = await loadProjectContext(this.opts.workspace, this.redactKeys);
-    const changed = changedItems(before, this.context);
+    const before = this.parts.context;
+    this.parts.context = await loadProjectContext(this.opts.workspace, this.redactKeys);
+    const changed = changedItems(before, this.parts.context);
     let settings: string | undefined;
     try {
       if (this.opts.reloadConfig) {
@@ -484,7 +461,7 @@ export class App implements Controller {
     const mcp = await this.ext.reload().catch((e: unknown) => `MCP: not reloaded: ${messageOf(e)}`);
     this.hub.emit({ type: "info" });
     return reloadAnswer({
-      sources: this.context.map((c) => c.source),
+      sources: this.parts.context.map((c) => c.source),
       changed,
       ...(settings !== undefined ? { settings } : {}),
       ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}),
