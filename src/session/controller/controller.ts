@@ -3,9 +3,9 @@
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
-import type { ContextItem, Provider, ProviderName, Request } from "../../provider/types.js";
-import { defaultModel, supportsReasoning, type ModelInfo } from "../../provider/catalog.js";
-import { chooseModel, imagesNotTaken, lookupModel } from "./model-choice.js";
+import type { ContextItem, Request } from "../../provider/types.js";
+import { supportsReasoning } from "../../provider/catalog.js";
+import { chooseModel, imagesNotTaken } from "./model-choice.js";
 import type { ModelChoices } from "../../provider/models.js";
 import { NO_REQUEST_YET, StoreError } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
@@ -23,7 +23,7 @@ import { messageOf } from "../../record/errors.js";
 import { ExtensionManager } from "../../extensions/manager.js";
 import type { McpControl } from "./types.js";
 import type { AppOptions, Reloadable } from "./options.js";
-import { baseUrlFor, baseUrls, keyProblem, ProviderClients } from "./provider-setup.js";
+import { baseUrlFor, baseUrls, ProviderInUse } from "./provider-setup.js";
 import { changedItems, PendingMarks, staleReason } from "./staleness.js";
 import { captureNow, nextRequest, turnEnv, type Composition } from "./turn-env.js";
 import { permissionAsker } from "./ask-permission.js";
@@ -45,14 +45,10 @@ export class App implements Controller {
   private readonly hub = new EventHub();
   /** the session open now: its row and its record as read (open-session.ts) */
   private readonly open: OpenSession;
-  private providerName: ProviderName;
-  private model: string;
-  /** built from the parts for the current model and keys; undefined until then or after a change */
-  private provider: Provider | undefined;
+  /** the model in use and its provider client (provider-setup.ts) */
+  private readonly inUse: ProviderInUse;
   /** the adapters, the tools and the turn, with the project context (turn-parts.ts) */
   private readonly parts: TurnParts;
-  /** the provider clients, with what each server refused (provider-setup.ts) */
-  private readonly providers = new ProviderClients();
   /** made with the parts; undefined is a fresh, empty one */
   private memory: PermissionMemory | undefined;
   /** what runs now, one at a time: a turn, a /compact, or a prompt waiting for the parts (activity.ts) */
@@ -72,13 +68,12 @@ export class App implements Controller {
   }
 
   private constructor(private readonly opts: AppOptions) {
-    this.providerName = opts.provider;
-    this.model = opts.model ?? defaultModel(opts.provider);
     this.parts = new TurnParts({
       parts: () => import("./parts.js"),
       context: () => loadProjectContext(opts.workspace, this.redactKeys),
       events: this.hub,
     });
+    this.inUse = new ProviderInUse(opts, this.parts);
     this.askPermission = permissionAsker(this.hub, opts.headless);
     this.activity = new Activity(this.hub);
     this.open = new OpenSession({
@@ -154,7 +149,7 @@ export class App implements Controller {
   static async create(opts: AppOptions): Promise<App> {
     const app = new App(opts);
     if (!opts.partsAfterFrame) await app.ready();
-    const keyProblem = app.keyProblem();
+    const keyProblem = app.inUse.keyProblem();
     if (opts.headless && keyProblem) throw new MissingKeyError(keyProblem);
     // reads the MCP configuration only: servers start later (mcp.start, or a headless turn)
     app.ext.configure();
@@ -171,23 +166,6 @@ export class App implements Controller {
       await app.loadDraft();
     }
     return app;
-  }
-
-  /** what is known of the model in use (model-choice.ts, lookupModel) */
-  private modelInfo(): ModelInfo {
-    return lookupModel(this.providerName, this.model, this.opts);
-  }
-
-  /** what the provider in use needs and lacks, in a sentence (provider-setup.ts) */
-  private keyProblem(): string | undefined {
-    return keyProblem(this.opts, this.providerName);
-  }
-
-  /** The provider for the current model and keys: built now when the parts are in, else
-   * when env() first needs it. */
-  private buildProvider(): void {
-    const parts = this.parts.ifLoaded();
-    this.provider = parts ? this.providers.build(parts, this.opts, this.providerName, this.modelInfo()) : undefined;
   }
 
   /** A new session, not yet in the store (open-session.ts): nothing of another session's is kept. */
@@ -223,7 +201,7 @@ export class App implements Controller {
   /** Why a session's stored request no longer shows how the next one is composed (staleness.ts). */
   private staleReason(sessionId: string, view: InspectorView): Promise<string | undefined> {
     return staleReason(view, {
-      model: { provider: this.providerName, model: this.model },
+      model: this.inUse.now(),
       ready: () => this.ready(),
       capture: () => this.capture(this.nextRequest([])),
       page: (section, page) => this.opts.store.capturePage(sessionId, section, page),
@@ -251,20 +229,20 @@ export class App implements Controller {
   }
 
   info(): AppInfo {
-    const m = this.modelInfo();
-    const keyProblem = this.keyProblem();
+    const m = this.inUse.info();
+    const keyProblem = this.inUse.keyProblem();
     return {
-      provider: this.providerName,
-      model: this.model,
-      baseUrl: baseUrlFor(this.opts, this.providerName),
+      provider: this.inUse.provider,
+      model: this.inUse.model,
+      baseUrl: baseUrlFor(this.opts, this.inUse.provider),
       ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}),
       vision: m.vision,
       permission: this.opts.permission,
       compaction: this.opts.compaction,
       reasoning: this.opts.reasoning,
       // the adapters send no reasoning setting to a model the catalog knows takes none
-      ...(this.opts.reasoning !== "off" && supportsReasoning(this.model) === false
-        ? { reasoningNote: `reasoning not available for ${this.model}` }
+      ...(this.opts.reasoning !== "off" && supportsReasoning(this.inUse.model) === false
+        ? { reasoningNote: `reasoning not available for ${this.inUse.model}` }
         : {}),
       workspace: this.opts.workspace,
       dbPath: this.opts.store.path,
@@ -289,18 +267,12 @@ export class App implements Controller {
    * each call: /reload may bring new keys). */
   private redactKeys = redactorFor(() => [...Object.values(this.opts.credentials.keys), ...(this.opts.credentials.secrets ?? []), ...(this.ext?.secrets() ?? [])]);
 
-  private currentProvider(): Provider {
-    this.loaded();
-    if (!this.provider) this.buildProvider();
-    return this.provider as Provider;
-  }
-
   /** what the next request is made of now (turn-env.ts) */
   private composition(): Composition {
     return {
       settings: this.opts,
-      model: { provider: this.providerName, model: this.model },
-      info: this.modelInfo(),
+      model: this.inUse.now(),
+      info: this.inUse.info(),
       sessionId: this.open.current.id,
       context: this.requestContext(),
       tools: this.allTools(),
@@ -312,7 +284,7 @@ export class App implements Controller {
   private env(): TurnEnv {
     return turnEnv(this.composition(), {
       history: this.open.messages,
-      provider: this.currentProvider(),
+      provider: this.inUse.current(),
       memory: (this.memory ??= new (this.loaded().PermissionMemory)()),
       askPermission: this.askPermission,
       events: this.hub,
@@ -342,7 +314,7 @@ export class App implements Controller {
       this.hub.emit({ type: "notice", level: "warning", text: busy });
       return { ok: false, error: busy, finalText: "" };
     }
-    const problem = this.keyProblem();
+    const problem = this.inUse.keyProblem();
     if (problem) {
       this.hub.emit({ type: "notice", level: "error", text: problem });
       return { ok: false, error: problem, finalText: "" };
@@ -396,7 +368,7 @@ export class App implements Controller {
 
   /** /model with no argument: each configured provider's models (model-list.ts) */
   listModels(): Promise<ModelChoices> {
-    return listModels(this.opts, { provider: this.providerName, model: this.model });
+    return listModels(this.opts, this.inUse.now());
   }
 
   listSessions(): Promise<Session[]> {
@@ -414,20 +386,18 @@ export class App implements Controller {
 
   async setModel(spec: string): Promise<string> {
     const trimmed = spec.trim();
-    if (!trimmed) return modelNow({ provider: this.providerName, model: this.model });
+    if (!trimmed) return modelNow(this.inUse.now());
     // decided (or refused) before anything changes: a refused pair leaves the model as it was
-    const { provider, model, said } = chooseModel(trimmed, { provider: this.providerName, model: this.model }, baseUrls(this.opts));
-    this.providerName = provider;
-    this.model = model;
-    this.buildProvider();
+    const { provider, model, said } = chooseModel(trimmed, this.inUse.now(), baseUrls(this.opts));
+    this.inUse.use({ provider, model });
     this.figures.lastUsage = undefined;
     this.figures.lastPrepare = undefined;
     await this.pending.mark(`model switched to ${provider}:${model}`);
     this.hub.emit({ type: "info" });
-    const info = this.modelInfo();
+    const info = this.inUse.info();
     // a model that cannot see gets markers for every image: nothing to single out then
     const big = info.vision ? imagesNotTaken(this.open.messages, targetForRequest(imageTarget(provider, true), this.open.messages)) : 0;
-    return modelAnswer({ provider, model, ...(said ? { said } : {}) }, info, this.keyProblem(), big);
+    return modelAnswer({ provider, model, ...(said ? { said } : {}) }, info, this.inUse.keyProblem(), big);
   }
 
   /**
@@ -451,7 +421,7 @@ export class App implements Controller {
         if (fresh.compaction) this.opts.compaction = fresh.compaction;
         if (fresh.reasoning) this.opts.reasoning = fresh.reasoning;
         if (fresh.credentials) this.opts.credentials = fresh.credentials;
-        this.buildProvider();
+        this.inUse.rebuild();
         settings = settingsChanges(was, this.opts);
       }
     } finally {
@@ -470,7 +440,7 @@ export class App implements Controller {
   }
 
   async compact(): Promise<string> {
-    const refused = this.activity.compactRefusal() ?? this.keyProblem();
+    const refused = this.activity.compactRefusal() ?? this.inUse.keyProblem();
     if (refused) return refused;
     /** what the summary changed, when one was stored */
     let summarised: string | undefined;
@@ -510,11 +480,11 @@ export class App implements Controller {
   }
 
   loadImage(file: string): Promise<ImageBlock> {
-    return loadImage(path.resolve(this.opts.workspace, file), this.providerName);
+    return loadImage(path.resolve(this.opts.workspace, file), this.inUse.provider);
   }
 
   contextStatus(): ContextStatus {
-    return this.figures.status(this.modelInfo(), this.opts.compaction);
+    return this.figures.status(this.inUse.info(), this.opts.compaction);
   }
 
   inspectorView(): Promise<InspectorView> {
