@@ -3,14 +3,14 @@
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
-import type { ContextItem, Request } from "../../provider/types.js";
+import type { Request } from "../../provider/types.js";
 import { supportsReasoning } from "../../provider/catalog.js";
 import { chooseModel, imagesNotTaken } from "./model-choice.js";
 import type { ModelChoices } from "../../provider/models.js";
-import { NO_REQUEST_YET, StoreError } from "../store/store.js";
+import { StoreError } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
 import type { AppInfo, ContextStatus, Controller } from "./types.js";
-import type { builtinTools, PermissionMemory } from "../../tools/run.js";
+import type { PermissionMemory } from "../../tools/run.js";
 import { loadProjectContext } from "./project-context.js";
 import { redactorFor } from "../../config/secrets.js";
 import type { TurnEnv, TurnOutcome } from "../turn/turn.js";
@@ -87,7 +87,7 @@ export class App implements Controller {
       store: opts.store,
       events: this.hub,
       busy: () => this.busy(),
-      storedId: () => (this.open.stored ? this.open.current.id : undefined),
+      storedId: () => this.open.storedId(),
     });
     this.figures = new SessionFigures({
       events: this.hub,
@@ -96,7 +96,7 @@ export class App implements Controller {
       wholeHistory: () => this.open.wholeHistory,
       partsLoaded: () => this.parts.ifLoaded() !== undefined,
       partsIn: this.parts.arrived,
-      prepare: () => this.loaded().prepare(this.env(), this.open.messages.length),
+      prepare: () => this.parts.loaded().prepare(this.env(), this.open.messages.length),
       captureNext: (prior) => this.capture(this.nextRequest(prior)),
     });
     this.ext = new ExtensionManager({
@@ -113,18 +113,6 @@ export class App implements Controller {
     });
   }
 
-  /** the tools of a request: the built-in ones, then the MCP servers' */
-  private allTools(): ReturnType<typeof builtinTools> {
-    return [...this.parts.tools, ...this.ext.tools()];
-  }
-
-  /** the context items of a request: the project's, then each MCP server's instructions */
-  private requestContext(): ContextItem[] {
-    const ext = this.ext.context();
-    const own = this.parts.context;
-    return ext.length > 0 ? [...own, ...ext] : own;
-  }
-
   /** MCP servers for the front ends: the screen starts them after its first frame */
   readonly mcp: McpControl = {
     start: () => {
@@ -139,11 +127,6 @@ export class App implements Controller {
    * after the frame that shows the session, and create() before it returns otherwise. */
   ready(): Promise<Parts> {
     return this.parts.ready();
-  }
-
-  /** the parts, where only code that ran after ready() can be */
-  private loaded(): Parts {
-    return this.parts.loaded();
   }
 
   static async create(opts: AppOptions): Promise<App> {
@@ -210,12 +193,12 @@ export class App implements Controller {
 
   /** the request a turn started now would send before its prompt (turn-env.ts) */
   private nextRequest(prior: Parameters<typeof turnRequest>[0]): Request {
-    return nextRequest(this.composition(), this.loaded().toolSchemas, prior);
+    return nextRequest(this.composition(), this.parts.loaded().toolSchemas, prior);
   }
 
   /** a request as the inspector would capture it; the capture encodes with the adapters, so only after ready() */
   private capture(req: Request): Capture {
-    return captureNow(this.composition(), this.loaded().captureRequest, req);
+    return captureNow(this.composition(), this.parts.loaded().captureRequest, req);
   }
 
   /** problems found while loading the session (bad rows), for headless mode to print */
@@ -269,13 +252,17 @@ export class App implements Controller {
 
   /** what the next request is made of now (turn-env.ts) */
   private composition(): Composition {
+    const own = this.parts.context;
+    const ext = this.ext.context();
     return {
       settings: this.opts,
       model: this.inUse.now(),
       info: this.inUse.info(),
       sessionId: this.open.current.id,
-      context: this.requestContext(),
-      tools: this.allTools(),
+      // the project's context items, then each MCP server's instructions
+      context: ext.length > 0 ? [...own, ...ext] : own,
+      // the built-in tools, then the MCP servers'
+      tools: [...this.parts.tools, ...this.ext.tools()],
       redact: this.redactKeys,
     };
   }
@@ -285,7 +272,7 @@ export class App implements Controller {
     return turnEnv(this.composition(), {
       history: this.open.messages,
       provider: this.inUse.current(),
-      memory: (this.memory ??= new (this.loaded().PermissionMemory)()),
+      memory: (this.memory ??= new (this.parts.loaded().PermissionMemory)()),
       askPermission: this.askPermission,
       events: this.hub,
       previousUsage: this.figures.lastUsage,
@@ -345,7 +332,7 @@ export class App implements Controller {
       const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";
       await this.open.ensureStored(title);
       env.sessionId = this.open.current.id; // the same id, unless the draft's clashed and the store chose another
-      return this.loaded().runTurn(env, blocks, signal);
+      return this.parts.loaded().runTurn(env, blocks, signal);
     };
     return turn().catch((e: unknown): TurnOutcome => {
       // a store failure (busy, closed…) already reads as a sentence the person can act on
@@ -488,13 +475,11 @@ export class App implements Controller {
   }
 
   inspectorView(): Promise<InspectorView> {
-    if (!this.open.stored) return Promise.resolve({ state: "pending", reason: NO_REQUEST_YET, since: this.open.current.createdAt });
-    return this.opts.store.inspectorView(this.open.current.id);
+    return this.open.view();
   }
 
   inspectorPage(section: number, page: number): Promise<Page | undefined> {
-    if (!this.open.stored) return Promise.resolve(undefined);
-    return this.opts.store.capturePage(this.open.current.id, section, page);
+    return this.open.page(section, page);
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,8 @@
 // newest first, so the first frame does not wait for it; the rest follows at once.
 import type { Session, StoredMessage } from "../../record/types.js";
 import { messageOf } from "../../record/errors.js";
-import { newSessionId } from "../store/store.js";
+import { newSessionId, NO_REQUEST_YET } from "../store/store.js";
+import type { InspectorView, Page } from "../../context/types.js";
 import type { HistoryStore } from "../store/types.js";
 import type { EventHub } from "../turn/events.js";
 import { badLines } from "./sentences.js";
@@ -29,7 +30,7 @@ export class OpenSession {
   wholeHistory: Promise<void> = Promise.resolve();
   /** false while the current session is a draft: it gets its row when its first message is
    * stored, so a screen opened and closed without a prompt leaves nothing behind */
-  stored = true;
+  private stored = true;
   /** the rows that could not be read, a line each */
   bad: string[] = [];
 
@@ -88,6 +89,23 @@ export class OpenSession {
       this.r.events.emit({ type: "notice", level: "error", text: `could not read the rest of the session: ${messageOf(e)}` });
       throw e;
     }
+  }
+
+  /** the id under which it is stored; undefined for a draft */
+  storedId(): string | undefined {
+    return this.stored ? this.current.id : undefined;
+  }
+
+  /** what the context pane shows: a draft has sent nothing yet, so its view is pending by nature */
+  view(): Promise<InspectorView> {
+    if (!this.stored) return Promise.resolve({ state: "pending", reason: NO_REQUEST_YET, since: this.current.createdAt });
+    return this.r.store.inspectorView(this.current.id);
+  }
+
+  /** a page of the stored request's capture; a draft has none */
+  page(section: number, page: number): Promise<Page | undefined> {
+    if (!this.stored) return Promise.resolve(undefined);
+    return this.r.store.capturePage(this.current.id, section, page);
   }
 
   /** Before the first message of a prompt is stored: a draft gets its row under the id it was
