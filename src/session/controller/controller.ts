@@ -4,7 +4,6 @@ import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
 import type { Request } from "../../provider/types.js";
-import { supportsReasoning } from "../../provider/catalog.js";
 import { chooseModel, imagesNotTaken } from "./model-choice.js";
 import type { ModelChoices } from "../../provider/models.js";
 import { StoreError } from "../store/store.js";
@@ -22,8 +21,9 @@ import type { Capture, InspectorView, Page } from "../../context/types.js";
 import { messageOf } from "../../record/errors.js";
 import { ExtensionManager } from "../../extensions/manager.js";
 import type { McpControl } from "./types.js";
-import type { AppOptions, Reloadable } from "./options.js";
-import { baseUrlFor, baseUrls, ProviderInUse } from "./provider-setup.js";
+import { reloadSettings, type AppOptions } from "./options.js";
+import { baseUrls, ProviderInUse } from "./provider-setup.js";
+import { appInfo } from "./app-info.js";
 import { changedItems, PendingMarks, staleReason } from "./staleness.js";
 import { captureNow, nextRequest, turnEnv, type Composition } from "./turn-env.js";
 import { permissionAsker } from "./ask-permission.js";
@@ -212,26 +212,7 @@ export class App implements Controller {
   }
 
   info(): AppInfo {
-    const m = this.inUse.info();
-    const keyProblem = this.inUse.keyProblem();
-    return {
-      provider: this.inUse.provider,
-      model: this.inUse.model,
-      baseUrl: baseUrlFor(this.opts, this.inUse.provider),
-      ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}),
-      vision: m.vision,
-      permission: this.opts.permission,
-      compaction: this.opts.compaction,
-      reasoning: this.opts.reasoning,
-      // the adapters send no reasoning setting to a model the catalog knows takes none
-      ...(this.opts.reasoning !== "off" && supportsReasoning(this.inUse.model) === false
-        ? { reasoningNote: `reasoning not available for ${this.inUse.model}` }
-        : {}),
-      workspace: this.opts.workspace,
-      dbPath: this.opts.store.path,
-      ...(keyProblem ? { keyProblem } : {}),
-      ...(this.apiInfo ? { api: this.apiInfo } : {}),
-    };
+    return appInfo(this.inUse, this.opts, this.apiInfo);
   }
 
   session(): Session {
@@ -401,13 +382,8 @@ export class App implements Controller {
     const changed = changedItems(before, this.parts.context);
     let settings: string | undefined;
     try {
-      if (this.opts.reloadConfig) {
-        const was: Reloadable = { permission: this.opts.permission, compaction: this.opts.compaction, reasoning: this.opts.reasoning, credentials: this.opts.credentials };
-        const fresh = await this.opts.reloadConfig();
-        if (fresh.permission) this.opts.permission = fresh.permission;
-        if (fresh.compaction) this.opts.compaction = fresh.compaction;
-        if (fresh.reasoning) this.opts.reasoning = fresh.reasoning;
-        if (fresh.credentials) this.opts.credentials = fresh.credentials;
+      const was = await reloadSettings(this.opts);
+      if (was) {
         this.inUse.rebuild();
         settings = settingsChanges(was, this.opts);
       }

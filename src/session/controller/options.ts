@@ -1,5 +1,5 @@
 // What the controller is started with: the settings it runs with, the store, and how the
-// session opens.
+// session opens; and which of the settings /reload applies to a running session.
 import type { Settings } from "../../config/resolve.js";
 import type { HistoryStore } from "../store/types.js";
 
@@ -23,4 +23,17 @@ export interface AppOptions extends AppSettings {
   /** re-reads the settings on /reload; of them, permission, compaction, reasoning and the
    * credentials take effect */
   reloadConfig?: () => Promise<Partial<Reloadable>>;
+}
+
+/** /reload: reads the settings again and applies those that take effect in a running
+ * session. Gives what they were, or undefined when there is no config to read again. */
+export async function reloadSettings(opts: AppOptions): Promise<Reloadable | undefined> {
+  if (!opts.reloadConfig) return undefined;
+  const was: Reloadable = { permission: opts.permission, compaction: opts.compaction, reasoning: opts.reasoning, credentials: opts.credentials };
+  const fresh = await opts.reloadConfig();
+  if (fresh.permission) opts.permission = fresh.permission;
+  if (fresh.compaction) opts.compaction = fresh.compaction;
+  if (fresh.reasoning) opts.reasoning = fresh.reasoning;
+  if (fresh.credentials) opts.credentials = fresh.credentials;
+  return was;
 }
