@@ -3,13 +3,11 @@
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
-import type { Request } from "../../provider/types.js";
 import { chooseModel, imagesNotTaken } from "./model-choice.js";
 import type { ModelChoices } from "../../provider/models.js";
 import { StoreError } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
 import type { AppInfo, ContextStatus, Controller } from "./types.js";
-import type { PermissionMemory } from "../../tools/run.js";
 import { loadProjectContext } from "./project-context.js";
 import { redactorFor } from "../../config/secrets.js";
 import type { TurnEnv, TurnOutcome } from "../turn/turn.js";
@@ -25,7 +23,7 @@ import { reloadSettings, type AppOptions } from "./options.js";
 import { baseUrls, ProviderInUse } from "./provider-setup.js";
 import { appInfo } from "./app-info.js";
 import { changedItems, PendingMarks, staleReason } from "./staleness.js";
-import { captureNow, nextRequest, turnEnv, type Composition } from "./turn-env.js";
+import { captureNext, turnEnv, type Composition } from "./turn-env.js";
 import { permissionAsker } from "./ask-permission.js";
 import { SessionFigures } from "./figures.js";
 import { TurnParts, type Parts } from "./turn-parts.js";
@@ -49,8 +47,6 @@ export class App implements Controller {
   private readonly inUse: ProviderInUse;
   /** the adapters, the tools and the turn, with the project context (turn-parts.ts) */
   private readonly parts: TurnParts;
-  /** made with the parts; undefined is a fresh, empty one */
-  private memory: PermissionMemory | undefined;
   /** what runs now, one at a time: a turn, a /compact, or a prompt waiting for the parts (activity.ts) */
   private readonly activity: Activity;
   /** the context view's pending marks (staleness.ts) */
@@ -97,7 +93,7 @@ export class App implements Controller {
       partsLoaded: () => this.parts.ifLoaded() !== undefined,
       partsIn: this.parts.arrived,
       prepare: () => this.parts.loaded().prepare(this.env(), this.open.messages.length),
-      captureNext: (prior) => this.capture(this.nextRequest(prior)),
+      captureNext: (prior) => this.captureNext(prior),
     });
     this.ext = new ExtensionManager({
       workspace: opts.workspace,
@@ -155,7 +151,6 @@ export class App implements Controller {
   private async loadDraft(): Promise<void> {
     this.open.draft();
     this.figures.opened(undefined);
-    this.memory = undefined;
     // before the parts are in, the figure follows them (an "info" event); the session shows now
     const figure = this.figures.refresh();
     if (this.parts.ifLoaded()) await figure;
@@ -167,8 +162,6 @@ export class App implements Controller {
     // the provider's report for the session's last answer, as stored with it: the first
     // request after a restart shows it as the previous response's usage
     this.figures.opened(this.open.messages.findLast((m) => m.role === "assistant")?.usage);
-    // "allow for this session" answers belong to the session they were given in
-    this.memory = undefined;
     // The session's last request may have been composed otherwise (another model, switched
     // since in another session or another run; project context edited between runs): the
     // next one will differ, so that request is not current.
@@ -186,19 +179,15 @@ export class App implements Controller {
     return staleReason(view, {
       model: this.inUse.now(),
       ready: () => this.ready(),
-      capture: () => this.capture(this.nextRequest([])),
+      capture: () => this.captureNext([]),
       page: (section, page) => this.opts.store.capturePage(sessionId, section, page),
     });
   }
 
-  /** the request a turn started now would send before its prompt (turn-env.ts) */
-  private nextRequest(prior: Parameters<typeof turnRequest>[0]): Request {
-    return nextRequest(this.composition(), this.parts.loaded().toolSchemas, prior);
-  }
-
-  /** a request as the inspector would capture it; the capture encodes with the adapters, so only after ready() */
-  private capture(req: Request): Capture {
-    return captureNow(this.composition(), this.parts.loaded().captureRequest, req);
+  /** the capture of the request a turn started now would send after `prior` (turn-env.ts); it
+   * encodes with the adapters, so only after ready() */
+  private captureNext(prior: Parameters<typeof turnRequest>[0]): Capture {
+    return captureNext(this.composition(), this.parts.loaded(), prior);
   }
 
   /** problems found while loading the session (bad rows), for headless mode to print */
@@ -253,7 +242,7 @@ export class App implements Controller {
     return turnEnv(this.composition(), {
       history: this.open.messages,
       provider: this.inUse.current(),
-      memory: (this.memory ??= new (this.parts.loaded().PermissionMemory)()),
+      memory: (this.open.permissions ??= new (this.parts.loaded().PermissionMemory)()),
       askPermission: this.askPermission,
       events: this.hub,
       previousUsage: this.figures.lastUsage,
@@ -371,8 +360,7 @@ export class App implements Controller {
   /**
    * Re-reads the project context (instruction files, workspace facts) and, with a config, the
    * settings that can change in a running session: permission, compaction, reasoning, the
-   * API keys and the per-provider base URLs. The answer names all of them and what changed
-   * (before, it named only the context items, as if the keys were not reloaded).
+   * API keys and the per-provider base URLs. The answer names all of them and what changed.
    */
   async reload(): Promise<string> {
     // the first reading of the project context comes with the parts: this one follows it
@@ -434,7 +422,7 @@ export class App implements Controller {
   async exportSession(format: "md" | "json"): Promise<string> {
     await this.open.wholeHistory;
     // the stored row, not the copy taken when the session was opened: every stored message
-    // moves its updated_at (before, the file said Updated: equal to Created)
+    // moves its updated_at
     const session = (await this.opts.store.getSession(this.open.current.id)) ?? this.open.current;
     const file = path.join(this.opts.workspace, `albedo-${session.id}.${format === "md" ? "md" : "json"}`);
     const text = format === "md" ? exportMarkdown(session, this.open.messages) : exportJson(session, this.open.messages);

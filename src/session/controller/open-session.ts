@@ -7,6 +7,7 @@ import { newSessionId, NO_REQUEST_YET } from "../store/store.js";
 import type { InspectorView, Page } from "../../context/types.js";
 import type { HistoryStore } from "../store/types.js";
 import type { EventHub } from "../turn/events.js";
+import type { PermissionMemory } from "../../tools/run.js";
 import { badLines } from "./sentences.js";
 
 /** How many of the newest messages a screen reads before its first frame. */
@@ -33,6 +34,9 @@ export class OpenSession {
   private stored = true;
   /** the rows that could not be read, a line each */
   bad: string[] = [];
+  /** its "allow for this session" answers, made with the turn's parts; undefined is a fresh,
+   * empty one (they belong to the session they were given in) */
+  permissions: PermissionMemory | undefined;
 
   constructor(private readonly r: SessionReading) {}
 
@@ -43,6 +47,7 @@ export class OpenSession {
     this.stored = false;
     this.messages = [];
     this.bad = [];
+    this.permissions = undefined;
     this.wholeHistory = Promise.resolve();
   }
 
@@ -61,6 +66,7 @@ export class OpenSession {
     this.messages = loaded.messages;
     const partial = first !== undefined && loaded.messages.length + loaded.bad.length >= first;
     this.bad = partial ? [] : badLines(loaded.bad);
+    this.permissions = undefined;
     return partial;
   }
 

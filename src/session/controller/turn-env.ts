@@ -41,12 +41,18 @@ function cacheHints(c: Composition): RequestCache {
   return { key: c.sessionId, ttl: c.settings.cacheTtl ?? "5m" };
 }
 
+/** what the next request's capture is made with: the adapters and the tools (parts.ts) */
+export interface CaptureParts {
+  toolSchemas: typeof toolSchemas;
+  captureRequest: typeof captureRequest;
+}
+
 /**
  * The request a turn started now would send before its prompt, built as the turn builds
  * each of its requests (src/session/turn/turn.ts, buildRequest): the prepared prior history
- * through turnRequest, then the redactor. No live round yet. `schemas` comes with the parts.
+ * through turnRequest, then the redactor. No live round yet.
  */
-export function nextRequest(c: Composition, schemas: typeof toolSchemas, prior: Parameters<typeof turnRequest>[0]): Request {
+function nextRequest(c: Composition, schemas: typeof toolSchemas, prior: Parameters<typeof turnRequest>[0]): Request {
   const { provider, model } = c.model;
   const m = c.info;
   const req = turnRequest(prior, [], {
@@ -64,10 +70,12 @@ export function nextRequest(c: Composition, schemas: typeof toolSchemas, prior: 
   return redactRequest(req, c.redact);
 }
 
-/** A request as the inspector would capture it (nothing is stored); `capture` comes with the parts. */
-export function captureNow(c: Composition, capture: typeof captureRequest, req: Request): Capture {
+/** That request as the inspector would capture it (nothing is stored): what the status line
+ * estimates while the view is pending, and what a stored request is compared with. */
+export function captureNext(c: Composition, parts: CaptureParts, prior: Parameters<typeof turnRequest>[0]): Capture {
+  const req = nextRequest(c, parts.toolSchemas, prior);
   const window = c.info.contextWindow;
-  return capture(req, { iteration: 1, capturedAt: new Date().toISOString(), ...(window !== undefined ? { contextWindow: window } : {}) });
+  return parts.captureRequest(req, { iteration: 1, capturedAt: new Date().toISOString(), ...(window !== undefined ? { contextWindow: window } : {}) });
 }
 
 /** what a turn has beside the composition: the record it appends to and what it reports through */
