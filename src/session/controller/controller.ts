@@ -30,7 +30,7 @@ import { TurnParts, type Parts } from "./turn-parts.js";
 import { Activity } from "./activity.js";
 import { listModels } from "./model-list.js";
 import { OpenSession } from "./open-session.js";
-import { BUSY, modelAnswer, modelNow, noSession, reloadAnswer, settingsChanges } from "./sentences.js";
+import { BUSY, compactAnswer, modelAnswer, modelNow, noSession, PENDING, reloadAnswer, settingsChanges } from "./sentences.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
 
@@ -349,7 +349,7 @@ export class App implements Controller {
     this.inUse.use({ provider, model });
     this.figures.lastUsage = undefined;
     this.figures.lastPrepare = undefined;
-    await this.pending.mark(`model switched to ${provider}:${model}`);
+    await this.pending.mark(PENDING.modelSwitched({ provider, model }));
     this.hub.emit({ type: "info" });
     const info = this.inUse.info();
     // a model that cannot see gets markers for every image: nothing to single out then
@@ -377,7 +377,7 @@ export class App implements Controller {
       }
     } finally {
       // the project context is already re-read even when the config is not
-      await this.pending.mark(`project context reloaded (/reload)${changed.length > 0 ? `: ${changed.join(", ")} changed` : ""}`);
+      await this.pending.mark(PENDING.reloaded(changed));
     }
     const mcp = await this.ext.reload().catch((e: unknown) => `MCP: not reloaded: ${messageOf(e)}`);
     this.hub.emit({ type: "info" });
@@ -402,7 +402,7 @@ export class App implements Controller {
         const s = await summarize(this.env(), this.open.messages.length, signal, { force: true, ...(this.figures.lastUsage ? { providerUsage: this.figures.lastUsage } : {}) });
         if (s.usage) this.figures.lastUsage = s.usage;
         summarised = s.said;
-        return s.said ? `Compaction: ${s.said}.` : "Nothing to compact yet: the history is short.";
+        return compactAnswer(s.said);
       } catch (e) {
         return `Compaction failed: ${messageOf(e)}`;
       }
@@ -410,9 +410,7 @@ export class App implements Controller {
     // The last capture is the summary request, and the next request carries the summary
     // instead of the history it replaced: the view goes pending, and the status line and
     // the pane give the estimate of that next request (docs/architecture.md, Design rules).
-    if (summarised) {
-      await this.pending.markOrWarn(`history compacted by /compact (${summarised}): the next request carries the summary`);
-    }
+    if (summarised) await this.pending.markOrWarn(PENDING.compacted(summarised));
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "info" });

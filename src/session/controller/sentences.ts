@@ -1,6 +1,6 @@
-// What the controller tells the person in words: the answers to /model and /reload, what a
-// reload changed, the rows that could not be read, and why a command waits. A notice that
-// only wraps a caught error stays where the error is caught.
+// What the controller tells the person in words: the answers to /model, /reload and /compact,
+// what a reload changed, why the context view went pending, the rows that could not be read,
+// and why a command waits. A notice that only wraps a caught error stays where it is caught.
 import type { ModelInfo } from "../../provider/catalog.js";
 import { formatInt } from "../../record/numbers.js";
 import type { BadMessage } from "../store/types.js";
@@ -87,3 +87,15 @@ export function reloadAnswer(r: Reloaded): string {
   const from = r.configFile ? `the config (${r.configFile}) and the environment` : "the config and the environment";
   return `${context} Reloaded from ${from}: permission, compaction, reasoning, API keys and per-provider base URLs (${settings}). The model and --base-url stay as they are; /model switches.${withMcp}`;
 }
+
+/** /compact's answer: what the summary changed, or that there was nothing to summarise */
+export function compactAnswer(said: string | undefined): string {
+  return said ? `Compaction: ${said}.` : "Nothing to compact yet: the history is short.";
+}
+
+/** why the context view no longer shows the next request, as the pane says it */
+export const PENDING = {
+  modelSwitched: (now: ModelInUse): string => `model switched to ${now.provider}:${now.model}`,
+  reloaded: (changed: readonly string[]): string => `project context reloaded (/reload)${changed.length > 0 ? `: ${changed.join(", ")} changed` : ""}`,
+  compacted: (said: string): string => `history compacted by /compact (${said}): the next request carries the summary`,
+} as const;
