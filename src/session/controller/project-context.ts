@@ -145,8 +145,8 @@ const firstLine = (s: string): string => (s.split("\n")[0] ?? "").trim().slice(0
 
 /**
  * The workspace's git state as one fact line. HEAD is read with symbolic-ref, which works on a
- * branch with no commits yet (`git init` alone): rev-parse --abbrev-ref HEAD fails there, and
- * the repository was reported as "not a repository".
+ * branch with no commits yet (`git init` alone), where rev-parse --abbrev-ref HEAD fails and
+ * would call the repository "not a repository".
  */
 export async function gitFact(workspace: string): Promise<string> {
   const [head, commit] = await Promise.all([
