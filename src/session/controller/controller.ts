@@ -27,6 +27,8 @@ import { formatFigure, requestEstimate } from "../../context/format.js";
 import type { PrepareResult } from "../../compaction/prepare.js";
 import { loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
+import { refusedPrompt } from "./pastes.js";
+import { promptTooLarge } from "../../compaction/window.js";
 import { autoCompactionOff } from "../../compaction/prepare.js";
 import { methodFor } from "../../tokens/count.js";
 import type { Capture, InspectorView, Page, SectionSummary } from "../../context/types.js";
@@ -731,6 +733,14 @@ export class App implements Controller {
     const blocks: Block[] = [...images];
     if (text) blocks.push({ type: "text", text });
     if (blocks.length === 0) return { ok: true, finalText: "" };
+    // a prompt over the window by itself is refused here, before anything is stored, with
+    // what works instead (the turn holds every request to the same rule)
+    const tooLarge = this.loaded().promptOverWindow(this.env(), blocks);
+    if (tooLarge) {
+      const said = await refusedPrompt(promptTooLarge(tooLarge, this.model), this.redactKeys(text), { workspace: this.opts.workspace, screen: !this.opts.headless });
+      this.hub.emit({ type: "notice", level: "error", text: said });
+      return { ok: false, unsent: true, error: said, finalText: "" };
+    }
     // The turn counts as running from here, before the first await (the title): a second
     // prompt arriving meanwhile must be refused, not run alongside on the same history.
     const abort = new AbortController();
