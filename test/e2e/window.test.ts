@@ -83,6 +83,12 @@ describe("a paste larger than the window", () => {
     expect(s.screenText()).toContain(file!);
     expect(await fsp.readFile(path.join(h.workspace, ".albedo", "pastes", file!), "utf8")).toBe(PASTE.trimEnd());
 
+    // Enter again on the same paste: refused again, and the same file named, not a second one
+    s.send(KEYS.enter);
+    await s.waitFor(/Not sent: this prompt[\s\S]*Not sent: this prompt/, 20_000);
+    await s.waitFor(/\[pasted #3 · 1\.\d MB · 14,000 lines\]/);
+    expect((await fsp.readdir(path.join(h.workspace, ".albedo", "pastes"))).filter((n) => n.endsWith(".txt"))).toEqual([file]);
+
     // the atom deletes as one; the file is read in parts instead
     s.send(KEYS.ctrl("u"));
     await s.waitForGone(/\[pasted #\d+ ·/);

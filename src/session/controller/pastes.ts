@@ -15,7 +15,24 @@ function stamp(d: Date): string {
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
-/** Saves the text as a new file under PASTES_DIR; returns its path relative to the workspace. */
+/** A file of the folder that already holds exactly this text (Enter pressed again on the same
+ * paste), so that it is not saved twice. */
+async function sameText(dir: string, text: string): Promise<string | undefined> {
+  const bytes = Buffer.byteLength(text, "utf8");
+  for (const name of await fs.readdir(dir)) {
+    if (!/^prompt-.*\.txt$/.test(name)) continue;
+    const file = path.join(dir, name);
+    try {
+      if ((await fs.stat(file)).size === bytes && (await fs.readFile(file, "utf8")) === text) return name;
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return undefined;
+}
+
+/** Saves the text as a new file under PASTES_DIR (or finds it there already); returns its path
+ * relative to the workspace. */
 export async function savePrompt(workspace: string, text: string, now = new Date()): Promise<string> {
   const dir = path.join(workspace, PASTES_DIR);
   await fs.mkdir(dir, { recursive: true });
@@ -23,6 +40,8 @@ export async function savePrompt(workspace: string, text: string, now = new Date
   await fs.writeFile(path.join(dir, ".gitignore"), "*\n", { flag: "wx" }).catch((e: NodeJS.ErrnoException) => {
     if (e.code !== "EEXIST") throw e;
   });
+  const have = await sameText(dir, text);
+  if (have) return `${PASTES_DIR}/${have}`;
   for (let n = 1; ; n++) {
     const name = `prompt-${stamp(now)}${n > 1 ? `-${n}` : ""}.txt`;
     try {
