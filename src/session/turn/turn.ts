@@ -1,8 +1,9 @@
-// One user turn: store the prompt, then repeat { compact if due → build the request →
-// capture it → stream one answer → run its tools → store their results } until the model
-// stops. Stored history crosses as prose (src/replay/); the rounds of THIS turn cross
-// natively with their call ids, so the provider's pairing rules hold inside the turn and
-// never across it. Each step lives in its own module of this folder.
+// One user turn: store the prompt, then repeat { compact if due → build the request (made
+// to fit the model's window; one that cannot fit is not sent) → capture it → stream one
+// answer → run its tools → store their results } until the model stops. Stored history
+// crosses as prose (src/replay/); the rounds of THIS turn cross natively with their call
+// ids, so the provider's pairing rules hold inside the turn and never across it. Each step
+// lives in its own module of this folder.
 import type { Block, ToolUseBlock } from "../../record/types.js";
 import type { Usage } from "../../provider/types.js";
 import { ProviderError } from "../../provider/types.js";
