@@ -69,9 +69,11 @@ export type Fitted =
   | { kind: "over"; said: string }
   | { kind: "interrupted" };
 
-/** What the turn's requests share: a summary to make room is asked for at most once a turn. */
+/** What the turn's requests share: a summary to make room is asked for at most once a turn,
+ * and that parts of the history were left out is said once a turn, not with every request. */
 export interface FitState {
   summarised: boolean;
+  told?: boolean;
 }
 
 /** The request for this iteration, made to fit the window when it can be. */
@@ -102,7 +104,8 @@ export async function fitRequest(
     over = requestOverWindow(env, req);
   };
   const fitted = (): Fitted => {
-    if (cut.blocks > 0) {
+    if (cut.blocks > 0 && !state.told) {
+      state.told = true;
       const what = `${formatInt(cut.blocks)} ${cut.blocks === 1 ? "part" : "parts"} of the history (≈ ${formatInt(cut.tokens)} tokens)`;
       env.events.emit({ type: "notice", level: "warning", text: `Left ${what} out of this request to fit ${env.model}'s context window of ${formatInt(window)} tokens; the session's record keeps them whole.` });
     }
