@@ -25,7 +25,7 @@ import { encodeRequest } from "../provider/encode.js";
 import { describeChange, printEncoded, SIDE_REQUEST_CHANGE, type RequestPrint } from "./change.js";
 import { assertNever } from "../record/types.js";
 import { formatInt } from "../record/numbers.js";
-import { countTokens, methodFor, type TokenMethod } from "../tokens/count.js";
+import { countTokens, methodFor, opaqueTokens, type TokenMethod } from "../tokens/count.js";
 import { PAGE_CHARS, type Capture, type SectionKind, type SectionSummary, type TokenEstimate } from "./types.js";
 
 export interface CaptureOptions {
@@ -229,6 +229,8 @@ class SectionReader {
   /** images with a known size, and without */
   known = 0;
   unknown = 0;
+  /** opaque bodies: counted by size (tokens/count.ts, opaqueTokens) */
+  opaque = 0;
   readonly roles = new Map<string, number>();
   /** content blocks of the current item so far */
   private blocks = 0;
@@ -281,6 +283,8 @@ class SectionReader {
       case "opaque": {
         const n = utf8(p.body);
         this.bytes += n;
+        this.tokens += opaqueTokens(n);
+        this.opaque++;
         return opaqueMarker(p.kind, n);
       }
       case "schema":
@@ -302,7 +306,7 @@ class SectionReader {
       items: this.items,
       bytes: this.bytes,
       text: this.out.join(""),
-      estimate: { tokens: this.tokens, method: method + imageMethod(this.known, this.unknown) },
+      estimate: { tokens: this.tokens, method: method + imageMethod(this.known, this.unknown) + (this.opaque > 0 ? " + opaque bodies by size" : "") },
     };
     if (preview !== undefined) b.preview = preview;
     if (this.kind === "history" && this.items > 0) {

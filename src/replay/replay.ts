@@ -314,6 +314,44 @@ export function liveMessage(msg: Replayable & { status: StoredMessage["status"] 
   }
 }
 
+/**
+ * The opaque-body bound: each round of the live round may bring a signature or an encrypted
+ * reasoning item that must go back verbatim, and every request of the turn carries them all
+ * again, so a provider that sends megabytes of them a round makes each request larger than
+ * the last (and the process hold every one). From the newest, bodies are kept while their
+ * UTF-8 bytes fit `maxBytes`; from the first that does not, that one and every older one
+ * cross without their body: the reasoning's text goes as prose, the path a body the redactor
+ * drops takes. Kept from the newest because the newest round's body is the one a provider
+ * needs most (Anthropic wants the tool loop's last thinking signed). Unchanged messages are
+ * returned as they are.
+ */
+export function boundOpaque(live: readonly WireMessage[], maxBytes: number): WireMessage[] {
+  let used = 0;
+  let over = false;
+  const out = live.slice();
+  for (let i = live.length - 1; i >= 0; i--) {
+    const m = live[i]!;
+    if (m.role !== "assistant") continue;
+    let parts: AssistantPart[] | undefined;
+    for (let j = m.content.length - 1; j >= 0; j--) {
+      const p = m.content[j]!;
+      if (p.type !== "reasoning" || p.opaque === undefined) continue;
+      if (!over) {
+        const n = Buffer.byteLength(p.opaque.body, "utf8");
+        if (used + n <= maxBytes) {
+          used += n;
+          continue;
+        }
+        over = true;
+      }
+      parts ??= m.content.slice();
+      parts[j] = { type: "reasoning", text: p.text };
+    }
+    if (parts) out[i] = { role: "assistant", content: parts };
+  }
+  return out;
+}
+
 /** The leading-user marker: a request must open with a user message (a session whose first
  * row could not be read, a summary request's prefix may not). */
 export function leadWithUser(history: ProseMessage[], live: readonly WireMessage[]): ProseMessage[] {

@@ -91,6 +91,15 @@ export function countTokens(text: string, method: TokenMethod): number {
   }
 }
 
+/** Opaque provider bodies (a thinking signature, encrypted reasoning) are no text a tokenizer
+ * reads: they are counted by size, a token per 4 bytes. That overstates what the providers
+ * charge for them (the safe side), and a body megabytes long counts as what it weighs. */
+export const OPAQUE_BYTES_PER_TOKEN = 4;
+
+export function opaqueTokens(bytes: number): number {
+  return Math.ceil(Math.max(0, bytes) / OPAQUE_BYTES_PER_TOKEN);
+}
+
 export function estimateText(text: string, method: TokenMethod): Estimate {
   return { tokens: countTokens(text, method), method };
 }

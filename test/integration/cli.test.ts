@@ -146,9 +146,14 @@ describe("-p - reads the prompt from stdin", () => {
   it("a prompt of several MB (over the argument limit) arrives whole, is answered and stored", async () => {
     const line = "a line of a very long prompt that no command line would take ~ STDIN-LINE\n";
     const prompt = line.repeat(Math.ceil((6 * 1024 * 1024) / line.length)) + "the end ✓";
+    // ≈ 1.6 M tokens: sent to a model whose window holds it (a larger prompt is refused before
+    // it is sent: traps-window.test.ts)
+    const config = path.join(home.env.XDG_CONFIG_HOME as string, "albedo", "config.json");
+    await fs.mkdir(path.dirname(config), { recursive: true });
+    await fs.writeFile(config, JSON.stringify({ contextWindow: 2_000_000 }));
     fake.script({ text: "Read all of it." });
     const n = fake.requests.length;
-    const r = await runWithStdin(["-p", "-", ...anthropicArgs()], Buffer.from(prompt));
+    const r = await runWithStdin(["-p", "-", ...anthropicArgs()], Buffer.from(prompt)).finally(() => fs.rm(config));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe("Read all of it.\n");
     const sent = fake.requests[n]!;

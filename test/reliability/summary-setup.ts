@@ -55,6 +55,30 @@ function momentsOf(x: Figures): string {
   return ["start", "list", "call", "reload", "exit"].map((k) => `${k} ${num(m[k])}`).join(", ");
 }
 
+interface Trap {
+  trap: string;
+  held: boolean;
+  nextTurnWorks: boolean;
+  messagesLost: number;
+  detail?: string;
+}
+
+/** Every traps-*.json of the run (lib.ts, writeTraps), in file order. */
+function readTraps(): Trap[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(runDir).filter((n) => /^traps-.+\.json$/.test(n)).sort();
+  } catch {
+    return [];
+  }
+  const out: Trap[] = [];
+  for (const n of names) {
+    const f = read(n.slice(0, -".json".length));
+    if (Array.isArray(f?.traps)) out.push(...(f.traps as Trap[]));
+  }
+  return out;
+}
+
 export function teardown(): void {
   const f = {
     kills: read("kills"),
@@ -72,8 +96,9 @@ export function teardown(): void {
     mcpSecrets: read("mcp-secrets"),
     mcpFailures: read("mcp-failures"),
   };
+  const traps = readTraps();
   fs.rmSync(runDir, { recursive: true, force: true });
-  if (Object.values(f).every((x) => x === undefined)) return; // no reliability file ran
+  if (Object.values(f).every((x) => x === undefined) && traps.length === 0) return; // no reliability file ran
   const notRun = "not run";
   const held = (x: Figures | undefined): string => (x ? `${num(x.held)}/${num(x.tried)}` : notRun);
   const secretsFound = Object.values(f).reduce((a, x) => a + num(x?.secretsFound), 0);
@@ -130,6 +155,10 @@ export function teardown(): void {
       "MCP secrets found in requests/records/pages",
       f.mcpSecrets ? `${num(f.mcpSecrets.secretsFound)} (${num(f.mcpSecrets.secrets)} secrets and their pieces, ${num(f.mcpSecrets.placesChecked)} places checked)` : notRun,
     ],
+    ...traps.map((t): [string, string] => [
+      `trap: ${t.trap}`,
+      `${t.held ? "held" : "NOT HELD"}: next turn ${t.nextTurnWorks ? "works" : "FAILS"}, ${num(t.messagesLost)} stored messages lost${t.detail ? ` (${t.detail})` : ""}`,
+    ]),
     ["secrets found", `${secretsFound}${f.secrets ? ` (${num(f.secrets.placesScanned)} outputs and every file of every home scanned)` : ""}`],
   ];
   const w = Math.max(...rows.map(([n]) => n.length));
@@ -145,6 +174,6 @@ export function teardown(): void {
   process.stdout.write(text + "\n");
   fs.writeFileSync(
     LAST_RUN,
-    JSON.stringify({ finishedAt: new Date().toISOString(), table: Object.fromEntries(rows), figures: f }, null, 2) + "\n",
+    JSON.stringify({ finishedAt: new Date().toISOString(), table: Object.fromEntries(rows), figures: { ...f, traps } }, null, 2) + "\n",
   );
 }

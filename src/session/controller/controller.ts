@@ -16,6 +16,8 @@ import { imageTarget, targetForRequest } from "../../replay/replay.js";
 import { loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
 import type { Capture, InspectorView, Page } from "../../context/types.js";
+import { refusedPrompt } from "./pastes.js";
+import { promptTooLarge } from "../../compaction/window.js";
 import { messageOf } from "../../record/errors.js";
 import { sessionIdProblem } from "../../record/session-id.js";
 import { ExtensionManager } from "../../extensions/manager.js";
@@ -294,6 +296,14 @@ export class App implements Controller {
     const blocks: Block[] = [...images];
     if (text) blocks.push({ type: "text", text });
     if (blocks.length === 0) return { ok: true, finalText: "" };
+    // a prompt over the window by itself is refused here, before anything is stored, with
+    // what works instead (the turn holds every request to the same rule)
+    const tooLarge = this.parts.loaded().promptOverWindow(this.env(), blocks);
+    if (tooLarge) {
+      const said = await refusedPrompt(promptTooLarge(tooLarge, this.inUse.now().model), this.redactKeys(text), { workspace: this.opts.workspace, screen: !this.opts.headless });
+      this.hub.emit({ type: "notice", level: "error", text: said });
+      return { ok: false, unsent: true, error: said, finalText: "" };
+    }
     const outcome = await this.activity.turn(
       (signal) => this.startTurn(text, blocks, signal),
       (o) => {
