@@ -31,6 +31,23 @@ export function markedPids(mark: string): number[] {
   return out;
 }
 
+/** pids of live (not zombie) processes one of whose arguments is exactly `arg` */
+export function pidsWithArg(arg: string): number[] {
+  const out: number[] = [];
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "latin1");
+      const state = stat.slice(stat.lastIndexOf(")") + 2).charAt(0);
+      if (state === "Z" || state === "X") continue;
+      if (fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").includes(arg)) out.push(Number(name));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return out;
+}
+
 /** the command line of a pid, for failure messages */
 export function cmdline(pid: number): string {
   try {

@@ -6,6 +6,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { tempDir } from "../helpers/tmp.js";
 import { waitUntil } from "../helpers/cli.js";
+import { pidsWithArg } from "../helpers/procs.js";
 import { alive, faultyStdio, managerFor, startFaultyHttp } from "../helpers/mcp-servers.js";
 import type { ExtensionManager } from "../../src/extensions/manager.js";
 import type { ToolContext, ToolOutput } from "../../src/tools/types.js";
@@ -70,8 +71,11 @@ describe("a faulty MCP server", () => {
     expect(notices.join("\n")).toContain("MCP server h could not start");
     // the other server is not held up by it
     expect(ok!.state).toBe("ready");
-    const pid = Number(await fs.readFile(marker, "utf8"));
-    await waitUntil(() => !alive(pid), 10_000, "the hung server's process gone");
+    // on a loaded machine the start can time out before the server got to write its pid: then
+    // what must hold is that no process still carries the marker's path
+    const pid = Number(await fs.readFile(marker, "utf8").catch(() => "0"));
+    if (pid > 0) await waitUntil(() => !alive(pid), 10_000, "the hung server's process gone");
+    await waitUntil(() => pidsWithArg(marker).length === 0, 10_000, "no process of the hung server left");
   }, T);
 
   it("hangs at initialize with a long startup timeout: close() does not wait for it, and the process is gone", async () => {
