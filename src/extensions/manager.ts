@@ -103,7 +103,7 @@ export class ExtensionManager {
 
   /** Reads the configuration (no server starts). A bad config file throws, as at start. */
   configure(): void {
-    this.config = loadExtensionConfig({ workspace: this.opts.workspace, env: this.opts.env, ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}) });
+    this.config = loadExtensionConfig({ workspace: this.opts.workspace, ...(this.opts.env ? { env: this.opts.env } : {}), ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}) });
     this.projectOk = this.projectApproved();
     this.servers = this.config.servers.map((spec) => ({ spec, state: this.initialState(spec), tools: [] }));
     this.rebuildTools();
@@ -418,7 +418,7 @@ export class ExtensionManager {
   async reload(): Promise<string> {
     const before = this.signature();
     const old = new Map(this.servers.map((s) => [`${s.spec.origin}:${s.spec.name}`, s]));
-    this.config = loadExtensionConfig({ workspace: this.opts.workspace, env: this.opts.env, ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}) });
+    this.config = loadExtensionConfig({ workspace: this.opts.workspace, ...(this.opts.env ? { env: this.opts.env } : {}), ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}) });
     this.projectOk = this.projectApproved();
     const next: Server[] = [];
     const said: string[] = [];

@@ -32,6 +32,13 @@ function settings(over: Partial<RequestSettings> = {}): RequestSettings {
   } as RequestSettings;
 }
 
+/** settings without a cache key: a request that asks for no caching */
+function uncached(over: Partial<RequestSettings> = {}): RequestSettings {
+  const s = settings(over);
+  delete s.cache;
+  return s;
+}
+
 const longTool = { name: "read", description: LONG, inputSchema: { type: "object", properties: { path: { type: "string" } } } };
 const user = (text: string): Msg => ({ role: "user", blocks: [{ type: "text", text }], status: "complete" });
 const assistant = (text: string): Msg => ({ role: "assistant", blocks: [{ type: "text", text }], status: "complete" });
@@ -99,7 +106,7 @@ describe("Anthropic cache breakpoints", () => {
   });
 
   it("sends none when the request asks for no caching, and none in the summary request", () => {
-    const req = turnRequest([user(LONG), assistant("ok")], [user("next")], settings({ cache: undefined } as Partial<RequestSettings>));
+    const req = turnRequest([user(LONG), assistant("ok")], [user("next")], uncached());
     expect(JSON.stringify(body(req))).not.toContain("cache_control");
     // the summary's prefix (its own system prompt, no tools) is shared with nothing and sent
     // once: a write would never be read
@@ -121,7 +128,7 @@ describe("Anthropic cache breakpoints", () => {
   it("the capture shows each mark as a marker in the page, and counts no bytes for it", () => {
     const prior = [user(LONG), assistant("ok")];
     const cached = turnRequest(prior, [user("next")], settings({ system: LONG, tools: [longTool], cache: { key: "s", ttl: "1h" } }));
-    const plain = turnRequest(prior, [user("next")], settings({ system: LONG, tools: [longTool], cache: undefined } as Partial<RequestSettings>));
+    const plain = turnRequest(prior, [user("next")], uncached({ system: LONG, tools: [longTool] }));
     const a = captureRequest(cached, { iteration: 1, capturedAt: "t" });
     const b = captureRequest(plain, { iteration: 1, capturedAt: "t" });
     expect(a.sections.map((s) => [s.items, s.bytes])).toEqual(b.sections.map((s) => [s.items, s.bytes]));
