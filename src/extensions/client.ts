@@ -182,10 +182,8 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
     case "http":
       transport = new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: t.headers }, fetch: boundedFetch() });
       break;
-    default: {
-      const never: never = t;
-      throw new Error(`unexpected transport ${JSON.stringify(never)}`);
-    }
+    default:
+      assertNever(t, "transport");
   }
   const client = new Client({ name: "albedo-tui", version: "0.1.0" }, { capabilities: {} });
   const timeout = spec.startupTimeoutMs;

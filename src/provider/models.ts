@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { ProviderName } from "./types.js";
 import { ANTHROPIC_VERSION } from "./anthropic/adapter.js";
+import { assertNever } from "../record/types.js";
 
 export interface ServedModel {
   id: string;
@@ -46,10 +47,8 @@ export function modelsUrl(provider: ProviderName, baseUrl: string): string {
       return `${base}/v1/models?limit=1000`;
     case "openai":
       return `${base}/models`;
-    default: {
-      const never: never = provider;
-      throw new Error(`unknown provider ${String(never)}`);
-    }
+    default:
+      return assertNever(provider, "provider");
   }
 }
 

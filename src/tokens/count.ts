@@ -4,6 +4,7 @@
 import { createRequire } from "node:module";
 import type { ProviderName } from "../provider/types.js";
 import { formatInt } from "../record/numbers.js";
+import { assertNever } from "../record/types.js";
 
 export type TokenMethod = "o200k tokenizer" | "cl100k tokenizer" | "chars/4";
 
@@ -35,10 +36,8 @@ function counter(method: TokenMethod): Counter {
     case "chars/4":
       c = (t) => Math.ceil(t.length / 4);
       break;
-    default: {
-      const never: never = method;
-      throw new Error(`unknown token method ${String(never)}`);
-    }
+    default:
+      assertNever(method, "token method");
   }
   counters.set(method, c);
   return c;

@@ -4,6 +4,7 @@
 // text ever passes through blessed's tag or escape parsing.
 
 import type { Background, ThemeChoice } from "./background.js";
+import { assertNever } from "../record/types.js";
 
 export type StyleName =
   | "plain"
@@ -315,10 +316,8 @@ export function paletteFor(bg: Background, colors: number): Palette {
       return deep ? DARK_256 : DARK_16;
     case "light":
       return deep ? LIGHT_256 : LIGHT_16;
-    default: {
-      const never: never = bg;
-      throw new Error(`unknown background ${String(never)}`);
-    }
+    default:
+      return assertNever(bg, "background");
   }
 }
 

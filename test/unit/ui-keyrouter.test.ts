@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ACTIONS, defaultKeymap, PLACES, type Action, type Keymap, type Place } from "../../src/ui/bindings.js";
 import { KeyParser, type InputEvent, type KeyEvent } from "../../src/ui/keys.js";
 import { KeyRouter, QUIT_WINDOW_MS, type Intent, type RouteView } from "../../src/ui/keyrouter.js";
+import { assertNever } from "../../src/record/types.js";
 import { KEYS } from "../helpers/pty.js";
 
 /** the key events a terminal's bytes make */
@@ -208,10 +209,8 @@ function viewFor(place: Place): Partial<RouteView> {
       return { modal: "permission" };
     case "sessions":
       return { modal: "sessions" };
-    default: {
-      const never: never = place;
-      throw new Error(String(never));
-    }
+    default:
+      return assertNever(place, "place");
   }
 }
 

@@ -14,6 +14,7 @@ import type { ContextItem } from "../../provider/types.js";
 import { noRedaction, type Redactor } from "../../config/secrets.js";
 import { isWithin } from "../../tools/paths.js";
 import { fdRealPath } from "../../tools/files.js";
+import { assertNever } from "../../record/types.js";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"] as const;
 /** instruction files past this size are cut, with a note, so one file cannot eat the window;
@@ -106,10 +107,8 @@ async function readInstruction(workspace: string, name: string, redact: Redactor
       if (r.size > MAX_INSTRUCTION_BYTES) text = text.replace(/\uFFFD+$/, "") + `\n[${name} cut at 64 KB of ${r.size} bytes]`;
       return { source: name, text: redact(`Project instructions from ${name}:\n\n${text}`) };
     }
-    default: {
-      const never: never = r;
-      throw new Error(`unknown read ${JSON.stringify(never)}`);
-    }
+    default:
+      assertNever(r, "read");
   }
 }
 

@@ -1,6 +1,6 @@
 // One answer of the model: stream it, tell the front ends as it arrives (under its own
 // AnswerId, named before the first delta), checkpoint it, and store its final form.
-import type { Block } from "../../record/types.js";
+import { assertNever, type Block } from "../../record/types.js";
 import type { EncodedRequest, Request, StopReason, Usage } from "../../provider/types.js";
 import { ProviderError } from "../../provider/types.js";
 import { Checkpointer } from "./checkpointer.js";
@@ -76,10 +76,8 @@ export async function streamAnswer(
             env.events.emit({ type: "tool_input", answer, index: e.index, name: t.name, bytes: t.bytes });
             break;
           }
-          default: {
-            const never: never = e;
-            throw new Error(`unknown stream event ${JSON.stringify(never)}`);
-          }
+          default:
+            assertNever(e, "stream event");
         }
       },
     });
