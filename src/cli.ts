@@ -239,7 +239,7 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command();
   program
     .name("albedo-tui")
@@ -404,7 +404,7 @@ function endQuietlyOnClosedStdout(): void {
   });
 }
 
-export async function run(argv: string[]): Promise<void> {
+async function run(argv: string[]): Promise<void> {
   endQuietlyOnClosedStdout();
   try {
     await buildProgram().parseAsync(argv);

@@ -13,8 +13,8 @@ import { formatInt } from "../record/numbers.js";
 
 export type { PreparedMessage } from "./types.js";
 
-export const DEFAULT_KEEP_ROUNDS = 3;
-export const DEFAULT_THRESHOLD = 0.8;
+const DEFAULT_KEEP_ROUNDS = 3;
+const DEFAULT_THRESHOLD = 0.8;
 /** Share of the usable budget a summary keeps verbatim after its cut. */
 export const KEEP_RECENT_SHARE = 0.3;
 

@@ -5,7 +5,7 @@ import { messageOf } from "./errors.js";
 
 const opaque = z.object({ kind: z.string(), body: z.string() });
 
-export const blockSchema = z.discriminatedUnion("type", [
+const blockSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
   z.object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() }),
   z.object({

@@ -8,7 +8,7 @@ import { assertNever } from "../record/types.js";
 
 export type TokenMethod = "o200k tokenizer" | "cl100k tokenizer" | "chars/4";
 
-export interface Estimate {
+interface Estimate {
   tokens: number;
   method: TokenMethod;
 }
@@ -88,10 +88,6 @@ export function countTokens(text: string, method: TokenMethod): number {
     // a tokenizer failure must not break a turn; fall back to the rough count
     return Math.ceil(text.length / 4);
   }
-}
-
-export function estimateText(text: string, method: TokenMethod): Estimate {
-  return { tokens: countTokens(text, method), method };
 }
 
 /** "≈ 41,200 tokens (o200k tokenizer)". Takes any method label, so a history estimate that

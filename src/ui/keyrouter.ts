@@ -103,7 +103,7 @@ export type Intent =
   /** `index`: the row chosen by its number (the model list), instead of the selected one */
   | { type: "pickerChoose"; index?: number };
 
-export interface Rect {
+interface Rect {
   x: number;
   y: number;
   w: number;

@@ -90,7 +90,7 @@ interface Statements {
   getPage: Statement;
 }
 
-export type CaptureMethods = "saveCapture" | "setPending" | "inspectorView" | "capturePage" | "lastSectionBytes" | "lastRequestPrint";
+type CaptureMethods = "saveCapture" | "setPending" | "inspectorView" | "capturePage" | "lastSectionBytes" | "lastRequestPrint";
 
 const printRowSchema = z.object({ print: requestPrintSchema });
 

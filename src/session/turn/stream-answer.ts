@@ -7,7 +7,7 @@ import { Checkpointer } from "./checkpointer.js";
 import { clean } from "./record.js";
 import type { TurnEnv } from "./env.js";
 
-export type AnswerOutcome =
+type AnswerOutcome =
   /** stored complete; `blocks` are as stored (redacted), so its tools run with that input */
   | { kind: "complete"; blocks: Block[]; stopReason: StopReason; usage?: Usage }
   /** what arrived is stored as interrupted (when anything did); `partial` is that */
