@@ -1,4 +1,4 @@
-// Where the Anthropic adapter puts its cache breakpoints (issue 17, item 1): after the tool
+// Where the Anthropic adapter puts its cache breakpoints: after the tool
 // schemas, after the system and context blocks, on the previous turn's last message and on
 // the newest one; never more than 4; none where the prefix is below the model's minimum; the
 // TTL field only for the hour. And the capture's marker: in the page, not in the bytes.
@@ -155,7 +155,7 @@ describe("Anthropic cache breakpoints", () => {
 
   // The API finds a cached prefix only at a mark or up to ~20 blocks before one. A turn's
   // prose or one round's blocks can be longer than that; the previous request's prefix must
-  // still be read, not the whole history written again (review of issue 17).
+  // still be read, not the whole history written again.
   describe("each request reads the previous request's prefix, however far back it ends", () => {
     const toolRound = (k: number, calls: number, size = 40): Msg[] => [
       {

@@ -508,7 +508,7 @@ describe("summaries", () => {
   });
 });
 
-// --- files and failures (issue 11): real files, real faults --------------------------------
+// --- files and failures: real files, real faults -------------------------------------------
 
 async function refusal(p: Promise<unknown>): Promise<StoreError> {
   const e = await p.then(

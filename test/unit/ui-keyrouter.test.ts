@@ -131,7 +131,7 @@ describe("the key router", () => {
     expect(route("a", starting)).toEqual([{ type: "type", ch: "a" }]);
     expect(route(KEYS.up, starting)).toEqual([{ type: "history", dir: -1 }]);
     expect(route(KEYS.ctrl("l"), starting)).toEqual([{ type: "redraw" }]);
-    // ^O asks for the pane, which opens with the session (issue 14, item 9); no transcript yet: Shift-Tab does nothing
+    // ^O asks for the pane, which opens with the session; no transcript yet: Shift-Tab does nothing
     expect(route(KEYS.ctrl("o"), starting)).toEqual([{ type: "toggleContext" }]);
     expect(route(KEYS.shiftTab, starting)).toEqual([]);
   });

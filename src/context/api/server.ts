@@ -45,7 +45,7 @@ import { MACHINE_NUMBERING } from "../format.js";
 import { sessionIdProblem } from "../../record/session-id.js";
 
 /** session_context: the inspector's record; extensions: requests may hold MCP servers' tools
- * and instructions (their sections are named by the server, issue 18) */
+ * and instructions (their sections are named by the server) */
 const API_CAPABILITIES = ["session_context", "extensions"] as const;
 
 interface ApiServerOptions {
