@@ -140,7 +140,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
 }
 
 /**
- * Loading undici takes 100–250 ms of the main thread on these machines (issue 19): paid at the
+ * Loading undici takes 100–250 ms of the main thread on these machines: paid at the
  * first request it stood between Enter and the request leaving. The screen loads it a moment
  * after the frame that shows the session (attach draws that frame within a few ms once its
  * parts are in, and they load while the session does), so it neither delays that frame nor
@@ -239,7 +239,7 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command();
   program
     .name("albedo-tui")
@@ -404,7 +404,7 @@ function endQuietlyOnClosedStdout(): void {
   });
 }
 
-export async function run(argv: string[]): Promise<void> {
+async function run(argv: string[]): Promise<void> {
   endQuietlyOnClosedStdout();
   try {
     await buildProgram().parseAsync(argv);

@@ -20,7 +20,7 @@ export interface Flags {
   reasoning?: string;
 }
 
-export interface Credentials {
+interface Credentials {
   /** keys by provider, in memory only */
   keys: Partial<Record<ProviderName, string>>;
   /** base URLs by provider from the environment or config */

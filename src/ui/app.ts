@@ -50,13 +50,13 @@ import type { NoticeLevel } from "./transcript-item.js";
 export type { Keymap } from "./bindings.js";
 export type { Terminal } from "./screen.js";
 
-export interface StartOptions {
+interface StartOptions {
   noColor: boolean;
   /** the process's own terminal when not given */
   terminal?: Terminal;
 }
 
-export interface AttachOptions {
+interface AttachOptions {
   keymap: Keymap;
   keymapWarnings: string[];
   /** the config's "theme"; "auto" (the default) follows the terminal's background */
@@ -65,7 +65,7 @@ export interface AttachOptions {
   afterSessionFrame?: () => void;
 }
 
-export interface TuiOptions extends StartOptions, AttachOptions {}
+interface TuiOptions extends StartOptions, AttachOptions {}
 
 /** The screen between startTui() and the end of the session. */
 export interface Tui {

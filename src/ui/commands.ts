@@ -1,9 +1,9 @@
 // Slash commands: what exists, parsing a prompt that starts with "/", and completion hints.
 
-export const COMMAND_NAMES = ["help", "new", "sessions", "model", "image", "reload", "compact", "context", "export", "api", "mcp", "clear-screen", "quit"] as const;
+const COMMAND_NAMES = ["help", "new", "sessions", "model", "image", "reload", "compact", "context", "export", "api", "mcp", "clear-screen", "quit"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
-export interface CommandSpec {
+interface CommandSpec {
   name: CommandName;
   args: string;
   help: string;
@@ -25,7 +25,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "quit", args: "", help: "quit" },
 ];
 
-export type Parsed =
+type Parsed =
   | { kind: "prompt"; text: string }
   | { kind: "command"; name: CommandName; arg: string }
   | { kind: "unknown"; name: string };

@@ -27,6 +27,7 @@ import {
 } from "./bindings.js";
 import type { InputEvent, KeyEvent } from "./keys.js";
 import type { StyleName } from "./style.js";
+import { assertNever } from "../record/types.js";
 
 /** a second Ctrl-C within this long quits */
 export const QUIT_WINDOW_MS = 2000;
@@ -102,7 +103,7 @@ export type Intent =
   /** `index`: the row chosen by its number (the model list), instead of the selected one */
   | { type: "pickerChoose"; index?: number };
 
-export interface Rect {
+interface Rect {
   x: number;
   y: number;
   w: number;
@@ -186,10 +187,8 @@ function typeAheadSafe(i: Intent): boolean {
     case "pickerClose":
     case "pickerChoose":
       return false;
-    default: {
-      const never: never = i;
-      throw new Error(`unknown intent ${JSON.stringify(never)}`);
-    }
+    default:
+      return assertNever(i, "intent");
   }
 }
 
@@ -245,10 +244,8 @@ export class KeyRouter {
         return view.paneOpen ? [{ type: "compose" }, paste] : [paste];
       case "input":
         return [paste];
-      default: {
-        const never: never = view.focus;
-        throw new Error(`unknown focus ${String(never)}`);
-      }
+      default:
+        return assertNever(view.focus, "focus");
     }
   }
 
@@ -338,10 +335,8 @@ export class KeyRouter {
         return [{ type: "pickerChoose" }];
       case "sessions.close":
         return [{ type: "pickerClose" }];
-      default: {
-        const never: never = a;
-        throw new Error(`unknown box action ${String(never)}`);
-      }
+      default:
+        return assertNever(a, "box action");
     }
   }
 
@@ -374,10 +369,8 @@ export class KeyRouter {
         return [...(view.paneCovers ? [{ type: "pane", op: "close" } as const] : []), { type: "focusTranscript" }];
       case "context.focusPrompt":
         return [{ type: "focus", to: "input" }];
-      default: {
-        const never: never = a;
-        throw new Error(`unknown pane action ${String(never)}`);
-      }
+      default:
+        return assertNever(a, "pane action");
     }
   }
 
@@ -414,10 +407,8 @@ export class KeyRouter {
       case "input.focus":
       case "transcript.focus":
         return [...LEAVE_TRANSCRIPT];
-      default: {
-        const never: never = a;
-        throw new Error(`unknown transcript action ${String(never)}`);
-      }
+      default:
+        return assertNever(a, "transcript action");
     }
   }
 
@@ -469,10 +460,8 @@ export class KeyRouter {
       case "input.killToEnd":
       case "input.killToStart":
         return [{ type: "edit", op: EDIT_OPS[a] }];
-      default: {
-        const never: never = a;
-        throw new Error(`unknown prompt action ${String(never)}`);
-      }
+      default:
+        return assertNever(a, "prompt action");
     }
   }
 }

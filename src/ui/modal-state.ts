@@ -8,7 +8,7 @@ import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
 import type { ModelPicker } from "./model-list.js";
 
 /** a permission question waiting for its answer */
-export interface Question {
+interface Question {
   req: PermissionRequest;
   answer: (a: PermissionAnswer) => void;
 }

@@ -91,7 +91,7 @@ export function submitPrompt(s: ScreenHandle): void {
   );
 }
 
-export function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
+function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
   const c = s.controller;
   const info = (line: string): void => {
     s.transcript.notice("info", line);

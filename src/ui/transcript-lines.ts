@@ -17,7 +17,7 @@ import { formatToolLine, toolCallLines } from "./toolline.js";
 import type { Item } from "./transcript-item.js";
 
 /** an expandable part (a tool call, reasoning, long user text) and the line it starts on */
-export interface Target {
+interface Target {
   id: string;
   line: number;
 }
@@ -27,7 +27,7 @@ export interface ItemLines {
   targets: Target[];
 }
 
-export interface LayoutContext {
+interface LayoutContext {
   /** the parts open now, by their target id */
   expanded: ReadonlySet<string>;
   /** the selected part, when it is in this item: drawn inverted */

@@ -17,7 +17,7 @@ import { ToolCalls } from "./toolcall.js";
 import { isOpenLive, type Body, type Item, type LiveBody, type NoticeLevel } from "./transcript-item.js";
 import { layOutItem, LineCache, type ItemLines } from "./transcript-lines.js";
 
-export interface Anchor {
+interface Anchor {
   index: number;
   offset: number;
 }

@@ -121,7 +121,7 @@ describe("albedo-tui command line", () => {
   });
 });
 
-// --- issue 11: the prompt from stdin, and what reaches a terminal ----------------------------
+// --- the prompt from stdin, and what reaches a terminal --------------------------------------
 
 const anthropicArgs = (): string[] => ["--base-url", fake.anthropicBase, "--model", "claude-sonnet-4-5"];
 
@@ -264,8 +264,8 @@ describe("output from the record is inert on a terminal and exact when piped", (
   }, 60_000);
 
   it("context: the summary and a page inert on a terminal, exact when piped", async () => {
-    // the inspector already shows controls as visible text (^[ and \u009b), so this held
-    // before issue 11 too; the terminal path now also passes the sanitizer, as the screen does
+    // the inspector already shows controls as visible text (^[ and \u009b), so this holds
+    // without the sanitizer too; the terminal path passes it all the same, as the screen does
     const view = JSON.parse((await runCli(["context", sid, "--json"], hostileHome)).stdout) as { sections: { source: string }[] };
     // --section counts from 1, the JSON's index from 0
     const hist = String(view.sections.findIndex((s) => s.source === "history") + 1);

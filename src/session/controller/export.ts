@@ -10,7 +10,7 @@ import { sanitizeForTerminal } from "../../text/sanitize.js";
 import { formatInt } from "../../record/numbers.js";
 
 export const EXPORT_FORMAT = "albedo-tui/session";
-export const EXPORT_VERSION = 1;
+const EXPORT_VERSION = 1;
 
 /** A fence longer than any backtick run inside the text, so content cannot close it. */
 function fence(text: string, lang = ""): string {
@@ -33,7 +33,7 @@ function inlineCode(text: string): string {
   return `${tick}${pad}${text}${pad}${tick}`;
 }
 
-export function describeImage(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {
+function describeImage(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {
   const dims = b.width !== undefined && b.height !== undefined ? `, ${b.width}×${b.height}` : "";
   return `${b.mediaType}, ${formatInt(b.bytes)} bytes${dims}`;
 }

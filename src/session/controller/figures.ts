@@ -13,7 +13,7 @@ import type { EventHub } from "../turn/events.js";
 import type { ContextFigure, ContextStatus } from "./types.js";
 
 /** what the figure is worked out from */
-export interface FigureSources {
+interface FigureSources {
   events: EventHub;
   /** the session shown: a figure worked out for another one is dropped */
   session(): Session;

@@ -9,7 +9,7 @@ import { unseenReason, type ImageTarget } from "../../replay/replay.js";
 /** /model named a provider and model that cannot go together */
 export class ModelChoiceError extends Error {}
 
-export const PROVIDER_LABEL: Record<ProviderName, string> = { anthropic: "Anthropic", openai: "OpenAI" };
+const PROVIDER_LABEL: Record<ProviderName, string> = { anthropic: "Anthropic", openai: "OpenAI" };
 
 /** the model a session talks to */
 export interface ModelInUse {

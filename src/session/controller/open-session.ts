@@ -13,7 +13,7 @@ import { badLines } from "./sentences.js";
 /** How many of the newest messages a screen reads before its first frame. */
 const FIRST_FRAME_MESSAGES = 300;
 
-export interface SessionReading {
+interface SessionReading {
   store: HistoryStore;
   events: EventHub;
   workspace: string;

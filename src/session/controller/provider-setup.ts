@@ -23,7 +23,7 @@ export function baseUrls(s: ProviderSettings): Record<ProviderName, string> {
 }
 
 /** a key is needed for Anthropic, and for OpenAI's own endpoint; local servers need none */
-export function keyProblem(s: ProviderSettings, provider: ProviderName): string | undefined {
+function keyProblem(s: ProviderSettings, provider: ProviderName): string | undefined {
   const key = s.credentials.keys[provider];
   if (key) return undefined;
   // the same rule the provider client applies, so the two never disagree
@@ -38,13 +38,13 @@ export function apiSetting(s: ProviderSettings, provider: ProviderName): { api?:
 }
 
 /** what builds a provider client: the adapters (parts.ts), loaded after the session shows */
-export interface ProviderParts {
+interface ProviderParts {
   createProvider: typeof createProvider;
   serverMemory: typeof serverMemory;
 }
 
 /** the settings the model in use is chosen and looked up with */
-export type ModelSettings = ProviderSettings & Pick<AppOptions, "model" | "contextWindow" | "vision">;
+type ModelSettings = ProviderSettings & Pick<AppOptions, "model" | "contextWindow" | "vision">;
 
 /** The model the session talks to, and the provider client for it: built from the parts when
  * they are in, and again when the model or the keys change. What each server refused is

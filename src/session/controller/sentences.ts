@@ -67,7 +67,7 @@ export function settingsChanges(was: Reloadable, now: Reloadable): string {
 }
 
 /** what /reload did, whole */
-export interface Reloaded {
+interface Reloaded {
   /** the project context's sources as read now, and those whose text changed */
   sources: readonly string[];
   changed: readonly string[];

@@ -26,7 +26,7 @@ export function changedItems(before: readonly ContextItem[], after: readonly Con
 }
 
 /** what a stored request is compared with: the one a turn started now would send */
-export interface ComposedNow {
+interface ComposedNow {
   model: ModelInUse;
   /** the turn's parts: the comparison builds the next request as a turn would */
   ready(): Promise<{ SUMMARY_REQUEST_NOTE: string }>;
@@ -79,7 +79,7 @@ async function changedContext(stored: readonly SectionSummary[], composed: Compo
   return changed;
 }
 
-export interface PendingDeps {
+interface PendingDeps {
   store: Pick<HistoryStore, "setPending">;
   events: EventHub;
   /** a turn or /compact runs: its later requests are built from what it started with */

@@ -42,7 +42,7 @@ function cacheHints(c: Composition): RequestCache {
 }
 
 /** what the next request's capture is made with: the adapters and the tools (parts.ts) */
-export interface CaptureParts {
+interface CaptureParts {
   toolSchemas: typeof toolSchemas;
   captureRequest: typeof captureRequest;
 }
@@ -79,7 +79,7 @@ export function captureNext(c: Composition, parts: CaptureParts, prior: Paramete
 }
 
 /** what a turn has beside the composition: the record it appends to and what it reports through */
-export interface TurnSetting {
+interface TurnSetting {
   history: StoredMessage[];
   provider: Provider;
   memory: PermissionMemory;

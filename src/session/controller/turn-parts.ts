@@ -11,7 +11,7 @@ import type { EventHub } from "../turn/events.js";
 /** The adapters, the tools and the turn, imported lazily. */
 export type Parts = typeof import("./parts.js");
 
-export interface PartsLoad {
+interface PartsLoad {
   /** the lazy import of parts.ts */
   parts(): Promise<Parts>;
   /** reads the project context */

@@ -11,7 +11,7 @@ import { type Connection, StoreError, nowIso, sqliteCode, stmtAll, stmtRun } fro
 
 // Rows as SQLite returns them.
 
-export interface SessionRow {
+interface SessionRow {
   id: string;
   title: string;
   workspace: string;
@@ -161,7 +161,7 @@ interface Statements {
   tailStart: Statement;
 }
 
-export type MessageMethods =
+type MessageMethods =
   | "createSession"
   | "getSession"
   | "listSessions"

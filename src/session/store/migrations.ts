@@ -2,7 +2,7 @@
 // to in `schema_version`; migrations[i] takes it from version i to version i + 1.
 // Never edit a migration that has shipped: add a new one at the end.
 
-export interface Migration {
+interface Migration {
   /** the version the database has after this migration */
   version: number;
   /** what it does, for error messages */

@@ -34,7 +34,7 @@ import { CaptureStore, NO_REQUEST_YET } from "./captures.js";
 export { StoreError, describeStoreFailure, NO_REQUEST_YET, newSessionId };
 export type { StoreErrorKind } from "./sqlite.js";
 
-export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 export interface OpenOptions {
   busyTimeoutMs?: number;

@@ -42,7 +42,7 @@ export async function prepare(env: TurnEnv, turnStart: number): Promise<PrepareR
   return result;
 }
 
-export interface Summarised {
+interface Summarised {
   /** a line for the person, or undefined when there was nothing to summarise */
   said: string | undefined;
   usage?: Usage;
