@@ -4,6 +4,7 @@ import type { AnswerUsage, Block, MessageStatus, NewMessage, Session, SessionInf
 import type { Capture, InspectorView, Page } from "../../context/types.js";
 import type { RequestPrint } from "../../context/change.js";
 import type { StoredSummary } from "../../compaction/types.js";
+import type { LeaseHolder, LeaseResult, Opener } from "./leases.js";
 
 // the stored summary is compaction's notion; the store only keeps it
 export type { StoredSummary };
@@ -55,6 +56,18 @@ export interface HistoryStore {
   lastSectionBytes(sessionId: string): Promise<Map<string, number> | undefined>;
   /** the current capture's request print, for the next capture's change line */
   lastRequestPrint(sessionId: string): Promise<RequestPrint | undefined>;
+
+  /** the session is open in one place at a time: taken in one write transaction, taken over
+   *  from a holder that is gone (leases.ts) */
+  takeLease(sessionId: string, me: Opener): Promise<LeaseResult>;
+  /** false when the lease is no longer mine */
+  heartbeat(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<boolean>;
+  releaseLease(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<void>;
+  leaseOf(sessionId: string): Promise<LeaseHolder | undefined>;
+  /** a new session with the record (messages and summaries) copied, in one transaction */
+  forkSession(sessionId: string): Promise<Session>;
+  /** the session a fork was copied from */
+  forkedFrom(sessionId: string): Promise<string | undefined>;
 
   saveSummary(s: Omit<StoredSummary, "id" | "createdAt">): Promise<StoredSummary>;
   /** newest first */
