@@ -156,6 +156,13 @@ export function runCommand(s: ScreenHandle, name: CommandName, arg: string): voi
     case "reload":
       guard("/reload", c.reload().then(info));
       return;
+    case "fork":
+      if (c.busy()) {
+        s.flash("a turn is running; fork after it ends", "warn", true);
+        return;
+      }
+      guard("/fork", c.fork().then(info));
+      return;
     case "compact":
       if (c.busy()) {
         s.flash("a turn is running; compact after it ends", "warn", true);

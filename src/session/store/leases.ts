@@ -8,38 +8,12 @@ import type { Connection } from "./sqlite.js";
 import { StoreError } from "./sqlite.js";
 import { newSessionId, requireSession } from "./messages.js";
 import type { Session } from "../../record/types.js";
+import type { LeaseHolder, OpenElsewhere, LeaseResult, Opener } from "./types.js";
+
+export type { LeaseHolder, OpenElsewhere, LeaseResult, Opener };
 
 /** How long a heartbeat stays good for a holder on another host (its pid cannot be checked from here). */
 export const LEASE_STALE_MS = 60_000;
-
-/** Who holds a session open. */
-export interface LeaseHolder {
-  pid: number;
-  host: string;
-  /** when it opened the session (ISO) */
-  since: string;
-  /** its last heartbeat (ISO) */
-  heartbeat: string;
-}
-
-/** A holder as the opener sees it: whether its process still runs (or, on another host, still beats). */
-export interface OpenElsewhere extends LeaseHolder {
-  alive: boolean;
-}
-
-export type LeaseResult =
-  /** `tookOver`: the holder found dead, whose lease this opener took */
-  | { ok: true; tookOver?: OpenElsewhere }
-  | { ok: false; holder: OpenElsewhere };
-
-export interface Opener {
-  pid: number;
-  host: string;
-  /** whether a process of this host runs under this pid (process.kill(pid, 0)) */
-  pidAlive(pid: number): boolean;
-  /** the heartbeat age past which a holder on another host counts as gone */
-  staleMs?: number;
-}
 
 interface LeaseRow {
   pid: number;

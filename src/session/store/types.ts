@@ -4,7 +4,6 @@ import type { AnswerUsage, Block, MessageStatus, NewMessage, Session, SessionInf
 import type { Capture, InspectorView, Page } from "../../context/types.js";
 import type { RequestPrint } from "../../context/change.js";
 import type { StoredSummary } from "../../compaction/types.js";
-import type { LeaseHolder, LeaseResult, Opener } from "./leases.js";
 
 // the stored summary is compaction's notion; the store only keeps it
 export type { StoredSummary };
@@ -20,6 +19,35 @@ export interface BadMessage {
 export interface LoadedHistory {
   messages: StoredMessage[];
   bad: BadMessage[];
+}
+
+/** Who holds a session open. */
+export interface LeaseHolder {
+  pid: number;
+  host: string;
+  /** when it opened the session (ISO) */
+  since: string;
+  /** its last heartbeat (ISO) */
+  heartbeat: string;
+}
+
+/** A holder as the opener sees it: whether its process still runs (or, on another host, still beats). */
+export interface OpenElsewhere extends LeaseHolder {
+  alive: boolean;
+}
+
+export type LeaseResult =
+  /** `tookOver`: the holder found dead, whose lease this opener took */
+  | { ok: true; tookOver?: OpenElsewhere }
+  | { ok: false; holder: OpenElsewhere };
+
+export interface Opener {
+  pid: number;
+  host: string;
+  /** whether a process of this host runs under this pid (process.kill(pid, 0)) */
+  pidAlive(pid: number): boolean;
+  /** the heartbeat age past which a holder on another host counts as gone */
+  staleMs?: number;
 }
 
 export interface HistoryStore {
