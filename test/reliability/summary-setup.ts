@@ -71,6 +71,7 @@ export function teardown(): void {
     io: read("io-boundary"),
     mcpSecrets: read("mcp-secrets"),
     mcpFailures: read("mcp-failures"),
+    twoWindows: read("two-windows"),
   };
   fs.rmSync(runDir, { recursive: true, force: true });
   if (Object.values(f).every((x) => x === undefined)) return; // no reliability file ran
@@ -129,6 +130,12 @@ export function teardown(): void {
     [
       "MCP secrets found in requests/records/pages",
       f.mcpSecrets ? `${num(f.mcpSecrets.secretsFound)} (${num(f.mcpSecrets.secrets)} secrets and their pieces, ${num(f.mcpSecrets.placesChecked)} places checked)` : notRun,
+    ],
+    [
+      "trap two windows: tried / next turn / lost / interleaved",
+      f.twoWindows
+        ? `${num(f.twoWindows.tried)} (${held(f.twoWindows)} held) / ${num(f.twoWindows.nextTurnWorked)} / ${num(f.twoWindows.recordsLost)} / ${num(f.twoWindows.interleavings)}`
+        : notRun,
     ],
     ["secrets found", `${secretsFound}${f.secrets ? ` (${num(f.secrets.placesScanned)} outputs and every file of every home scanned)` : ""}`],
   ];
