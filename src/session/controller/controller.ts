@@ -166,6 +166,7 @@ export class App implements Controller {
     if (opts.headless && keyProblem) throw new MissingKeyError(keyProblem);
     // reads the MCP configuration only: servers start later (mcp.start, or a headless turn)
     app.ext.configure();
+    await app.lease.holdNew();
     const o = opts.open;
     if ("resume" in o) {
       const problem = sessionIdProblem(o.resume);
@@ -364,9 +365,8 @@ export class App implements Controller {
     const turn = async (): Promise<TurnOutcome> => {
       await this.open.wholeHistory;
       const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";
-      await this.open.ensureStored(title);
-      // a draft's row is new: nobody else can hold it
-      if (this.lease.readOnly === undefined) await this.lease.ensure(this.open.current.id);
+      // a draft's row comes with its lease (SessionLease.holdNew): nobody else can hold it
+      if (await this.open.ensureStored(title)) this.lease.adopt(this.open.current.id);
       env.sessionId = this.open.current.id; // the same id, unless the draft's clashed and the store chose another
       return this.parts.loaded().runTurn(env, blocks, signal);
     };

@@ -128,18 +128,21 @@ export class OpenSession {
 
   /** Before the first message of a prompt is stored: a draft gets its row under the id it was
    * shown with, its title in the same statement (no separate setTitle before the first
-   * request); a stored session without a title gets this one. */
-  async ensureStored(title: string): Promise<void> {
+   * request); a stored session without a title gets this one. True when the row was written now. */
+  async ensureStored(title: string): Promise<boolean> {
+    let created = false;
     if (!this.stored) {
       const draft = this.current;
       const row = await this.r.store.createSession({ workspace: draft.workspace, id: draft.id, ...(title ? { title } : {}) });
       // the same object stays current (a turn and the figure hold it); only the stored facts change
       Object.assign(draft, row);
       this.stored = true;
+      created = true;
     }
     if (!this.current.title && title) {
       await this.r.store.setTitle(this.current.id, title);
       this.current.title = title;
     }
+    return created;
   }
 }

@@ -53,9 +53,17 @@ export class SessionLease {
     return undefined;
   }
 
-  /** Holds `id` if nothing is held for it yet (a draft just stored). */
-  async ensure(id: string): Promise<void> {
-    if (this.held !== id) await this.take(id);
+  /** From now on, a session this process stores is held by it in the same statement (holdNewSessions). */
+  holdNew(): Promise<void> {
+    return this.r.store.holdNewSessions(this.me);
+  }
+
+  /** A draft just stored: its row came with its lease (holdNew), so only the heartbeat starts. */
+  adopt(id: string): void {
+    if (this.held === id) return;
+    this.readOnly = undefined;
+    this.held = id;
+    this.beat(id);
   }
 
   /** a draft: nothing to hold until it is stored */

@@ -58,6 +58,25 @@ export class LeaseStore {
     });
   }
 
+  /**
+   * Every session this connection creates from now on is held by `me` from its first
+   * statement: a TEMP trigger (this connection's only) writes the lease inside the INSERT
+   * of the session's row, so a new session's first prompt costs no second commit before
+   * its request, and no other opener can find the new row unheld.
+   */
+  holdNewSessions(me: Pick<Opener, "pid" | "host">): Promise<void> {
+    const host = `'${me.host.replace(/'/g, "''")}'`;
+    const pid = Math.floor(me.pid);
+    return this.conn.serial(async () => {
+      await this.conn.run("DROP TRIGGER IF EXISTS temp.open_lease_on_new_session");
+      await this.conn.run(
+        "CREATE TEMP TRIGGER open_lease_on_new_session AFTER INSERT ON main.sessions BEGIN " +
+          "INSERT OR REPLACE INTO main.open_leases (session_id, pid, host, started_at, heartbeat_at) " +
+          `VALUES (NEW.id, ${pid}, ${host}, NEW.created_at, NEW.created_at); END`,
+      );
+    });
+  }
+
   /** Refreshes my heartbeat; false when the lease is no longer mine (taken over meanwhile). */
   heartbeat(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<boolean> {
     return this.conn.serial(async () => {

@@ -208,6 +208,10 @@ export class SqliteStore implements HistoryStore {
   takeLease(sessionId: string, me: Opener): Promise<LeaseResult> {
     return this.leases.takeLease(sessionId, me);
   }
+  holdNewSessions(me: Pick<Opener, "pid" | "host">): Promise<void> {
+    // a read-only store creates no session
+    return this.readOnly ? Promise.resolve() : this.leases.holdNewSessions(me);
+  }
   heartbeat(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<boolean> {
     return this.leases.heartbeat(sessionId, me);
   }

@@ -88,6 +88,8 @@ export interface HistoryStore {
   /** the session is open in one place at a time: taken in one write transaction, taken over
    *  from a holder that is gone (leases.ts) */
   takeLease(sessionId: string, me: Opener): Promise<LeaseResult>;
+  /** the sessions this connection creates are held by `me` from their first statement */
+  holdNewSessions(me: Pick<Opener, "pid" | "host">): Promise<void>;
   /** false when the lease is no longer mine */
   heartbeat(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<boolean>;
   releaseLease(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<void>;
