@@ -99,6 +99,22 @@ describe("a session is open in one place at a time", () => {
     // the fork's request carries the copied record
     expect(userTexts(e2e.fake.requests.length - 1)).toEqual(["first prompt", "from window A", "in the fork"]);
 
+    // /sessions back to the held one: read-only again, Enter refused again
+    await ask(b, "/sessions");
+    // the box takes keys once it has been seen: its footer then names them
+    await b.waitFor("Enter switch", WAIT);
+    b.send(KEYS.down);
+    await b.settle();
+    b.send(KEYS.enter);
+    await b.waitFor("switched to", WAIT);
+    await b.waitFor("It is shown read-only here", WAIT);
+    await b.waitForGone("ANSWER-FORK", WAIT);
+    const before = e2e.fake.requests.length;
+    await ask(b, "still held");
+    await b.waitFor("Not sent: this session is read-only here.", WAIT);
+    expect(e2e.fake.requests).toHaveLength(before);
+    s_clear(b);
+
     // window A is killed: it never gave the lease back, and the next opener takes it over
     a.kill("SIGKILL");
     await a.exited();
