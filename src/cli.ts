@@ -99,7 +99,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
     for (const f of opts.image ?? []) images.push(await loadImage(path.resolve(settings.workspace, f), settings.provider));
   }
   const store = await openDb(opts.db);
-  const { App, UnknownSessionError, MissingKeyError } = await import("./session/controller/controller.js");
+  const { App, UnknownSessionError, MissingKeyError, SessionHeldError } = await import("./session/controller/controller.js");
   let app;
   try {
     app = await App.create({
@@ -114,7 +114,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
     });
   } catch (e) {
     await store.close();
-    if (e instanceof UnknownSessionError || e instanceof MissingKeyError) throw new CliError(e.message);
+    if (e instanceof UnknownSessionError || e instanceof MissingKeyError || e instanceof SessionHeldError) throw new CliError(e.message);
     throw e;
   }
 
@@ -332,10 +332,11 @@ function buildProgram(): Command {
         const s = await store.getSession(id);
         if (!s) throw new CliError(noSession(id, store));
         const { messages, bad } = await store.loadHistory(id);
+        const summaries = await store.loadSummaries(id);
         for (const b of bad) process.stderr.write(forStream(`warning: message #${b.seq} could not be read: ${b.error}`, process.stderr) + "\n");
         const { exportJson, exportMarkdown } = await import("./session/controller/export.js");
         // Markdown is inert already (it may be cat-ed later); JSON is escaped only for a terminal
-        process.stdout.write(o.format === "json" ? jsonForStream(exportJson(s, messages), process.stdout) : exportMarkdown(s, messages));
+        process.stdout.write(o.format === "json" ? jsonForStream(exportJson(s, messages, summaries), process.stdout) : exportMarkdown(s, messages, summaries));
       } finally {
         await store.close();
       }

@@ -264,7 +264,7 @@ class TuiApp {
     this.s = a;
     this.offs.push(controller.subscribe((e) => this.onEvent(a, e), { answersPermissions: true }));
 
-    transcript.load(controller.history());
+    transcript.load(controller.history(), controller.summaries());
     const info = controller.info();
     if (controller.history().length === 0) {
       transcript.notice(
@@ -274,6 +274,9 @@ class TuiApp {
     }
     for (const w of opts.keymapWarnings) transcript.notice("warning", w);
     if (info.keyProblem) transcript.notice("error", info.keyProblem);
+    // open in another process: shown, never written to from here
+    const readOnly = controller.readOnly();
+    if (readOnly) transcript.notice("warning", readOnly);
     // with --api: printed before the screen, the address would be lost under it
     if (info.api) transcript.notice("info", `Local API on ${info.api.url} (token in ${info.api.tokenFile}); /api shows its routes.`);
     for (const n of this.early.splice(0)) transcript.notice(n.level, n.text);
@@ -435,7 +438,7 @@ class TuiApp {
         this.refreshStatus(true);
         break;
       case "session":
-        t.load(a.controller.history());
+        t.load(a.controller.history(), a.controller.summaries());
         // ↑ recalls this session's prompts (all of them, once the whole record is read), and
         // the provider's usage shown belongs to the session left behind
         a.history.replace(promptsOf(a.controller));

@@ -156,6 +156,13 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     case "reload":
       guard("/reload", c.reload().then(info));
       return;
+    case "fork":
+      if (c.busy()) {
+        s.flash("a turn is running; fork after it ends", "warn", true);
+        return;
+      }
+      guard("/fork", c.fork().then(info));
+      return;
     case "compact":
       if (c.busy()) {
         s.flash("a turn is running; compact after it ends", "warn", true);

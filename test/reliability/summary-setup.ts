@@ -95,6 +95,7 @@ export function teardown(): void {
     io: read("io-boundary"),
     mcpSecrets: read("mcp-secrets"),
     mcpFailures: read("mcp-failures"),
+    twoWindows: read("two-windows"),
   };
   const traps = readTraps();
   fs.rmSync(runDir, { recursive: true, force: true });
@@ -159,6 +160,12 @@ export function teardown(): void {
       `trap: ${t.trap}`,
       `${t.held ? "held" : "NOT HELD"}: next turn ${t.nextTurnWorks ? "works" : "FAILS"}, ${num(t.messagesLost)} stored messages lost${t.detail ? ` (${t.detail})` : ""}`,
     ]),
+    [
+      "trap two windows: tried / next turn / lost / interleaved",
+      f.twoWindows
+        ? `${num(f.twoWindows.tried)} (${held(f.twoWindows)} held) / ${num(f.twoWindows.nextTurnWorked)} / ${num(f.twoWindows.recordsLost)} / ${num(f.twoWindows.interleavings)}`
+        : notRun,
+    ],
     ["secrets found", `${secretsFound}${f.secrets ? ` (${num(f.secrets.placesScanned)} outputs and every file of every home scanned)` : ""}`],
   ];
   const w = Math.max(...rows.map(([n]) => n.length));

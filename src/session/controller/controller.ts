@@ -33,7 +33,22 @@ import { TurnParts, type Parts } from "./turn-parts.js";
 import { Activity } from "./activity.js";
 import { listModels } from "./model-list.js";
 import { OpenSession } from "./open-session.js";
-import { BUSY, compactAnswer, modelAnswer, modelNow, noSession, PENDING, reloadAnswer, settingsChanges } from "./sentences.js";
+import {
+  BUSY,
+  compactAnswer,
+  forkAnswer,
+  headlessHeld,
+  modelAnswer,
+  modelNow,
+  noSession,
+  NOTHING_TO_FORK,
+  PENDING,
+  readOnlyRefusal,
+  reloadAnswer,
+  settingsChanges,
+} from "./sentences.js";
+import { SessionLease } from "./session-lease.js";
+import type { StoredSummary } from "../store/types.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
 
@@ -41,6 +56,9 @@ export class UnknownSessionError extends Error {}
 
 /** headless mode without the key it needs: nothing is created, the sentence says what to set */
 export class MissingKeyError extends Error {}
+
+/** headless mode asked for a session open in another process: nothing is sent */
+export class SessionHeldError extends Error {}
 
 export class App implements Controller {
   /** every notice, retry reason and turn error passes the one redactor on its way out */
@@ -54,6 +72,8 @@ export class App implements Controller {
   private readonly background = new Set<Promise<unknown>>();
   /** the session open now: its row and its record as read (open-session.ts) */
   private readonly open: OpenSession;
+  /** where the open session is held: here, or elsewhere and read-only here (session-lease.ts) */
+  private readonly lease: SessionLease;
   /** the model in use and its provider client (provider-setup.ts) */
   private readonly inUse: ProviderInUse;
   /** the adapters, the tools and the turn, with the project context (turn-parts.ts) */
@@ -90,6 +110,7 @@ export class App implements Controller {
       headless: opts.headless,
       onWhole: () => void this.figures.refresh(),
     });
+    this.lease = new SessionLease({ store: opts.store, events: this.hub, background: (work) => this.inBackground(work) });
     this.pending = new PendingMarks({
       store: opts.store,
       events: this.hub,
@@ -147,6 +168,7 @@ export class App implements Controller {
     if (opts.headless && keyProblem) throw new MissingKeyError(keyProblem);
     // reads the MCP configuration only: servers start later (mcp.start, or a headless turn)
     app.ext.configure();
+    await app.lease.holdNew();
     const o = opts.open;
     if ("resume" in o) {
       const problem = sessionIdProblem(o.resume);
@@ -166,6 +188,7 @@ export class App implements Controller {
 
   /** A new session, not yet in the store (open-session.ts): nothing of another session's is kept. */
   private async loadDraft(): Promise<void> {
+    await this.lease.none();
     this.open.draft();
     this.figures.opened(undefined);
     // before the parts are in, the figure follows them (an "info" event); the session shows now
@@ -175,7 +198,19 @@ export class App implements Controller {
 
   /** Opens a stored session: its record (open-session.ts), its figures and its view's staleness. */
   private async load(s: Session): Promise<void> {
-    const partial = await this.open.read(s);
+    // the lease before the record: headless refuses a session open elsewhere without reading it
+    const held = await this.lease.take(s.id);
+    if (held && this.opts.headless) throw new SessionHeldError(headlessHeld(s.id, held));
+    let partial: boolean;
+    try {
+      partial = await this.open.read(s);
+    } catch (e) {
+      // the session that stays current is not the one leased
+      const still = this.open.storedId();
+      if (still !== undefined) await this.lease.take(still);
+      else await this.lease.none();
+      throw e;
+    }
     // the provider's report for the session's last answer, as stored with it: the first
     // request after a restart shows it as the previous response's usage
     this.figures.opened(this.open.messages.findLast((m) => m.role === "assistant")?.usage);
@@ -227,6 +262,14 @@ export class App implements Controller {
 
   history(): readonly StoredMessage[] {
     return this.open.messages;
+  }
+
+  summaries(): readonly StoredSummary[] {
+    return this.open.summaries;
+  }
+
+  readOnly(): string | undefined {
+    return this.lease.readOnly;
   }
 
   busy(): boolean {
@@ -283,6 +326,12 @@ export class App implements Controller {
       const ended = await this.activity.awaitParts(() => this.ready());
       if (ended) return ended;
     }
+    if (this.lease.readOnly) {
+      const refused = readOnlyRefusal(this.lease.readOnly);
+      this.hub.emit({ type: "notice", level: "warning", text: refused });
+      // unsent: the screen gives the text back, for /fork or for later
+      return { ok: false, error: refused, finalText: "", unsent: true };
+    }
     const busy = this.activity.promptRefusal();
     if (busy) {
       this.hub.emit({ type: "notice", level: "warning", text: busy });
@@ -326,7 +375,8 @@ export class App implements Controller {
     const turn = async (): Promise<TurnOutcome> => {
       await this.open.wholeHistory;
       const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";
-      await this.open.ensureStored(title);
+      // a draft's row comes with its lease (SessionLease.holdNew): nobody else can hold it
+      if (await this.open.ensureStored(title)) this.lease.adopt(this.open.current.id);
       env.sessionId = this.open.current.id; // the same id, unless the draft's clashed and the store chose another
       return this.parts.loaded().runTurn(env, blocks, signal);
     };
@@ -366,7 +416,22 @@ export class App implements Controller {
     if (!s) throw new UnknownSessionError(noSession(id));
     await this.load(s);
     this.hub.emit({ type: "session" });
+    if (this.lease.readOnly) this.hub.emit({ type: "notice", level: "warning", text: this.lease.readOnly });
     this.hub.emit({ type: "info" });
+  }
+
+  /** A new session with this one's record copied (the store's fork, one transaction), opened here;
+   * this one stays as it was. The way on from a session open elsewhere. */
+  async fork(): Promise<string> {
+    if (this.busy()) throw new Error(BUSY.switchSession);
+    const from = this.open.storedId();
+    if (from === undefined) return NOTHING_TO_FORK;
+    const s = await this.opts.store.forkSession(from);
+    await this.load(s);
+    await this.open.wholeHistory;
+    this.hub.emit({ type: "session" });
+    this.hub.emit({ type: "info" });
+    return forkAnswer(from, s.id, this.open.messages.length);
   }
 
   async setModel(spec: string): Promise<string> {
@@ -419,7 +484,7 @@ export class App implements Controller {
   }
 
   async compact(): Promise<string> {
-    const refused = this.activity.compactRefusal() ?? this.inUse.keyProblem();
+    const refused = (this.lease.readOnly ? readOnlyRefusal(this.lease.readOnly) : undefined) ?? this.activity.compactRefusal() ?? this.inUse.keyProblem();
     if (refused) return refused;
     /** what the summary changed, when one was stored */
     let summarised: string | undefined;
@@ -438,7 +503,10 @@ export class App implements Controller {
     // The last capture is the summary request, and the next request carries the summary
     // instead of the history it replaced: the view goes pending, and the status line and
     // the pane give the estimate of that next request (docs/architecture.md, Design rules).
-    if (summarised) await this.pending.markOrWarn(PENDING.compacted(summarised));
+    if (summarised) {
+      await this.pending.markOrWarn(PENDING.compacted(summarised));
+      await this.open.readSummaries().catch(() => undefined);
+    }
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "info" });
@@ -451,7 +519,8 @@ export class App implements Controller {
     // moves its updated_at
     const session = (await this.opts.store.getSession(this.open.current.id)) ?? this.open.current;
     const file = path.join(this.opts.workspace, `albedo-${session.id}.${format === "md" ? "md" : "json"}`);
-    const text = format === "md" ? exportMarkdown(session, this.open.messages) : exportJson(session, this.open.messages);
+    const summaries = await this.opts.store.loadSummaries(session.id).catch(() => this.open.summaries);
+    const text = format === "md" ? exportMarkdown(session, this.open.messages, summaries) : exportJson(session, this.open.messages, summaries);
     await fs.writeFile(file, text);
     return file;
   }
@@ -486,6 +555,8 @@ export class App implements Controller {
     await this.activity.stop();
     // every MCP server's process group ends with the app
     await this.ext.close().catch(() => undefined);
+    // the session is free for the next opener
+    await this.lease.release();
     // what runs on the store unawaited ends before it closes; nothing new starts meanwhile
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
     await this.opts.store.close();

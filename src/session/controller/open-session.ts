@@ -5,7 +5,7 @@ import type { Session, StoredMessage } from "../../record/types.js";
 import { messageOf } from "../../record/errors.js";
 import { newSessionId, NO_REQUEST_YET } from "../store/store.js";
 import type { InspectorView, Page } from "../../context/types.js";
-import type { HistoryStore } from "../store/types.js";
+import type { HistoryStore, StoredSummary } from "../store/types.js";
 import type { EventHub } from "../turn/events.js";
 import type { PermissionMemory } from "../../tools/run.js";
 import { badLines } from "./sentences.js";
@@ -32,6 +32,8 @@ export class OpenSession {
   /** false while the current session is a draft: it gets its row when its first message is
    * stored, so a screen opened and closed without a prompt leaves nothing behind */
   private stored = true;
+  /** its /compact summaries, newest first (each covers a run of stored messages) */
+  summaries: StoredSummary[] = [];
   /** the rows that could not be read, a line each */
   bad: string[] = [];
   /** its "allow for this session" answers, made with the turn's parts; undefined is a fresh,
@@ -46,6 +48,7 @@ export class OpenSession {
     this.current = { id: newSessionId(), title: "", workspace: this.r.workspace, createdAt: now, updatedAt: now };
     this.stored = false;
     this.messages = [];
+    this.summaries = [];
     this.bad = [];
     this.permissions = undefined;
     this.wholeHistory = Promise.resolve();
@@ -61,7 +64,9 @@ export class OpenSession {
     // read first: a session that cannot be read leaves the current one as it was (its
     // messages and permission memory must never be sent as another session's)
     const loaded = await this.r.store.loadHistory(s.id, first === undefined ? undefined : { last: first });
+    const summaries = await this.r.store.loadSummaries(s.id);
     this.current = s;
+    this.summaries = summaries;
     this.stored = true;
     this.messages = loaded.messages;
     const partial = first !== undefined && loaded.messages.length + loaded.bad.length >= first;
@@ -97,6 +102,13 @@ export class OpenSession {
     }
   }
 
+  /** after a /compact stored one */
+  async readSummaries(): Promise<void> {
+    const s = this.current;
+    const summaries = this.stored ? await this.r.store.loadSummaries(s.id) : [];
+    if (this.current === s) this.summaries = summaries;
+  }
+
   /** the id under which it is stored; undefined for a draft */
   storedId(): string | undefined {
     return this.stored ? this.current.id : undefined;
@@ -116,18 +128,21 @@ export class OpenSession {
 
   /** Before the first message of a prompt is stored: a draft gets its row under the id it was
    * shown with, its title in the same statement (no separate setTitle before the first
-   * request); a stored session without a title gets this one. */
-  async ensureStored(title: string): Promise<void> {
+   * request); a stored session without a title gets this one. True when the row was written now. */
+  async ensureStored(title: string): Promise<boolean> {
+    let created = false;
     if (!this.stored) {
       const draft = this.current;
       const row = await this.r.store.createSession({ workspace: draft.workspace, id: draft.id, ...(title ? { title } : {}) });
       // the same object stays current (a turn and the figure hold it); only the stored facts change
       Object.assign(draft, row);
       this.stored = true;
+      created = true;
     }
     if (!this.current.title && title) {
       await this.r.store.setTitle(this.current.id, title);
       this.current.title = title;
     }
+    return created;
   }
 }

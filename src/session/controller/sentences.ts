@@ -6,6 +6,7 @@ import { formatInt } from "../../record/numbers.js";
 import type { BadMessage } from "../store/types.js";
 import type { ModelChoice, ModelInUse } from "./model-choice.js";
 import type { Reloadable } from "./options.js";
+import type { OpenElsewhere } from "../store/leases.js";
 
 /** why a prompt or a command is refused while something else runs */
 export const BUSY = {
@@ -99,3 +100,36 @@ export const PENDING = {
   reloaded: (changed: readonly string[]): string => `project context reloaded (/reload)${changed.length > 0 ? `: ${changed.join(", ")} changed` : ""}`,
   compacted: (said: string): string => `history compacted by /compact (${said}): the next request carries the summary`,
 } as const;
+
+/** where a session is open, for the one who found it open there */
+export function openElsewhere(id: string, h: OpenElsewhere): string {
+  const state = h.alive ? "running" : "not answering";
+  return `Session ${id} is open in another albedo-tui (pid ${h.pid} on ${h.host}, since ${h.since}, ${state})`;
+}
+
+/** the screen opened a session held elsewhere: it shows it, and says what can be done */
+export function readOnlyHere(id: string, h: OpenElsewhere): string {
+  return `${openElsewhere(id, h)}. It is shown read-only here, so the two never mix their turns: /fork continues it in a new session with its record copied, or quit the other one and open it again.`;
+}
+
+/** Enter (or /compact) in a session shown read-only */
+export function readOnlyRefusal(why: string): string {
+  return `Not sent: this session is read-only here. ${why}`;
+}
+
+/** headless with --continue/--resume of a session held elsewhere: nothing is sent, exit 1 */
+export function headlessHeld(id: string, h: OpenElsewhere): string {
+  return `${openElsewhere(id, h)}; a session is open in one place at a time, so nothing was sent. Quit the other one first, or open it in the screen (albedo-tui --resume ${id}) to read or fork it.`;
+}
+
+/** the heartbeat found the lease taken: another opener found this process gone */
+export function leaseLost(id: string): string {
+  return `Session ${id} was taken over by another albedo-tui; it is read-only here now: /fork continues it in a new session.`;
+}
+
+/** /fork's answer */
+export function forkAnswer(from: string, to: string, messages: number): string {
+  return `Forked: session ${to} holds a copy of ${from}'s ${formatInt(messages)} message${messages === 1 ? "" : "s"} and is open here; ${from} stays as it was.`;
+}
+
+export const NOTHING_TO_FORK = "Nothing to fork yet: this session has no message.";

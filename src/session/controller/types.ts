@@ -1,4 +1,5 @@
 // What the screen (and any other front end) may ask of the running app.
+import type { StoredSummary } from "../../compaction/types.js";
 // The screen sends intents down through this and renders the events that come up.
 import type { ImageBlock, Session, StoredMessage } from "../../record/types.js";
 import type { ProviderName, ReasoningLevel } from "../../provider/types.js";
@@ -77,6 +78,12 @@ export interface Controller {
   session(): Session;
   /** the current session's record as loaded (the store is the truth; this is its read) */
   history(): readonly StoredMessage[];
+  /** the session's /compact summaries, newest first: the transcript shows each at its place */
+  summaries(): readonly StoredSummary[];
+  /** why the session is read-only here (it is open in another process); undefined when it is not */
+  readOnly(): string | undefined;
+  /** /fork: a new session with this one's record copied, opened here; the answer says so */
+  fork(): Promise<string>;
   busy(): boolean;
   /**
    * runs one user turn to the end; failures arrive as notice events, never as throws.

@@ -98,6 +98,22 @@ export const migrations: readonly Migration[] = [
     // JSON so a field the providers add later needs no migration (read through a zod schema)
     sql: `ALTER TABLE messages ADD COLUMN usage_json TEXT;`,
   },
+  {
+    version: 4,
+    description: "where each session is open (one place at a time), and the session a fork was copied from",
+    // one row per open session: the process holding it, refreshed by its heartbeat; a row
+    // whose process is gone is taken over by the next opener (leases.ts)
+    sql: `
+      CREATE TABLE open_leases (
+        session_id   TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        pid          INTEGER NOT NULL,
+        host         TEXT NOT NULL,
+        started_at   TEXT NOT NULL,
+        heartbeat_at TEXT NOT NULL
+      );
+      ALTER TABLE sessions ADD COLUMN forked_from TEXT;
+    `,
+  },
 ];
 
 export const LATEST_VERSION: number = migrations.length;
