@@ -1,10 +1,12 @@
 // Shared pieces of the reliability suite: figures files for the summary, database checksums,
-// a seeded PRNG, reading the record, and the secret scan every file runs over its homes.
+// a seeded PRNG, reading the record, the secret scan every file runs over its homes, and
+// reading the local API a running CLI announced.
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
+import http from "node:http";
 import { fileURLToPath } from "node:url";
-import { inject, it } from "vitest";
+import { expect, inject, it } from "vitest";
 import { openStore } from "../../src/session/store/store.js";
 import type { StoredMessage, Session } from "../../src/record/types.js";
 import type { BadMessage } from "../../src/session/store/types.js";
@@ -145,6 +147,35 @@ export async function secretHits(
 /** Text that must carry no secret either: outputs, exports, pages, API bodies. */
 export function textHits(label: string, text: string, secrets: string[]): string[] {
   return secrets.filter((s) => text.includes(s)).map((s) => `${label} holds ${s.slice(0, 6)}…`);
+}
+
+/** The local API a running CLI announced on stderr: its port and the token from its file. */
+export async function localApi(stderr: string): Promise<{ port: number; token: string }> {
+  const m = /local API on http:\/\/127\.0\.0\.1:(\d+) \(token in ([^)]+)\)/.exec(stderr);
+  expect(m).not.toBeNull();
+  return { port: Number(m![1]), token: (await fs.readFile(m![2]!, "utf8")).trim() };
+}
+
+export function apiGet(port: number, p: string, token: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: "127.0.0.1", port, path: p, headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
+        let body = "";
+        res.setEncoding("utf8").on("data", (d: string) => (body += d));
+        res.on("end", () => resolve(body));
+      })
+      .on("error", reject);
+  });
+}
+
+/** A session's context view from the local API, then every page of every section of it. */
+export async function apiContextPages(api: { port: number; token: string }, id: string): Promise<string[]> {
+  const view = await apiGet(api.port, `/sessions/${id}/context`, api.token);
+  const pages = [view];
+  for (const s of (JSON.parse(view) as { sections: { index: number; pages: number }[] }).sections) {
+    for (let p = 0; p < s.pages; p++) pages.push(await apiGet(api.port, `/sessions/${id}/context/${s.index}/${p}`, api.token));
+  }
+  return pages;
 }
 
 export async function removeHomes(homes: Home[]): Promise<void> {
