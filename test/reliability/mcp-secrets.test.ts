@@ -10,15 +10,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeHome, runCli, startCli, waitUntil, allFiles, type Home } from "../helpers/cli.js";
+import { ECHO, spawnHttpServer } from "../helpers/mcp-servers.js";
 import { anthropicArgs, apiContextPages, localApi, readRecord, removeHomes, writeConfig, writeFigures } from "./lib.js";
 import { KEY_PIECE, REDACTED } from "../../src/config/secrets.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const ECHO = path.join(ROOT, "test/helpers/mcp-echo-server.ts");
 const TSX = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 
 const KEY = "sk-ant-mcp-secrets-PROVIDER-4k9Qz7Lm2X";
@@ -65,25 +64,10 @@ function hits(label: string, text: string): string[] {
   return out;
 }
 
-async function startEchoHttp(): Promise<string> {
-  const child = spawn(process.execPath, ["--import", TSX, ECHO, "--http"], { stdio: ["ignore", "ignore", "pipe"] });
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGKILL");
-      }),
-  );
-  let err = "";
-  return new Promise<string>((resolve, reject) => {
-    child.stderr!.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (\S+)/.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    child.once("exit", (code) => reject(new Error(`the echo server exited (${code}): ${err}`)));
-  });
+function startEchoHttp(): Promise<string> {
+  const server = spawnHttpServer(ECHO, "echo");
+  closers.push(server.close);
+  return server.url;
 }
 
 describe("MCP secrets", () => {
