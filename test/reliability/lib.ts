@@ -10,7 +10,8 @@ import { expect, inject, it } from "vitest";
 import { openStore } from "../../src/session/store/store.js";
 import type { StoredMessage, Session } from "../../src/record/types.js";
 import type { BadMessage } from "../../src/session/store/types.js";
-import { allFiles, type Home } from "../helpers/cli.js";
+import type { ChildProcess } from "node:child_process";
+import { allFiles, type CliResult, type Home } from "../helpers/cli.js";
 import type { FakeProvider } from "../helpers/fake-provider.js";
 
 export const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -176,6 +177,31 @@ export async function apiContextPages(api: { port: number; token: string }, id: 
     for (let p = 0; p < s.pages; p++) pages.push(await apiGet(api.port, `/sessions/${id}/context/${s.index}/${p}`, api.token));
   }
   return pages;
+}
+
+/** A started CLI's result and the highest memory it was seen to use, in kB (VmHWM, the
+ * kernel's own peak, or VmRSS), read from /proc until it exits. */
+export async function doneWithPeak(run: { child: ChildProcess; done: Promise<CliResult> }): Promise<{ r: CliResult; peak: number }> {
+  const pid = run.child.pid!;
+  let peak = 0;
+  let exited = false;
+  const done = run.done.finally(() => (exited = true));
+  // VmHWM only grows, so the last reading before exit is the peak; poll until then
+  while (!exited) {
+    peak = Math.max(peak, await peakKb(pid));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { r: await done, peak };
+}
+
+async function peakKb(pid: number): Promise<number> {
+  try {
+    const status = await fs.readFile(`/proc/${pid}/status`, "utf8");
+    const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
+    return Math.max(kb("VmHWM"), kb("VmRSS"));
+  } catch {
+    return 0; // gone already
+  }
 }
 
 export async function removeHomes(homes: Home[]): Promise<void> {
