@@ -158,20 +158,45 @@ export function readWorkspaceFileSync(workspace: string, name: string, lim: Read
 }
 
 function readOpenedSync(fd: number, st: fs.Stats, file: string, lim: ReadLimits): Buffer {
-  if (!st.isFile()) refuseKind(file, st, lim.what);
-  if (st.size > lim.maxBytes) refuseSize(file, st.size, lim);
-  // to the end, but never past the limit: the file may grow while it is read
-  const chunks: Buffer[] = [];
-  let got = 0;
+  const read = new BoundedRead(file, st, lim);
   for (;;) {
-    const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, lim.maxBytes + 1 - got));
-    const n = fs.readSync(fd, chunk, 0, chunk.length, null);
-    if (n === 0) break;
-    got += n;
-    if (got > lim.maxBytes) refuseSize(file, undefined, lim);
-    chunks.push(chunk.subarray(0, n));
+    const chunk = read.chunk();
+    if (!read.add(chunk, fs.readSync(fd, chunk, 0, chunk.length, null))) return read.bytes();
   }
-  return Buffer.concat(chunks, got);
+}
+
+/** An opened file read to the end, but never past the limit: the file may grow while it is
+ * read. Refuses what is not a regular file or is too large already by its size. */
+class BoundedRead {
+  private readonly chunks: Buffer[] = [];
+  private got = 0;
+
+  constructor(
+    private readonly file: string,
+    st: fs.Stats,
+    private readonly lim: ReadLimits,
+  ) {
+    if (!st.isFile()) refuseKind(file, st, lim.what);
+    if (st.size > lim.maxBytes) refuseSize(file, st.size, lim);
+  }
+
+  /** A buffer for the next read: at most one byte more than the limit still allows. */
+  chunk(): Buffer {
+    return Buffer.allocUnsafe(Math.min(1024 * 1024, this.lim.maxBytes + 1 - this.got));
+  }
+
+  /** Keeps the `n` bytes a read put in `chunk`; false at the end of the file. */
+  add(chunk: Buffer, n: number): boolean {
+    if (n === 0) return false;
+    this.got += n;
+    if (this.got > this.lim.maxBytes) refuseSize(this.file, undefined, this.lim);
+    this.chunks.push(chunk.subarray(0, n));
+    return true;
+  }
+
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks, this.got);
+  }
 }
 
 /** readStartFileSync without blocking the event loop (images can be megabytes). */
@@ -183,20 +208,11 @@ export async function readStartFile(file: string, lim: ReadLimits): Promise<Buff
     throw openError(file, e, lim.what);
   }
   try {
-    const st = await fh.stat();
-    if (!st.isFile()) refuseKind(file, st, lim.what);
-    if (st.size > lim.maxBytes) refuseSize(file, st.size, lim);
-    const chunks: Buffer[] = [];
-    let got = 0;
+    const read = new BoundedRead(file, await fh.stat(), lim);
     for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, lim.maxBytes + 1 - got));
-      const { bytesRead } = await fh.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-      if (got > lim.maxBytes) refuseSize(file, undefined, lim);
-      chunks.push(chunk.subarray(0, bytesRead));
+      const chunk = read.chunk();
+      if (!read.add(chunk, (await fh.read(chunk, 0, chunk.length, null)).bytesRead)) return read.bytes();
     }
-    return Buffer.concat(chunks, got);
   } finally {
     await fh.close();
   }

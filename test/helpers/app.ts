@@ -18,9 +18,19 @@ export async function makeApp(
   await fs.mkdir(workspace, { recursive: true });
   const dbPath = path.join(dir, "history.sqlite");
   const store = await openStore(dbPath);
-  const provider = over.provider ?? "anthropic";
-  const app = await App.create({
-    store,
+  const app = await App.create({ store, ...appDefaults(fake, workspace, over.provider), open: { fresh: true }, ...over });
+  return { app, dir, workspace, dbPath };
+}
+
+/** What makeApp gives App.create but the store and how it opens, for a test that opens its
+ * own store: the provider's model and the fake's address, the fake's key, auto permission,
+ * no compaction, headless. */
+export function appDefaults(
+  fake: FakeProvider,
+  workspace: string,
+  provider: AppOptions["provider"] = "anthropic",
+): Omit<AppOptions, "store" | "open"> {
+  return {
     provider,
     model: provider === "anthropic" ? "claude-sonnet-4-5" : "gpt-4o",
     baseUrl: provider === "anthropic" ? fake.anthropicBase : fake.openaiBase,
@@ -31,9 +41,6 @@ export async function makeApp(
     compactionThreshold: 0.8,
     keepToolRounds: 3,
     reasoning: "off",
-    open: { fresh: true },
     headless: true,
-    ...over,
-  });
-  return { app, dir, workspace, dbPath };
+  };
 }

@@ -9,9 +9,6 @@
 //   --echo-env A,B   the env variables whose values it repeats
 //   --http           serve Streamable HTTP (stateless) on a free loopback port; prints
 //                    "listening on URL" on stderr
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
@@ -24,6 +21,7 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { serveStatelessHttp } from "./mcp-http-serve.js";
 
 const argv = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -33,22 +31,10 @@ const opt = (name: string): string | undefined => {
 const echoed = (opt("--echo-env") ?? "").split(",").filter((n) => n.length > 0);
 
 if (argv.includes("--http")) {
-  const web = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (d: Buffer) => chunks.push(d));
-    req.on("end", () => {
-      void (async () => {
-        const server = makeServer(`url=${req.url ?? ""} headers=${JSON.stringify(req.headers)}`, String(req.headers["x-api-key"] ?? "none"));
-        const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true }); // no sessionIdGenerator: stateless
-        await server.connect(transport);
-        const text = Buffer.concat(chunks).toString("utf8");
-        await transport.handleRequest(req, res, text ? JSON.parse(text) : undefined);
-      })();
-    });
-  });
-  web.listen(0, "127.0.0.1", () => {
-    process.stderr.write(`listening on http://127.0.0.1:${(web.address() as AddressInfo).port}/mcp\n`);
-  });
+  serveStatelessHttp(
+    (req) => makeServer(`url=${req.url ?? ""} headers=${JSON.stringify(req.headers)}`, String(req.headers["x-api-key"] ?? "none")),
+    true,
+  );
 } else {
   await makeServer("", "none").connect(new StdioServerTransport());
 }

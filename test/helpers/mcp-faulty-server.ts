@@ -24,12 +24,10 @@
 //                         the next tools/list after the first makes it exit (code 5)
 import fs from "node:fs";
 import { spawn } from "node:child_process";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { serveStatelessHttp } from "./mcp-http-serve.js";
 
 const argv = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -50,24 +48,8 @@ if (argv.includes("--hang-initialize")) {
   process.stdin.resume();
   setInterval(() => undefined, 60_000);
 } else if (argv.includes("--http")) {
-  // stateless: each POST gets a server of its own (initialize, then each call)
-  const web = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (d: Buffer) => chunks.push(d));
-    req.on("end", () => {
-      void (async () => {
-        const server = makeServer();
-        // --notify answers as an event stream, so a call's notifications can come before it
-        const transport = new StreamableHTTPServerTransport({ enableJsonResponse: !argv.includes("--notify") }); // no sessionIdGenerator: stateless
-        await server.connect(transport);
-        const text = Buffer.concat(chunks).toString("utf8");
-        await transport.handleRequest(req, res, text ? JSON.parse(text) : undefined);
-      })();
-    });
-  });
-  web.listen(0, "127.0.0.1", () => {
-    process.stderr.write(`listening on http://127.0.0.1:${(web.address() as AddressInfo).port}/mcp\n`);
-  });
+  // --notify answers as an event stream, so a call's notifications can come before it
+  serveStatelessHttp(() => makeServer(), !argv.includes("--notify"));
 } else {
   const transport = new StdioServerTransport();
   await makeServer().connect(transport);

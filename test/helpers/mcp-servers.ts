@@ -1,5 +1,6 @@
 // The MCP servers the tests start: the reference servers installed as dev dependencies
-// (run with this node, never npx over the network) and our faulty one (mcp-faulty-server.ts).
+// (run with this node, never npx over the network) and our own (mcp-faulty-server.ts,
+// mcp-echo-server.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -11,6 +12,7 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 export const EVERYTHING = path.join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 export const FILESYSTEM = path.join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 export const FAULTY = path.join(ROOT, "test/helpers/mcp-faulty-server.ts");
+export const ECHO = path.join(ROOT, "test/helpers/mcp-echo-server.ts");
 const TSX = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 
 /** an mcpServers entry for server-everything over stdio */
@@ -67,15 +69,25 @@ export async function startEverythingHttp(): Promise<{ url: string; child: Child
 
 /** the faulty server over Streamable HTTP (stateless) on a free loopback port, in a mode */
 export async function startFaultyHttp(...args: string[]): Promise<{ url: string; close(): Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", TSX, FAULTY, "--http", ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  const server = spawnHttpServer(FAULTY, "faulty", args);
+  return { url: await server.url, close: server.close };
+}
+
+/**
+ * One of our test servers (mcp-faulty-server.ts, mcp-echo-server.ts) started with --http:
+ * `url` is what it says it listens on, `close` kills it. `close` is there at once, so a
+ * caller can register it before the server is up.
+ */
+export function spawnHttpServer(script: string, name: string, args: string[] = []): { url: Promise<string>; close(): Promise<void> } {
+  const child = spawn(process.execPath, ["--import", TSX, script, "--http", ...args], { stdio: ["ignore", "ignore", "pipe"] });
   let err = "";
-  const url = await new Promise<string>((resolve, reject) => {
+  const url = new Promise<string>((resolve, reject) => {
     child.stderr!.on("data", (d: Buffer) => {
       err += d.toString();
       const m = /listening on (\S+)/.exec(err);
       if (m) resolve(m[1]!);
     });
-    child.once("exit", (code) => reject(new Error(`the faulty server exited (${code}): ${err}`)));
+    child.once("exit", (code) => reject(new Error(`the ${name} server exited (${code}): ${err}`)));
   });
   return {
     url,

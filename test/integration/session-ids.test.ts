@@ -5,32 +5,20 @@
 // escaped, never raw; the CLI exits 2, having opened, created and sent nothing. An empty
 // --resume is such a mistake too, never a quiet new session. The built CLI as a real
 // process, a real pty for the screen, the strict fake provider over loopback.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
+import { CLI, runCli } from "../helpers/cli.js";
 import { spawnPty } from "../helpers/pty.js";
-import { makeApp } from "../helpers/app.js";
-import { App, UnknownSessionError, type AppOptions } from "../../src/session/controller/controller.js";
+import { appDefaults, makeApp } from "../helpers/app.js";
+import { fakeProviderAndHomes } from "../helpers/suite.js";
+import { App, UnknownSessionError } from "../../src/session/controller/controller.js";
 import { openStore } from "../../src/session/store/store.js";
 
 const KEY = "sk-test-albedo-IDS-3131";
-let fake: FakeProvider;
-let home: Home;
+const suite = fakeProviderAndHomes(KEY, { ANTHROPIC_API_KEY: KEY });
 
-beforeAll(async () => {
-  fake = await startFakeProvider({ key: KEY });
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(async () => {
-  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
-  fake.requests.length = 0;
-});
-
-const anthropic = (): string[] => ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase];
+const anthropic = (): string[] => ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", suite.fake().anthropicBase];
 
 /** each bad id, the sentence that names its problem (escaped as it must be shown) */
 const BAD: Array<[string, string, string]> = [
@@ -58,6 +46,7 @@ const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066
 
 describe("a session id that cannot name a session", () => {
   it.each(ENTRIES)("%s: refused with the sentence, escaped, exit 2, nothing opened or sent", async (_what, args, where) => {
+    const home = suite.home();
     for (const [kind, id, sentence] of BAD) {
       const r = await runCli(args(id), home);
       expect(r.code, kind).toBe(2);
@@ -67,10 +56,11 @@ describe("a session id that cannot name a session", () => {
     }
     // refused before the database is opened: nothing was created, nothing was sent
     await expect(fs.stat(home.db)).rejects.toThrow(/ENOENT/);
-    expect(fake.requests).toEqual([]);
+    expect(suite.fake().requests).toEqual([]);
   });
 
   it("--resume before the screen: refused on the terminal as it is, the screen never drawn, exit 2", async () => {
+    const home = suite.home();
     for (const [kind, id, sentence] of BAD.filter(([k]) => k === "empty" || k === "an OSC title")) {
       const s = spawnPty(process.execPath, [CLI, "--resume", id, ...anthropic()], { cols: 100, rows: 20, cwd: home.workspace, env: { ...home.env, TERM: "xterm-256color" } });
       const exit = await s.exited();
@@ -86,7 +76,8 @@ describe("a session id that cannot name a session", () => {
   });
 
   it("a good id still opens its session, and an unknown one is still named (quoted) with how to list them", async () => {
-    fake.script({ text: "first answer" }, { text: "second answer" });
+    const home = suite.home();
+    suite.fake().script({ text: "first answer" }, { text: "second answer" });
     const first = await runCli(["-p", "hello", ...anthropic()], home);
     expect(first.code).toBe(0);
     const list = JSON.parse((await runCli(["sessions", "--json"], home)).stdout) as { id: string }[];
@@ -102,20 +93,9 @@ describe("a session id that cannot name a session", () => {
   });
 
   it("the controller refuses them too: opening with --resume and switching, in the same words", async () => {
+    const fake = suite.fake();
     const { app, dir, workspace } = await makeApp(fake);
-    const appOptions: Omit<AppOptions, "store" | "open"> = {
-      provider: "anthropic",
-      model: "claude-sonnet-4-5",
-      baseUrl: fake.anthropicBase,
-      credentials: { keys: { anthropic: KEY }, baseUrls: {} },
-      workspace,
-      permission: "auto",
-      compaction: "none",
-      compactionThreshold: 0.8,
-      keepToolRounds: 3,
-      reasoning: "off",
-      headless: true,
-    };
+    const appOptions = appDefaults(fake, workspace);
     for (const [kind, id, sentence] of BAD) {
       // as the CLI does on a refusal: the store closes, nothing was written to it
       const store = await openStore(path.join(dir, "other.sqlite"));

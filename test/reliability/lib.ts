@@ -1,14 +1,17 @@
 // Shared pieces of the reliability suite: figures files for the summary, database checksums,
-// a seeded PRNG, reading the record, and the secret scan every file runs over its homes.
+// a seeded PRNG, reading the record, the secret scan every file runs over its homes, and
+// reading the local API a running CLI announced.
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
+import http from "node:http";
 import { fileURLToPath } from "node:url";
-import { inject, it } from "vitest";
+import { expect, inject, it } from "vitest";
 import { openStore } from "../../src/session/store/store.js";
 import type { StoredMessage, Session } from "../../src/record/types.js";
 import type { BadMessage } from "../../src/session/store/types.js";
-import { allFiles, type Home } from "../helpers/cli.js";
+import type { ChildProcess } from "node:child_process";
+import { allFiles, type CliResult, type Home } from "../helpers/cli.js";
 import type { FakeProvider } from "../helpers/fake-provider.js";
 
 export const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -145,6 +148,60 @@ export async function secretHits(
 /** Text that must carry no secret either: outputs, exports, pages, API bodies. */
 export function textHits(label: string, text: string, secrets: string[]): string[] {
   return secrets.filter((s) => text.includes(s)).map((s) => `${label} holds ${s.slice(0, 6)}…`);
+}
+
+/** The local API a running CLI announced on stderr: its port and the token from its file. */
+export async function localApi(stderr: string): Promise<{ port: number; token: string }> {
+  const m = /local API on http:\/\/127\.0\.0\.1:(\d+) \(token in ([^)]+)\)/.exec(stderr);
+  expect(m).not.toBeNull();
+  return { port: Number(m![1]), token: (await fs.readFile(m![2]!, "utf8")).trim() };
+}
+
+export function apiGet(port: number, p: string, token: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: "127.0.0.1", port, path: p, headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
+        let body = "";
+        res.setEncoding("utf8").on("data", (d: string) => (body += d));
+        res.on("end", () => resolve(body));
+      })
+      .on("error", reject);
+  });
+}
+
+/** A session's context view from the local API, then every page of every section of it. */
+export async function apiContextPages(api: { port: number; token: string }, id: string): Promise<string[]> {
+  const view = await apiGet(api.port, `/sessions/${id}/context`, api.token);
+  const pages = [view];
+  for (const s of (JSON.parse(view) as { sections: { index: number; pages: number }[] }).sections) {
+    for (let p = 0; p < s.pages; p++) pages.push(await apiGet(api.port, `/sessions/${id}/context/${s.index}/${p}`, api.token));
+  }
+  return pages;
+}
+
+/** A started CLI's result and the highest memory it was seen to use, in kB (VmHWM, the
+ * kernel's own peak, or VmRSS), read from /proc until it exits. */
+export async function doneWithPeak(run: { child: ChildProcess; done: Promise<CliResult> }): Promise<{ r: CliResult; peak: number }> {
+  const pid = run.child.pid!;
+  let peak = 0;
+  let exited = false;
+  const done = run.done.finally(() => (exited = true));
+  // VmHWM only grows, so the last reading before exit is the peak; poll until then
+  while (!exited) {
+    peak = Math.max(peak, await peakKb(pid));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { r: await done, peak };
+}
+
+async function peakKb(pid: number): Promise<number> {
+  try {
+    const status = await fs.readFile(`/proc/${pid}/status`, "utf8");
+    const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
+    return Math.max(kb("VmHWM"), kb("VmRSS"));
+  } catch {
+    return 0; // gone already
+  }
 }
 
 export async function removeHomes(homes: Home[]): Promise<void> {

@@ -9,17 +9,15 @@
 // `context` page or any page of the local API.
 import { afterAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
-import http from "node:http";
 import path from "node:path";
-import { spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeHome, runCli, startCli, waitUntil, allFiles, type Home } from "../helpers/cli.js";
-import { anthropicArgs, readRecord, removeHomes, writeConfig, writeFigures } from "./lib.js";
+import { ECHO, spawnHttpServer } from "../helpers/mcp-servers.js";
+import { anthropicArgs, apiContextPages, localApi, readRecord, removeHomes, writeConfig, writeFigures } from "./lib.js";
 import { KEY_PIECE, REDACTED } from "../../src/config/secrets.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const ECHO = path.join(ROOT, "test/helpers/mcp-echo-server.ts");
 const TSX = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 
 const KEY = "sk-ant-mcp-secrets-PROVIDER-4k9Qz7Lm2X";
@@ -66,37 +64,10 @@ function hits(label: string, text: string): string[] {
   return out;
 }
 
-function get(port: number, p: string, token: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: "127.0.0.1", port, path: p, headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
-        let body = "";
-        res.setEncoding("utf8").on("data", (d: string) => (body += d));
-        res.on("end", () => resolve(body));
-      })
-      .on("error", reject);
-  });
-}
-
-async function startEchoHttp(): Promise<string> {
-  const child = spawn(process.execPath, ["--import", TSX, ECHO, "--http"], { stdio: ["ignore", "ignore", "pipe"] });
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGKILL");
-      }),
-  );
-  let err = "";
-  return new Promise<string>((resolve, reject) => {
-    child.stderr!.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (\S+)/.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    child.once("exit", (code) => reject(new Error(`the echo server exited (${code}): ${err}`)));
-  });
+function startEchoHttp(): Promise<string> {
+  const server = spawnHttpServer(ECHO, "echo");
+  closers.push(server.close);
+  return server.url;
 }
 
 describe("MCP secrets", () => {
@@ -166,16 +137,7 @@ describe("MCP secrets", () => {
       fake.script({ toolCalls: [{ name: "bash", input: { command: `while [ ! -f ${go} ]; do sleep 0.05; done; echo released` } }] }, { text: "Released." });
       const live = startCli(["-p", "wait for me", "--continue", "--api", ...anthropicArgs(fake)], h);
       await waitUntil(() => live.stderr().includes("▸ bash"), 30_000, "the waiting tool");
-      const m = /local API on http:\/\/127\.0\.0\.1:(\d+) \(token in ([^)]+)\)/.exec(live.stderr());
-      expect(m).not.toBeNull();
-      const port = Number(m![1]);
-      const token = (await fs.readFile(m![2]!, "utf8")).trim();
-      const pages: string[] = [];
-      const view = await get(port, `/sessions/${id}/context`, token);
-      pages.push(view);
-      for (const s of (JSON.parse(view) as { sections: { index: number; pages: number }[] }).sections) {
-        for (let p = 0; p < s.pages; p++) pages.push(await get(port, `/sessions/${id}/context/${s.index}/${p}`, token));
-      }
+      const pages = await apiContextPages(await localApi(live.stderr()), id);
       await fs.writeFile(go, "");
       const ended = await live.done;
       outputs.push(ended.stdout, ended.stderr);

@@ -4,11 +4,10 @@
 // CLI prints. Two full runs: keys from the environment, then keys from the config file.
 import { afterAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
-import http from "node:http";
 import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeHome, runCli, startCli, waitUntil, type CliResult, type Home } from "../helpers/cli.js";
-import { readRecord, removeHomes, secretHits, textHits, writeConfig, writeFigures } from "./lib.js";
+import { apiContextPages, apiGet, localApi, readRecord, removeHomes, secretHits, textHits, writeConfig, writeFigures } from "./lib.js";
 
 const KEYS = {
   envAnthropic: "sk-ant-env-SECRET-a1b2c3d4e5f6",
@@ -29,18 +28,6 @@ afterAll(async () => {
   await writeFigures("secrets", { keys: ALL.length, placesScanned: places, secretsFound: found.length, found });
   await removeHomes(homes);
 });
-
-function get(port: number, p: string, token: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: "127.0.0.1", port, path: p, headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
-        let body = "";
-        res.setEncoding("utf8").on("data", (d: string) => (body += d));
-        res.on("end", () => resolve(body));
-      })
-      .on("error", reject);
-  });
-}
 
 /** Everything one person does in a day, in one home; returns all the text the program produced. */
 async function fullRun(h: Home, anthropic: FakeProvider, openai: FakeProvider, env: NodeJS.ProcessEnv): Promise<string[]> {
@@ -84,15 +71,9 @@ async function fullRun(h: Home, anthropic: FakeProvider, openai: FakeProvider, e
   anthropic.script({ toolCalls: [{ name: "bash", input: { command: `while [ ! -f ${go} ]; do sleep 0.05; done; echo released` } }] }, { text: "Released." });
   const live = startCli(["-p", "wait for me", "--continue", "--permission", "auto", "--api", ...a], h, env);
   await waitUntil(() => live.stderr().includes("▸ bash"), 20_000, "the waiting tool");
-  const m = /local API on http:\/\/127\.0\.0\.1:(\d+) \(token in ([^)]+)\)/.exec(live.stderr());
-  expect(m).not.toBeNull();
-  const port = Number(m![1]);
-  const token = (await fs.readFile(m![2]!, "utf8")).trim();
-  out.push(await get(port, "/health", token));
-  const view = await get(port, `/sessions/${id}/context`, token);
-  out.push(view);
-  const sections = (JSON.parse(view) as { sections: { index: number; pages: number }[] }).sections;
-  for (const s of sections) for (let p = 0; p < s.pages; p++) out.push(await get(port, `/sessions/${id}/context/${s.index}/${p}`, token));
+  const api = await localApi(live.stderr());
+  out.push(await apiGet(api.port, "/health", api.token));
+  out.push(...(await apiContextPages(api, id)));
   await fs.writeFile(go, "");
   const ended = await live.done;
   out.push(ended.stdout, ended.stderr);

@@ -5,7 +5,7 @@ import { afterAll, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeHome, startCli, type Home } from "../helpers/cli.js";
-import { anthropicArgs, readRecord, removeHomes, secretHits, writeFigures } from "./lib.js";
+import { anthropicArgs, doneWithPeak, readRecord, removeHomes, secretHits, writeFigures } from "./lib.js";
 
 const KEY = "sk-ant-reliability-BOUND-5d21e0";
 const MB = 1024 * 1024;
@@ -28,17 +28,6 @@ afterAll(async () => {
   expect(hits).toEqual([]);
 });
 
-/** The highest of VmHWM (the kernel's own peak) and VmRSS seen for a process, in kB. */
-async function peakKb(pid: number): Promise<number> {
-  try {
-    const status = await fs.readFile(`/proc/${pid}/status`, "utf8");
-    const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
-    return Math.max(kb("VmHWM"), kb("VmRSS"));
-  } catch {
-    return 0; // gone already
-  }
-}
-
 async function size(file: string): Promise<number> {
   try {
     return (await fs.stat(file)).size;
@@ -56,16 +45,7 @@ it(
     fake.script({ fault: "huge_event", text: BEFORE, bytes: EVENT_BYTES });
 
     const run = startCli(["-p", "tell me everything", ...anthropicArgs(fake)], h);
-    const pid = run.child.pid!;
-    let peak = 0;
-    let exited = false;
-    const done = run.done.finally(() => (exited = true));
-    // VmHWM only grows, so the last reading before exit is the peak; poll until then
-    while (!exited) {
-      peak = Math.max(peak, await peakKb(pid));
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const r = await done;
+    const { r, peak } = await doneWithPeak(run);
     const peakRssMb = Math.round(peak / 1024);
     const storedBytes = (await size(h.db)) + (await size(`${h.db}-wal`));
 

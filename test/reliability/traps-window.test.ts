@@ -18,6 +18,7 @@ import { SUMMARY_SYSTEM } from "../../src/compaction/summary.js";
 import { LEFT_OUT_PREFIX } from "../../src/compaction/window.js";
 import {
   anthropicArgs,
+  doneWithPeak,
   messagesLost,
   readRecord,
   removeHomes,
@@ -263,17 +264,6 @@ describe("a turn's own requests", () => {
   );
 });
 
-/** The highest of VmHWM (the kernel's own peak) and VmRSS seen for a process, in kB. */
-async function peakKb(pid: number): Promise<number> {
-  try {
-    const status = await fs.readFile(`/proc/${pid}/status`, "utf8");
-    const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
-    return Math.max(kb("VmHWM"), kb("VmRSS"));
-  } catch {
-    return 0;
-  }
-}
-
 const ROUNDS = 12;
 const OPAQUE = 3 * MB;
 /** generous: a Node process with SQLite idles near 100 MB, the record holds every body (36 MB)
@@ -324,16 +314,7 @@ describe("opaque bodies", () => {
         f.script(...steps, { text: `Done after ${ROUNDS} rounds.` });
 
         const run = startCli(["-p", "read the notes until you are sure", ...args], h);
-        const pid = run.child.pid!;
-        let peak = 0;
-        let exited = false;
-        const done = run.done.finally(() => (exited = true));
-        // VmHWM only grows, so the last reading before exit is the peak; poll until then
-        while (!exited) {
-          peak = Math.max(peak, await peakKb(pid));
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        const r = await done;
+        const { r, peak } = await doneWithPeak(run);
         expect(r.stderr).not.toContain("albedo-tui:");
         expect(r.code).toBe(0);
         expect(r.stdout).toBe(`Done after ${ROUNDS} rounds.\n`);

@@ -55,17 +55,22 @@ describe("TokenBucket", () => {
   });
 });
 
+/** 100,000 messages over 6 s of the clock through a gate of 100 a second: how each was judged. */
+function flood(message: (i: number) => object) {
+  let now = 0;
+  const named: string[] = [];
+  const gate = new NotificationGate((t) => named.push(t), 100, { now: () => now });
+  const seen = { pass: 0, drop: 0, "tools changed": 0 };
+  for (let i = 0; i < 100_000; i++) {
+    now = (i * 6000) / 100_000;
+    seen[gate.judge(message(i))]++;
+  }
+  return { gate, named, seen };
+}
+
 describe("NotificationGate", () => {
   it("lets 100,000 notifications in 6 s through as the limit allows, names the server once, and turns every list_changed into a refetch request", () => {
-    let now = 0;
-    const named: string[] = [];
-    const gate = new NotificationGate((t) => named.push(t), 100, { now: () => now });
-    const seen = { pass: 0, drop: 0, "tools changed": 0 };
-    for (let i = 0; i < 100_000; i++) {
-      now = (i * 6000) / 100_000;
-      const method = i % 2 === 0 ? "notifications/tools/list_changed" : "notifications/message";
-      seen[gate.judge({ jsonrpc: "2.0", method })]++;
-    }
+    const { named, seen } = flood((i) => ({ jsonrpc: "2.0", method: i % 2 === 0 ? "notifications/tools/list_changed" : "notifications/message" }));
     // a burst of 100 and 100 a second: half of them the other kind
     expect(seen.pass).toBeLessThanOrEqual(100 + 600);
     expect(seen["tools changed"]).toBe(50_000);
@@ -82,14 +87,7 @@ describe("NotificationGate", () => {
   });
 
   it("limits a flood of the server's own requests (each costs an answer) on a bucket of their own, named once", () => {
-    let now = 0;
-    const named: string[] = [];
-    const gate = new NotificationGate((t) => named.push(t), 100, { now: () => now });
-    const seen = { pass: 0, drop: 0, "tools changed": 0 };
-    for (let i = 0; i < 100_000; i++) {
-      now = (i * 6000) / 100_000;
-      seen[gate.judge({ jsonrpc: "2.0", id: i, method: "ping" })]++;
-    }
+    const { gate, named, seen } = flood((i) => ({ jsonrpc: "2.0", id: i, method: "ping" }));
     expect(seen.pass).toBeLessThanOrEqual(100 + 600);
     expect(seen.pass + seen.drop).toBe(100_000);
     expect(gate.droppedRequests).toBe(seen.drop);

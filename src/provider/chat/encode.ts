@@ -4,7 +4,7 @@
 import { assertNever } from "../../record/types.js";
 import { supportsReasoning, wantsMaxCompletionTokens } from "../catalog.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "../encoded.js";
-import { encodeOpenAITool, toolResultText } from "../encode-tools.js";
+import { encodeOpenAITool, openAIToolResults } from "../encode-tools.js";
 import type { Json } from "../json.js";
 import { toolInputJson } from "../tool-input.js";
 import {
@@ -129,22 +129,7 @@ function encodeMessage(m: WireMessage, w: WireWriter, out: Json[], echoReasoning
  * tool_calls); whatever else the user message held follows as a user message. */
 function encodeUser(parts: readonly UserPart[], w: WireWriter, out: Json[]): void {
   const start = out.length;
-  const rest: ProsePart[] = [];
-  for (const p of parts) {
-    switch (p.type) {
-      case "tool_result": {
-        w.item(HISTORY_ITEM.tool).block().label(`tool_result for id=${p.callId}: `);
-        out.push({ role: "tool", tool_call_id: p.callId, content: w.text(toolResultText("openai", p.output, p.isError)) });
-        break;
-      }
-      case "text":
-      case "image":
-        rest.push(p);
-        break;
-      default:
-        assertNever(p, "wire part");
-    }
-  }
+  const rest = openAIToolResults(parts, w, out, (p, text) => ({ role: "tool", tool_call_id: p.callId, content: text }));
   if (rest.length > 0 || out.length === start) {
     w.item(HISTORY_ITEM.user);
     const only = rest.length === 1 ? rest[0] : undefined;

@@ -12,7 +12,7 @@ import { z } from "zod";
 import { assertNever } from "../../record/types.js";
 import { supportsReasoning } from "../catalog.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "../encoded.js";
-import { toolResultText } from "../encode-tools.js";
+import { openAIToolResults } from "../encode-tools.js";
 import type { Json } from "../json.js";
 import { toolInputJson } from "../tool-input.js";
 import {
@@ -123,26 +123,13 @@ function encodeMessage(m: WireMessage, w: WireWriter, out: Json[], ids: Readonly
  * just before); whatever else the message held follows as one user message item. */
 function encodeUser(parts: readonly UserPart[], w: WireWriter, out: Json[], ids: ReadonlySet<string>): void {
   const start = out.length;
-  const rest: ProsePart[] = [];
-  for (const p of parts) {
-    switch (p.type) {
-      case "tool_result":
-        if (ids.has(p.callId)) {
-          w.item(HISTORY_ITEM.tool).block().label(`tool_result for id=${p.callId}: `);
-          out.push({ type: "function_call_output", call_id: p.callId, output: w.text(toolResultText("openai", p.output, p.isError)) });
-        } else {
-          // a result whose call is not in this request answers nothing: it says what it said
-          rest.push({ type: "text", text: `${p.isError ? "Error" : "Result"} (${p.name}): ${p.output}` });
-        }
-        break;
-      case "text":
-      case "image":
-        rest.push(p);
-        break;
-      default:
-        assertNever(p, "wire part");
-    }
-  }
+  const rest = openAIToolResults(
+    parts,
+    w,
+    out,
+    (p, text) => ({ type: "function_call_output", call_id: p.callId, output: text }),
+    (p) => ids.has(p.callId),
+  );
   if (rest.length > 0 || out.length === start) {
     w.item(HISTORY_ITEM.user);
     const content = rest.length > 0 ? rest.map((p) => userPart(p, w.block())) : [{ type: "input_text", text: w.block().text("(empty message)") }];
