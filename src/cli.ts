@@ -70,6 +70,9 @@ function checkSessionFlags(opts: MainOptions): void {
   if (opts.resume !== undefined) refuseBadSessionId(opts.resume, "--resume");
 }
 
+/** where the turns' file checkpoints live: the state folder, outside every workspace */
+const checkpointDir = (): string => path.join(stateDir(), "checkpoints");
+
 const noSession = (id: string, store: HistoryStore): string => `no session with id ${quoteId(id)} in ${store.path}; list them with: albedo-tui sessions`;
 
 interface Loaded {
@@ -111,6 +114,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
       ...(screen ? { partsAfterFrame: true } : {}),
       configFile: path.resolve(opts.config ?? defaultConfigPath()),
       reloadConfig: async () => resolveSettings(opts, await readConfig(opts.config)),
+      checkpointDir: checkpointDir(),
     });
   } catch (e) {
     await store.close();

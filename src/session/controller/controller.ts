@@ -28,6 +28,9 @@ import type { PrepareResult } from "../../compaction/prepare.js";
 import { loadImage } from "./images.js";
 import { exportJson, exportMarkdown } from "./export.js";
 import { autoCompactionOff } from "../../compaction/prepare.js";
+import { isPlainPrompt } from "../../compaction/summary.js";
+import type { Checkpoints } from "../checkpoints/checkpoints.js";
+import type { TurnCheckpoint } from "../checkpoints/turn.js";
 import { methodFor } from "../../tokens/count.js";
 import type { Capture, InspectorView, Page, SectionSummary } from "../../context/types.js";
 import { formatInt } from "../../record/numbers.js";
@@ -58,6 +61,9 @@ export interface AppOptions extends AppSettings {
   /** re-reads the settings on /reload; of them, permission, compaction, reasoning and the
    * credentials take effect */
   reloadConfig?: () => Promise<Partial<Pick<AppSettings, "permission" | "compaction" | "reasoning" | "credentials">>>;
+  /** the folder the turns' file checkpoints are kept in (the CLI's is in the state folder);
+   * absent, or the config's checkpoints.enabled false: a turn keeps none */
+  checkpointDir?: string;
 }
 
 export class UnknownSessionError extends Error {}
@@ -178,6 +184,10 @@ export class App implements Controller {
   private tools: ReturnType<typeof builtinTools> = [];
   /** MCP servers (src/extensions/): their tools and instructions join every request */
   private readonly ext: ExtensionManager;
+  /** the turns' file checkpoints, made with the parts (undefined: off, or not made yet) */
+  private cps: Checkpoints | undefined;
+  /** what was found at start beside the session's own problems (a rewind that was killed) */
+  private readonly startNotes: string[] = [];
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
     return this.hub.subscribe(fn, opts);
@@ -240,11 +250,12 @@ export class App implements Controller {
    */
   ready(): Promise<Parts> {
     this.partsLoading ??= Promise.all([import("./parts.js"), loadProjectContext(this.opts.workspace, this.redactKeys)]).then(
-      ([p, context]) => {
+      async ([p, context]) => {
         this.context = context;
         this.parts = p;
         this.tools = p.builtinTools();
         this.partsArrived(p);
+        await this.recoverRewind();
         return p;
       },
       (e: unknown) => {
@@ -254,6 +265,64 @@ export class App implements Controller {
       },
     );
     return this.partsLoading;
+  }
+
+  /** The run's checkpoints, made once the parts are in; undefined when they are off. */
+  checkpoints(): Checkpoints | undefined {
+    const dir = this.opts.checkpointDir;
+    const conf = this.opts.checkpoints;
+    if (dir === undefined || conf?.enabled === false || !this.parts) return undefined;
+    this.cps ??= new this.parts.Checkpoints({
+      dir,
+      limits: { ...(conf?.maxFileBytes ? { maxFileBytes: conf.maxFileBytes } : {}), ...(conf?.maxTotalBytes ? { maxTotalBytes: conf.maxTotalBytes } : {}), ...(conf?.maxFiles ? { maxFiles: conf.maxFiles } : {}) },
+      exclude: [this.opts.store.path],
+      redact: this.redactKeys,
+    });
+    return this.cps;
+  }
+
+  /** A rewind of this workspace that was killed left temporary files and its journal: they
+   * go, and the person is told how to finish it. */
+  private async recoverRewind(): Promise<void> {
+    try {
+      const cps = this.checkpoints();
+      const note = cps ? await cps.recover(await fs.realpath(this.opts.workspace)) : undefined;
+      if (!note) return;
+      this.startNotes.push(note);
+      this.hub.emit({ type: "notice", level: "warning", text: note });
+    } catch (e) {
+      this.hub.emit({ type: "notice", level: "warning", text: `An interrupted rewind could not be cleaned up: ${messageOf(e)}` });
+    }
+  }
+
+  /** The checkpoint of the turn about to run: prompt N of the session, N counted from 1 as
+   * the screen counts prompts. Its hook goes into the turn's tools. */
+  private async beginCheckpoint(env: TurnEnv): Promise<TurnCheckpoint | undefined> {
+    const cps = this.checkpoints();
+    if (!cps) return undefined;
+    const prompt = this.messages.filter(isPlainPrompt).length + 1;
+    const cp = cps.begin(this.current.id, prompt, await fs.realpath(this.opts.workspace));
+    env.toolCtx = { ...env.toolCtx, beforeChange: cp.beforeChange };
+    return cp;
+  }
+
+  /** After the turn: what its commands changed is worked out; what cannot be restored is named. */
+  private async endCheckpoint(cp: TurnCheckpoint | undefined): Promise<void> {
+    if (!cp) return;
+    try {
+      const c = await cp.finish();
+      if (c.unrestorable.length > 0) {
+        const n = c.unrestorable.length;
+        this.hub.emit({
+          type: "notice",
+          level: "warning",
+          text: `This turn changed ${n === 1 ? "a path" : `${n} paths`} a rewind cannot put back: ${c.unrestorable.join("; ")}`,
+        });
+      }
+      for (const note of c.notes) this.hub.emit({ type: "notice", level: "info", text: `Checkpoint: ${note}` });
+    } catch (e) {
+      this.hub.emit({ type: "notice", level: "warning", text: `The checkpoint of this turn could not be completed: ${messageOf(e)}; a rewind may not know what its commands changed` });
+    }
   }
 
   /** the parts, where only code that ran after ready() can be */
@@ -550,7 +619,7 @@ export class App implements Controller {
 
   /** problems found while loading the session (bad rows), for headless mode to print */
   loadProblems(): readonly string[] {
-    return this.bad;
+    return [...this.startNotes, ...this.bad];
   }
 
   setApi(api: AppInfo["api"]): void {
@@ -736,6 +805,7 @@ export class App implements Controller {
     const abort = new AbortController();
     this.abort = abort;
     const env = this.env();
+    let checkpoint: TurnCheckpoint | undefined;
     const turn = async (): Promise<TurnOutcome> => {
       await this.wholeHistory;
       const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";
@@ -745,6 +815,7 @@ export class App implements Controller {
         await this.opts.store.setTitle(this.current.id, title);
         this.current.title = title;
       }
+      checkpoint = await this.beginCheckpoint(env);
       return this.loaded().runTurn(env, blocks, abort.signal);
     };
     const run = turn().catch((e: unknown): TurnOutcome => {
@@ -762,6 +833,10 @@ export class App implements Controller {
       await stopToolProcesses({ owner: abort.signal });
     } catch (e) {
       this.hub.emit({ type: "notice", level: "warning", text: `Could not stop what the turn's commands left running: ${messageOf(e)}` });
+    }
+    try {
+      // after its processes are stopped: nothing of the turn changes the workspace any more
+      await this.endCheckpoint(checkpoint);
     } finally {
       // whatever happened above, the next prompt must not be refused as "a turn is running"
       this.running = undefined;

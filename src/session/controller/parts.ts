@@ -7,3 +7,4 @@ export { builtinTools, PermissionMemory, toolSchemas } from "../../tools/run.js"
 export { runTurn } from "../turn/turn.js";
 export { prepare, summarize, SUMMARY_REQUEST_NOTE } from "../turn/compact.js";
 export { captureRequest } from "../../context/capture.js";
+export { Checkpoints } from "../checkpoints/checkpoints.js";
