@@ -98,6 +98,17 @@ export const migrations: readonly Migration[] = [
     // JSON so a field the providers add later needs no migration (read through a zod schema)
     sql: `ALTER TABLE messages ADD COLUMN usage_json TEXT;`,
   },
+  {
+    version: 4,
+    description: "a session forked from another names it and the prompt it was forked at",
+    // no foreign key: a fork outlives its origin (it holds its own copy of the record), and
+    // still says where it came from
+    sql: `
+      ALTER TABLE sessions ADD COLUMN forked_from TEXT;
+      ALTER TABLE sessions ADD COLUMN forked_at_prompt INTEGER;
+      CREATE INDEX sessions_by_fork ON sessions (forked_from);
+    `,
+  },
 ];
 
 export const LATEST_VERSION: number = migrations.length;

@@ -187,6 +187,12 @@ export class SqliteStore implements HistoryStore {
   setTitle(sessionId: string, title: string): Promise<void> {
     return this.messages.setTitle(sessionId, title);
   }
+  fork(sessionId: string, uptoPrompt: number): Promise<Session> {
+    return this.messages.fork(sessionId, uptoPrompt);
+  }
+  promptCount(sessionId: string): Promise<number> {
+    return this.messages.promptCount(sessionId);
+  }
   appendMessage(sessionId: string, msg: NewMessage): Promise<StoredMessage> {
     return this.messages.appendMessage(sessionId, msg);
   }

@@ -33,6 +33,15 @@ export interface HistoryStore {
   deleteSession(id: string): Promise<boolean>;
   latestSession(workspace: string): Promise<Session | undefined>;
   setTitle(sessionId: string, title: string): Promise<void>;
+  /**
+   * A new session whose record is this one's up to (not including) prompt `uptoPrompt`,
+   * counted from 1 as the screen counts prompts (a user message with no tool results);
+   * `uptoPrompt` one past the last prompt copies the whole record. One transaction: the
+   * messages, the summaries of what is copied, and the link back. The original stays whole.
+   */
+  fork(sessionId: string, uptoPrompt: number): Promise<Session>;
+  /** how many prompts the session holds, counted as fork counts them */
+  promptCount(sessionId: string): Promise<number>;
 
   /** one transaction; returns the stored message with its id and seq (seq starts at 1 in
    *  each session and grows by one per message) */
