@@ -315,7 +315,7 @@ function floodSpec(): ServerSpec {
     toolTimeoutMs: 120_000,
     envNames: [],
     headerNames: [],
-    launch: "bench",
+    launch: { command: NODE, args: [MCP_SERVER], env: [], headers: [] },
     secrets: [],
     fingerprint: "bench",
   };

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { messageOf } from "../record/errors.js";
-import { decodeUtf8, readStartFileSync, StartFileError } from "./files.js";
+import { decodeUtf8, jsonSyntaxProblem, readStartFileSync, StartFileError } from "./files.js";
 import { defaultConfigPath, tightenFile } from "./paths.js";
 
 const keyBinding = z.union([z.string(), z.array(z.string())]);
@@ -118,8 +118,9 @@ export function parseConfig(text: string, file: string): Config {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch (e) {
-    throw new ConfigError(`${file} is not valid JSON: ${messageOf(e)}`);
+  } catch {
+    // in words of its own: JSON.parse's message quotes the file's first bytes, which may be a key
+    throw new ConfigError(`${file} is ${jsonSyntaxProblem(text)}`);
   }
   const r = configSchema.safeParse(raw);
   if (!r.success) {

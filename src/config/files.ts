@@ -4,8 +4,11 @@
 // on the open handle (so what is checked is what is read), and read only up to its limit.
 import fs from "node:fs";
 import fsp from "node:fs/promises";
+import path from "node:path";
+import { messageOf } from "../record/errors.js";
+import { isWithin } from "../tools/paths.js";
 
-const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = fs.constants;
+const { O_RDONLY, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW } = fs.constants;
 /** O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer */
 const OPEN_FLAGS = O_RDONLY | O_NONBLOCK | O_NOCTTY;
 
@@ -83,24 +86,92 @@ export function readStartFileSync(file: string, lim: ReadLimits): Buffer {
     throw openError(file, e, lim.what);
   }
   try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) refuseKind(file, st, lim.what);
-    if (st.size > lim.maxBytes) refuseSize(file, st.size, lim);
-    // to the end, but never past the limit: the file may grow while it is read
-    const chunks: Buffer[] = [];
-    let got = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, lim.maxBytes + 1 - got));
-      const n = fs.readSync(fd, chunk, 0, chunk.length, null);
-      if (n === 0) break;
-      got += n;
-      if (got > lim.maxBytes) refuseSize(file, undefined, lim);
-      chunks.push(chunk.subarray(0, n));
-    }
-    return Buffer.concat(chunks, got);
+    return readOpenedSync(fd, fs.fstatSync(fd), file, lim);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * readStartFileSync for a file the workspace provides and the program reads on its own (the
+ * workspace's .mcp.json): as AGENTS.md is read (controller/project-context.ts), only when
+ * its real path is inside the workspace, and the file opened is the file checked (no link
+ * swapped in between). Where a link leads is not named: the target may be what must not be
+ * learnt. A file that is not there throws StartFileError with code ENOENT.
+ */
+export function readWorkspaceFileSync(workspace: string, name: string, lim: ReadLimits): Buffer {
+  const file = path.join(workspace, name);
+  const refuse = (why: string, code: string): never => {
+    throw new StartFileError(`${lim.what} ${file} was not read: ${why}`, code);
+  };
+  try {
+    fs.lstatSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw new StartFileError(`no ${lim.what} ${file}`, "ENOENT");
+    return refuse(`it could not be checked (${code ?? messageOf(e)})`, code ?? "unreadable");
+  }
+  let wsReal: string;
+  let real: string;
+  try {
+    wsReal = fs.realpathSync(workspace);
+    real = fs.realpathSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return refuse("it is a link to nothing", "dangling");
+    if (code === "ELOOP") return refuse("it is a loop of links", "loop");
+    return refuse(`it could not be resolved (${code ?? messageOf(e)})`, code ?? "unreadable");
+  }
+  if (!isWithin(wsReal, real)) return refuse("it leads outside the workspace", "outside");
+  let fd: number;
+  try {
+    // NOFOLLOW: a link swapped in after the check is refused, not followed
+    fd = fs.openSync(real, OPEN_FLAGS | O_NOFOLLOW);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") return refuse("it changed into a link while being read", "changed");
+    throw openError(file, e, lim.what);
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    // a folder on the way swapped for a link between the check and the open
+    let opened: string | undefined;
+    try {
+      opened = fs.readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      opened = undefined;
+    }
+    if (opened !== undefined && !isWithin(wsReal, opened)) refuse("it changed to lead outside the workspace while being read", "changed");
+    if (opened === undefined) {
+      let now: fs.Stats | undefined;
+      try {
+        now = fs.statSync(real);
+      } catch {
+        now = undefined;
+      }
+      if (!now || now.ino !== st.ino || now.dev !== st.dev) refuse("it changed while being read", "changed");
+    }
+    return readOpenedSync(fd, st, file, lim);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function readOpenedSync(fd: number, st: fs.Stats, file: string, lim: ReadLimits): Buffer {
+  if (!st.isFile()) refuseKind(file, st, lim.what);
+  if (st.size > lim.maxBytes) refuseSize(file, st.size, lim);
+  // to the end, but never past the limit: the file may grow while it is read
+  const chunks: Buffer[] = [];
+  let got = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, lim.maxBytes + 1 - got));
+    const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+    if (n === 0) break;
+    got += n;
+    if (got > lim.maxBytes) refuseSize(file, undefined, lim);
+    chunks.push(chunk.subarray(0, n));
+  }
+  return Buffer.concat(chunks, got);
 }
 
 /** readStartFileSync without blocking the event loop (images can be megabytes). */
@@ -169,4 +240,115 @@ export async function readPromptFromStdin(
     chunks.push(b);
   }
   return decodeUtf8(Buffer.concat(chunks, got), "the prompt on stdin");
+}
+
+/** a number, true, false or null at lastIndex */
+const JSON_LITERAL = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null/y;
+
+/** The first place `text` stops being JSON, and why (undefined: it is JSON). One pass with
+ * an explicit stack, so a file of a million "[" cannot overflow the call stack. */
+function jsonErrorAt(t: string): { at: number; why: string } | undefined {
+  const n = t.length;
+  const stack: ("{" | "[")[] = [];
+  let i = 0;
+  const skipWs = (): void => {
+    while (i < n && (t[i] === " " || t[i] === "\t" || t[i] === "\n" || t[i] === "\r")) i++;
+  };
+  /** a string whose quote is at i; i ends after its closing quote */
+  const str = (): { at: number; why: string } | undefined => {
+    for (i++; i < n; i++) {
+      const c = t.charCodeAt(i);
+      if (c === 0x22) {
+        i++;
+        return undefined;
+      }
+      if (c < 0x20) return { at: i, why: "a control character inside a string" };
+      if (c === 0x5c) {
+        const e = t[i + 1];
+        if (e !== undefined && '"\\/bfnrt'.includes(e)) i++;
+        else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(t.slice(i + 2, i + 6))) i += 5;
+        else if (e !== undefined) return { at: i, why: "a bad escape inside a string" };
+      }
+    }
+    return { at: n, why: "the text ends inside a string" };
+  };
+  /** a property name and its colon, at i (after "{" or ",") */
+  const key = (): { at: number; why: string } | undefined => {
+    skipWs();
+    if (t[i] !== '"') return { at: i, why: i >= n ? "the text ends where a property name should be" : "a property name in double quotes was expected" };
+    const bad = str();
+    if (bad) return bad;
+    skipWs();
+    if (t[i] !== ":") return { at: i, why: '":" was expected after a property name' };
+    i++;
+    return undefined;
+  };
+  let wantValue = true;
+  for (;;) {
+    skipWs();
+    if (wantValue) {
+      if (i >= n) return { at: n, why: "the text ends where a value should be" };
+      const c = t[i];
+      wantValue = false;
+      if (c === "{" || c === "[") {
+        stack.push(c);
+        i++;
+        skipWs();
+        if (t[i] === (c === "{" ? "}" : "]")) {
+          stack.pop();
+          i++;
+          continue;
+        }
+        if (c === "{") {
+          const bad = key();
+          if (bad) return bad;
+        }
+        wantValue = true;
+        continue;
+      }
+      if (c === '"') {
+        const bad = str();
+        if (bad) return bad;
+        continue;
+      }
+      JSON_LITERAL.lastIndex = i;
+      if (JSON_LITERAL.exec(t)) {
+        i = JSON_LITERAL.lastIndex;
+        continue;
+      }
+      return { at: i, why: "a value was expected" };
+    }
+    const top = stack.at(-1);
+    if (top === undefined) return i >= n ? undefined : { at: i, why: "more text follows the JSON value" };
+    if (i >= n) return { at: n, why: `the text ends inside ${top === "{" ? "an object" : "a list"}` };
+    const c = t[i];
+    if (c === ",") {
+      i++;
+      if (top === "{") {
+        const bad = key();
+        if (bad) return bad;
+      }
+      wantValue = true;
+    } else if (c === (top === "{" ? "}" : "]")) {
+      stack.pop();
+      i++;
+    } else return { at: i, why: top === "{" ? '"," or "}" was expected' : '"," or "]" was expected' };
+  }
+}
+
+/**
+ * Why `text` is not JSON, as "not valid JSON: a value was expected at line 3, column 7". It
+ * quotes none of the text, unlike JSON.parse's own message: a file (or what a link to
+ * /proc/self/environ makes of it) may hold secrets and control characters.
+ */
+export function jsonSyntaxProblem(text: string): string {
+  const e = jsonErrorAt(text);
+  if (!e) return "not valid JSON";
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf("\n"); i >= 0 && i < e.at; i = text.indexOf("\n", i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return `not valid JSON: ${e.why} at line ${line}, column ${e.at - lineStart + 1}`;
 }

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { jsonSyntaxProblem } from "../config/files.js";
 import { ensurePrivateDir, stateDir, tightenFile } from "../config/paths.js";
 import { messageOf } from "../record/errors.js";
 
@@ -31,8 +32,8 @@ export function readApprovals(file = approvalsFile()): { approvals: Approvals["a
     const r = approvalsSchema.safeParse(JSON.parse(text));
     if (r.success) return { approvals: r.data.approvals };
     return { approvals: [], problem: `the MCP approvals file ${file} is not in the expected shape (${r.error.issues[0]?.message ?? "invalid"}); project servers need approving again` };
-  } catch (e) {
-    return { approvals: [], problem: `the MCP approvals file ${file} is not valid JSON (${messageOf(e)}); project servers need approving again` };
+  } catch {
+    return { approvals: [], problem: `the MCP approvals file ${file} is ${jsonSyntaxProblem(text)}; project servers need approving again` };
   }
 }
 

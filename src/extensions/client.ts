@@ -12,7 +12,7 @@ import { messageOf } from "../record/errors.js";
 import { assertNever } from "../record/types.js";
 import type { ServerSpec } from "./config.js";
 import { Coalescer, NotificationGate, REFETCH_INTERVAL_MS } from "./notifications.js";
-import { GroupStdioTransport } from "./stdio.js";
+import { GroupStdioTransport, NOT_RUNNING } from "./stdio.js";
 
 export interface McpTool {
   name: string;
@@ -162,7 +162,9 @@ export function boundTools(all: readonly McpTool[]): { tools: McpTool[]; note: s
 export function describeFailure(e: unknown, what: string, timeoutMs: number): string {
   if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) return `${what} got no answer within ${timeoutMs / 1000} s`;
   if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) return `${what} failed: the server closed the connection`;
-  return `${what} failed: ${messageOf(e)}`;
+  // fetch says "fetch failed"; why (refused, no such host) is its cause
+  const cause = e instanceof Error && e.cause !== undefined ? ` (${messageOf(e.cause)})` : "";
+  return `${what} failed: ${messageOf(e)}${cause}`;
 }
 
 /** `signal` ends a start in progress (exit, /reload): the process goes at once instead of
@@ -219,20 +221,24 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
   const gate = new NotificationGate((text) => hooks.onWarning(text));
   const gated = new GatedTransport(transport, gate, () => refetch.request());
   let closing = false;
-  // a connection lost while it starts fails the start (connect() throws why), not onLost
   let started = false;
+  // a connection lost while it starts fails the start (connect() throws why, or the start
+  // sees lostEarly), never through onLost, whose caller cannot match the connection yet
+  let lostEarly = false;
   const exitNote = (): string => {
-    const ex = stdio?.exit;
+    const ex = stdio?.exit ?? stdio?.exited;
     const how = ex ? (ex.signal ? ` (killed by ${ex.signal})` : ex.code !== null ? ` (exit code ${ex.code})` : "") : "";
     const err = stdio?.stderr().trim().split("\n").slice(-3).join(" | ");
-    return `${how}${err ? `; its last words on stderr: ${err.slice(-300)}` : ""}`;
+    const left = stdio?.leftRunning ? "; a process it left running kept its output open, and was stopped" : "";
+    return `${how}${left}${err ? `; its last words on stderr: ${err.slice(-300)}` : ""}`;
   };
+  const lostReason = (): string => (stdio?.fault ? `${stdio.fault}${exitNote()}` : `the server ${t.kind === "stdio" ? "exited" : "closed the connection"}${exitNote()}`);
   client.onclose = () => {
     refetch.stop();
     life.abort();
-    if (closing || !started) return;
-    if (stdio?.fault) hooks.onLost(`${stdio.fault}${exitNote()}`);
-    else hooks.onLost(`the server ${t.kind === "stdio" ? "exited" : "closed the connection"}${exitNote()}`);
+    if (closing) return;
+    if (!started) lostEarly = true;
+    else hooks.onLost(lostReason());
   };
   const close = async (): Promise<void> => {
     closing = true;
@@ -258,6 +264,7 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
     // does not declare them has its announcements ignored, as the SDK does
     if (client.getServerCapabilities()?.tools?.listChanged === true) refetch.enable();
     else refetch.stop();
+    if (lostEarly) throw new McpError(ErrorCode.ConnectionClosed, "lost while it started");
     started = true;
     return {
       instructions: client.getInstructions() || undefined,
@@ -277,9 +284,11 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
       close,
     };
   } catch (e) {
-    // a connection we ended (a message over the bound) fails the start for that reason
-    const why = (stdio?.fault ? `${phase} failed: ${stdio.fault}` : describeFailure(e, phase, timeout)) + exitNote();
+    // once closed, its exit code is known
     await close();
-    throw new Error(why);
+    // a connection we ended (a message over the bound), "connection closed", "not running":
+    // how the server ended says more than the request
+    const ended = stdio?.fault !== undefined || (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) || messageOf(e) === NOT_RUNNING;
+    throw new Error(ended ? `${phase} failed: ${lostReason()}` : describeFailure(e, phase, timeout) + exitNote());
   }
 }

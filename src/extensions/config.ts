@@ -2,14 +2,15 @@
 // .mcp.json (same shape), normalized into ServerSpecs. `${VAR}` (and `${VAR:-default}`) in
 // any string is read from the environment. What of an entry is a secret (every expanded
 // value, headers, credential-named env entries and flags) is config/secrets.ts's rule; the
-// secrets are kept only in memory and handed to the redactor, never shown (the listing names
-// variables, not values).
+// secrets are kept only in memory and handed to the redactor, never shown. Before a project's
+// file is approved, /mcp shows its text (`launch`, `${VAR}` unexpanded) in full: the person
+// approving must see what would run.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { loadConfig, mcpServerSchema, type McpServerConfig } from "../config/config.js";
-import { readStartFileSync, StartFileError, decodeUtf8 } from "../config/files.js";
+import { decodeUtf8, jsonSyntaxProblem, readWorkspaceFileSync, StartFileError } from "../config/files.js";
 import { messageOf } from "../record/errors.js";
 import { credentialName, secretsAmong } from "../config/secrets.js";
 
@@ -35,17 +36,28 @@ export interface ServerSpec {
   transport?: Transport;
   startupTimeoutMs: number;
   toolTimeoutMs: number;
-  /** names of the env variables and headers it is given (for the listing; values never) */
+  /** names of the env variables and headers it is given (for its status; values never) */
   envNames: string[];
   headerNames: string[];
-  /** what it runs as the file writes it (`${VAR}` unexpanded, so no value of the
-   * environment): the command and its arguments, or the URL; shown before approving */
-  launch: string;
+  /** what starts it as the file writes it (`${VAR}` unexpanded, so no value of the
+   * environment): shown in full before approving */
+  launch: LaunchText;
   /** what of it is a secret (config/secrets.ts), expanded: cut out of everything once it may start */
   secrets: string[];
   /** a hash of everything that starts it (secrets included, kept in memory only): /reload
    * restarts a server whose fingerprint changed */
   fingerprint: string;
+}
+
+/** Every field of an entry that decides what starts, as the file writes it. */
+export interface LaunchText {
+  command?: string;
+  args: string[];
+  /** as written; undefined: the workspace */
+  cwd?: string;
+  env: [string, string][];
+  url?: string;
+  headers: [string, string][];
 }
 
 export interface ExtensionConfig {
@@ -136,7 +148,7 @@ function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: Node
     toolTimeoutMs: DEFAULT_TOOL_MS,
     envNames: [],
     headerNames: [],
-    launch: "",
+    launch: { args: [], env: [], headers: [] },
     secrets: [],
     fingerprint: "",
   };
@@ -148,7 +160,14 @@ function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: Node
   base.disabled = c.disabled === true;
   if (c.startupTimeoutSeconds !== undefined) base.startupTimeoutMs = c.startupTimeoutSeconds * 1000;
   if (c.toolTimeoutSeconds !== undefined) base.toolTimeoutMs = c.toolTimeoutSeconds * 1000;
-  base.launch = c.command !== undefined ? [c.command, ...(c.args ?? [])].join(" ") : (c.url ?? "");
+  base.launch = {
+    ...(c.command !== undefined ? { command: c.command } : {}),
+    args: c.args ?? [],
+    ...(c.cwd !== undefined ? { cwd: c.cwd } : {}),
+    env: Object.entries(c.env ?? {}),
+    ...(c.url !== undefined ? { url: c.url } : {}),
+    headers: Object.entries(c.headers ?? {}),
+  };
   base.envNames = Object.keys(c.env ?? {});
   base.headerNames = Object.keys(c.headers ?? {});
   if (c.type === "sse") return bad('"type": "sse" (the old HTTP+SSE transport) is not supported; use the server\'s Streamable HTTP endpoint ("url")');
@@ -156,6 +175,8 @@ function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: Node
   if (c.command === undefined && c.url === undefined) return bad('needs "command" (a stdio server) or "url" (Streamable HTTP)');
   if (c.type === "stdio" && c.command === undefined) return bad('"type": "stdio" needs "command"');
   if ((c.type === "http" || c.type === "streamable-http") && c.url === undefined) return bad(`"type": "${c.type}" needs "url"`);
+  const unfit = unfitField(c);
+  if (unfit) return bad(unfit);
   try {
     // every value read from the environment is a candidate, wherever it is expanded
     const x = (v: string, field: string): string => expandVars(v, env, `field "${field}"`, (value) => expanded.push(value));
@@ -183,6 +204,8 @@ function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: Node
       return bad(`"url" is not a URL (got "${c.url}")`);
     }
     if (u.protocol !== "http:" && u.protocol !== "https:") return bad(`"url" must be http(s) (got "${c.url}")`);
+    // fetch refuses such a URL, and a password in it would be shown and stored as text
+    if (u.username !== "" || u.password !== "") return bad('"url" holds a user name or password (user:password@): give credentials in "headers" (an Authorization header)');
     secrets.push(...urlCredentials(url));
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(c.headers ?? {})) {
@@ -211,6 +234,26 @@ function urlCredentials(url: string): string[] {
   return out;
 }
 
+/**
+ * A field that cannot start what it seems to: a NUL (no program can be given one), an
+ * environment name with "=" (`"A=B": "c"` sets A, so the name shown is not the variable
+ * set), a URL with a control character or space (the URL parser drops some silently, so
+ * the address used is not the one shown).
+ */
+function unfitField(c: McpServerConfig): string | undefined {
+  const fields: [string, string][] = [
+    ...(c.command !== undefined ? [["command", c.command] as [string, string]] : []),
+    ...(c.args ?? []).map((a, i): [string, string] => [`args.${i}`, a]),
+    ...(c.cwd !== undefined ? [["cwd", c.cwd] as [string, string]] : []),
+    ...Object.entries(c.env ?? {}).flatMap(([k, v]): [string, string][] => [[`env name ${JSON.stringify(k)}`, k], [`env.${k}`, v]]),
+  ];
+  for (const [where, v] of fields) if (v.includes("\0")) return `${where} holds a NUL character, which no program can be given`;
+  for (const k of Object.keys(c.env ?? {})) if (k.includes("=")) return `env name ${JSON.stringify(k)} holds "=": the variable it would set is not the one it names`;
+  // eslint-disable-next-line no-control-regex
+  if (c.url !== undefined && /[\u0000-\u0020\u007f]/.test(c.url)) return '"url" holds a control character or a space: the address used would not be the one shown';
+  return undefined;
+}
+
 /** Reads the user's config (mcpServers, allowInReadOnly) and the workspace's .mcp.json. A
  * bad config file throws (as at start); a bad project file becomes a problem, and the agent
  * works on without its servers. */
@@ -233,14 +276,19 @@ export function loadExtensionConfig(opts: { configFile?: string; workspace: stri
   let project: ExtensionConfig["project"];
   let bytes: Buffer | undefined;
   try {
-    bytes = readStartFileSync(file, { what: "the project's MCP file", maxBytes: 1024 * 1024 });
+    // read on its own, as AGENTS.md is: a link out of the workspace (to the user's own
+    // config, to /proc/self/environ) is refused
+    bytes = readWorkspaceFileSync(opts.workspace, PROJECT_FILE, { what: "the project's MCP file", maxBytes: 1024 * 1024 });
   } catch (e) {
-    if (!(e instanceof StartFileError && e.code === "ENOENT")) problems.push(`${file} could not be read: ${messageOf(e)}`);
+    // a StartFileError names the file and why already
+    if (!(e instanceof StartFileError && e.code === "ENOENT")) problems.push(e instanceof StartFileError ? e.message : `${file} could not be read: ${messageOf(e)}`);
   }
   if (bytes) {
     project = { file, sha256: crypto.createHash("sha256").update(bytes).digest("hex") };
+    let text = "";
     try {
-      const parsed = projectFileSchema.safeParse(JSON.parse(decodeUtf8(bytes, file)));
+      text = decodeUtf8(bytes, file);
+      const parsed = projectFileSchema.safeParse(JSON.parse(text));
       if (!parsed.success) problems.push(`${file}: ${describeIssues(parsed.error.issues)} (it holds {"mcpServers": {NAME: {...}}})`);
       else {
         const taken = new Set(servers.map((s) => s.name));
@@ -253,7 +301,8 @@ export function loadExtensionConfig(opts: { configFile?: string; workspace: stri
         }
       }
     } catch (e) {
-      problems.push(`${file} is not valid JSON: ${messageOf(e)}`);
+      // in words of its own: JSON.parse's message quotes the file's bytes
+      problems.push(e instanceof StartFileError ? e.message : `${file} is ${jsonSyntaxProblem(text)}`);
     }
   }
   return { servers, secrets: secrets.filter((s) => s.length > 0), allowInReadOnly, ...(project ? { project } : {}), problems };

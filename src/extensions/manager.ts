@@ -11,9 +11,10 @@ import type { ToolDef, ToolOutput } from "../tools/types.js";
 import { messageOf } from "../record/errors.js";
 import { keyHoldsSecret } from "../config/secrets.js";
 import { assertNever } from "../record/types.js";
-import { sanitizeForTerminal } from "../text/sanitize.js";
+import { visibleEscape } from "../text/sanitize.js";
 import { loadExtensionConfig, PROJECT_FILE, type ExtensionConfig, type ServerSpec } from "./config.js";
 import { approve, readApprovals } from "./approvals.js";
+import { launchLines } from "./display.js";
 import { assignNames, sanitizeName } from "./names.js";
 import { mapResult } from "./results.js";
 import type { Connection, McpTool } from "./client.js";
@@ -52,7 +53,9 @@ interface Server {
 export interface ManagerOptions {
   workspace: string;
   configFile?: string;
-  /** no screen to approve in: unapproved project servers are refused with a sentence */
+  /** no screen to approve in: unapproved project servers are refused with a sentence. A
+   * server that fails is a warning there (stderr), not an error: the turn runs without its
+   * tools, and the run's exit code is the turn's */
   headless: boolean;
   /** what the next request holds changed (tools or instructions): the inspector goes pending */
   onChange(reason: string): void;
@@ -65,6 +68,14 @@ export interface ManagerOptions {
 
 /** The instructions a server may add to every request (longer ones are cut, and say so). */
 export const MAX_INSTRUCTIONS = 20_000;
+
+/** the most of what a server says (an error, its stderr) kept as its last error */
+const MAX_ERROR = 600;
+
+/** Text for a person: every character one cannot see for what it is written as an escape,
+ * never removed (a path or a command shown must be the one used). Applied once, where text
+ * leaves the manager: notices, /mcp, status, the answers of /mcp approve and /reload. */
+const shown = (text: string): string => visibleEscape(text);
 
 const HOW_TO_APPROVE = "open albedo-tui in this workspace and approve it with /mcp approve (remembered for this workspace and this version of the file)";
 
@@ -85,6 +96,10 @@ export class ExtensionManager {
   private projectOk = false;
 
   constructor(private readonly opts: ManagerOptions) {}
+
+  private notice(level: "info" | "warning" | "error", text: string): void {
+    this.opts.onNotice(level === "error" && this.opts.headless ? "warning" : level, shown(text));
+  }
 
   /** Reads the configuration (no server starts). A bad config file throws, as at start. */
   configure(): void {
@@ -127,20 +142,20 @@ export class ExtensionManager {
   start(): Promise<void> {
     if (!this.started) {
       this.started = true;
-      for (const p of this.config.problems) this.opts.onNotice("warning", `MCP: ${p}`);
-      if (this.approvalsProblem) this.opts.onNotice("warning", `MCP: ${this.approvalsProblem}`);
+      for (const p of this.config.problems) this.notice("warning", `MCP: ${p}`);
+      if (this.approvalsProblem) this.notice("warning", `MCP: ${this.approvalsProblem}`);
       const waiting = this.servers.filter((s) => s.state === "not approved");
       if (waiting.length > 0) {
         const names = waiting.map((s) => s.spec.name).join(", ");
         const file = waiting[0]!.spec.file;
-        this.opts.onNotice(
+        this.notice(
           "warning",
           this.opts.headless
             ? `MCP: not starting ${names} from ${file}: a project's servers run only once approved; ${HOW_TO_APPROVE}.`
             : `MCP: ${file} declares ${names}; they run commands, so they start only once you approve: /mcp lists them, /mcp approve starts them.`,
         );
       }
-      for (const s of this.servers) if (s.state === "invalid" && s.spec.problem) this.opts.onNotice("warning", `MCP: ${s.spec.problem}`);
+      for (const s of this.servers) if (s.state === "invalid" && s.spec.problem) this.notice("warning", `MCP: ${s.spec.problem}`);
     }
     return Promise.all(this.servers.filter((s) => s.state === "idle").map((s) => this.startOne(s))).then(() => this.allStarts());
   }
@@ -157,31 +172,46 @@ export class ExtensionManager {
     const abort = new AbortController();
     s.abort = abort;
     const run = (async () => {
+      // set once connect() hands the connection over: the hooks act only for the connection
+      // this server holds now (a server that ends while it starts fails the start instead)
+      let conn: Connection | undefined;
+      const current = (): boolean => conn !== undefined && this.servers.includes(s) && s.conn === conn;
+      // the hooks run in the SDK's callbacks: a throw there would end the whole program
+      const guarded = (what: string, fn: () => void): void => {
+        try {
+          fn();
+        } catch (e) {
+          this.notice("error", `MCP server ${s.spec.name}: ${what} failed: ${this.clean(messageOf(e))}`);
+        }
+      };
       try {
         const { connect } = await import("./client.js");
-        const conn = await connect(
+        conn = await connect(
           s.spec,
           this,
           {
-            onTools: (tools, note) => {
-              if (!this.servers.includes(s) || s.conn !== conn) return;
-              this.noteTools(s, note);
-              this.setTools(s, tools, `${s.spec.name} changed its tools`);
-            },
-            onLost: (reason) => {
-              if (!this.servers.includes(s) || s.conn !== conn) return;
-              s.state = "failed";
-              s.lastError = this.clean(reason);
-              delete s.conn;
-              this.opts.onNotice("error", `MCP server ${s.spec.name} stopped: ${s.lastError}. Its tools are gone until /reload.`);
-              this.setTools(s, [], `${s.spec.name} stopped`, undefined);
-            },
+            onTools: (tools, note) =>
+              guarded("taking its changed tools", () => {
+                if (!current()) return;
+                this.noteTools(s, note);
+                this.setTools(s, tools, `${s.spec.name} changed its tools`);
+              }),
+            onLost: (reason) =>
+              guarded("marking it stopped", () => {
+                if (!current()) return;
+                s.state = "failed";
+                s.lastError = this.clean(reason);
+                delete s.conn;
+                this.notice("error", `MCP server ${s.spec.name} stopped: ${s.lastError}. Its tools are gone ${this.opts.headless ? "for the rest of this run" : "until /reload"}.`);
+                this.setTools(s, [], `${s.spec.name} stopped`, undefined);
+              }),
             // may come while it starts: nothing here may depend on the connection
-            onWarning: (text) => {
-              if (!this.servers.includes(s)) return;
-              s.lastError = this.clean(text);
-              this.opts.onNotice("warning", `MCP server ${s.spec.name} ${s.lastError}`);
-            },
+            onWarning: (text) =>
+              guarded("naming its notifications", () => {
+                if (!this.servers.includes(s)) return;
+                s.lastError = this.clean(text);
+                this.notice("warning", `MCP server ${s.spec.name} ${s.lastError}`);
+              }),
           },
           abort.signal,
         );
@@ -196,7 +226,7 @@ export class ExtensionManager {
         this.noteTools(s, conn.note);
         this.setTools(s, conn.tools, `${s.spec.name} started`, conn.instructions);
         const n = this.status().find((x) => x.name === s.spec.name)?.tools ?? 0;
-        this.opts.onNotice("info", `MCP server ${s.spec.name} ready: ${n} tool${n === 1 ? "" : "s"}${s.instructions ? " and instructions" : ""}.`);
+        this.notice("info", `MCP server ${s.spec.name} ready: ${n} tool${n === 1 ? "" : "s"}${s.instructions ? " and instructions" : ""}.`);
       } catch (e) {
         // stopped on purpose (close, /reload) while it started: no failure to report
         if (abort.signal.aborted) {
@@ -205,7 +235,7 @@ export class ExtensionManager {
         }
         s.state = "failed";
         s.lastError = this.clean(messageOf(e));
-        this.opts.onNotice("error", `MCP server ${s.spec.name} could not start: ${s.lastError}`);
+        this.notice("error", `MCP server ${s.spec.name} could not start: ${s.lastError}${this.opts.headless ? " (this run goes on without its tools)" : ""}`);
       } finally {
         delete s.starting;
         delete s.abort;
@@ -220,12 +250,14 @@ export class ExtensionManager {
     // a list fetched again with the same cut is not said again
     if (!note || this.clean(note) === s.lastError) return;
     s.lastError = this.clean(note);
-    this.opts.onNotice("warning", `MCP server ${s.spec.name}: ${s.lastError}`);
+    this.notice("warning", `MCP server ${s.spec.name}: ${s.lastError}`);
   }
 
-  /** what a server says, fit for the screen and the record */
+  /** what a server says, as one line for the record: its secrets cut out, and cut (with a
+   * mark) past MAX_ERROR characters. Escaped for a person where it leaves (shown()). */
   private clean(text: string): string {
-    return this.opts.redact(sanitizeForTerminal(text)).replace(/\s+/g, " ").trim().slice(0, 600);
+    const t = this.opts.redact(text).replace(/\s+/g, " ").trim();
+    return t.length > MAX_ERROR ? `${t.slice(0, MAX_ERROR)} [… cut at ${MAX_ERROR} characters]` : t;
   }
 
   private setTools(s: Server, tools: McpTool[], reason: string, instructions: string | undefined = s.instructions): void {
@@ -252,7 +284,7 @@ export class ExtensionManager {
     const entries = all.filter((e) => !secretNamed.includes(e));
     const { named, refused } = assignNames(entries);
     for (const e of secretNamed) refused.push({ server: e.server, message: `a tool of server "${e.server}" is not offered: its name, or a name in its input schema, holds a secret` });
-    for (const r of refused) if (!this.refused.some((x) => x.message === r.message)) this.opts.onNotice("warning", `MCP: ${r.message}`);
+    for (const r of refused) if (!this.refused.some((x) => x.message === r.message)) this.notice("warning", `MCP: ${r.message}`);
     this.refused = refused;
     this.owners = new Map(named.map((n) => [n.wire, n.value.s]));
     this.toolDefs = named.map((n) => this.toolDef(n.wire, n.value.s, n.value.t));
@@ -290,7 +322,7 @@ export class ExtensionManager {
 
   private async call(s: Server, tool: string, args: Record<string, unknown>, signal: AbortSignal, redact?: (t: string) => string): Promise<ToolOutput> {
     const conn = s.conn;
-    if (!conn || s.state !== "ready") return { output: `MCP server ${s.spec.name} is ${s.state}${s.lastError ? `: ${s.lastError}` : ""}`, isError: true };
+    if (!conn || s.state !== "ready") return { output: shown(`MCP server ${s.spec.name} is ${s.state}${s.lastError ? `: ${s.lastError}` : ""}`), isError: true };
     const cut = (t: string): string => this.opts.redact(redact ? redact(t) : t);
     try {
       const raw = await conn.call(tool, args, signal);
@@ -299,7 +331,7 @@ export class ExtensionManager {
       if (signal.aborted) return { output: "interrupted (the server was asked to cancel the call)", isError: true };
       const { describeFailure } = await import("./client.js");
       const why = describeFailure(e, `${tool} on MCP server ${s.spec.name}`, s.spec.toolTimeoutMs);
-      return { output: cut(sanitizeForTerminal(why)).slice(0, 2000), isError: true };
+      return { output: shown(cut(why).slice(0, 2000)), isError: true };
     }
   }
 
@@ -336,7 +368,7 @@ export class ExtensionManager {
       tools: s.state === "ready" ? [...this.owners.values()].filter((o) => o === s).length : 0,
       approval: this.approvalOf(s.spec),
       // cut again: a secret may have joined since it was said (an approval, a /reload)
-      ...(s.lastError ? { lastError: this.opts.redact(s.lastError) } : s.spec.problem ? { lastError: s.spec.problem } : {}),
+      ...(s.lastError ? { lastError: shown(this.opts.redact(s.lastError)) } : s.spec.problem ? { lastError: shown(s.spec.problem) } : {}),
       envNames: s.spec.envNames,
       headerNames: s.spec.headerNames,
       ...(s.conn?.pid !== undefined ? { pid: s.conn.pid } : {}),
@@ -348,35 +380,35 @@ export class ExtensionManager {
     if (this.servers.length === 0 && this.config.problems.length === 0) {
       return `No MCP servers: add "mcpServers" to the config file${this.opts.configFile ? ` (${this.opts.configFile})` : ""} or a ${PROJECT_FILE} to the workspace.`;
     }
+    // each line escaped once: its own text here, each value of the file in launchLines
     const lines = ["MCP servers:"];
     for (const st of this.status()) {
       const tools = st.state === "ready" ? `, ${st.tools} tool${st.tools === 1 ? "" : "s"}` : "";
       const from = st.origin === "project" ? ` · ${PROJECT_FILE} (${st.approval})` : " · config";
+      // status() has escaped the last error already
       const err = st.lastError ? ` · last error: ${st.lastError}` : "";
-      lines.push(`  ${st.name} (${st.transport}): ${st.state}${tools}${from}${err}`);
+      lines.push(`  ${shown(st.name)} (${st.transport}): ${st.state}${tools}${from}${err}`);
     }
-    // what approving would run, as the file writes it (variables unexpanded)
-    for (const s of this.servers) {
-      if (s.state === "not approved" && s.spec.launch) lines.push(`  ${s.spec.name} runs: ${this.clean(s.spec.launch)}${s.spec.envNames.length > 0 ? ` (env: ${s.spec.envNames.join(", ")})` : ""}`);
-    }
-    for (const r of this.refused) lines.push(`  refused: ${r.message}`);
-    for (const p of this.config.problems) lines.push(`  problem: ${p}`);
-    if (this.servers.some((s) => s.state === "not approved")) lines.push(`/mcp approve starts the servers of ${this.config.project?.file ?? PROJECT_FILE} (and remembers it for this version of the file).`);
+    // what approving would start: every field that decides it, in full, as the file writes it
+    for (const s of this.servers) if (s.state === "not approved") lines.push(...launchLines(s.spec, this.opts.workspace));
+    for (const r of this.refused) lines.push(shown(`  refused: ${r.message}`));
+    for (const p of this.config.problems) lines.push(shown(`  problem: ${p}`));
+    if (this.servers.some((s) => s.state === "not approved")) lines.push(shown(`/mcp approve starts the servers of ${this.config.project?.file ?? PROJECT_FILE} (and remembers it for this version of the file).`));
     return lines.join("\n");
   }
 
   /** /mcp approve: remembers the project file's content as approved and starts its servers */
   async approveProject(): Promise<string> {
     const p = this.config.project;
-    if (!p) return `There is no ${PROJECT_FILE} in ${this.opts.workspace} to approve.`;
+    if (!p) return shown(`There is no ${PROJECT_FILE} in ${this.opts.workspace} to approve.`);
     const waiting = this.servers.filter((s) => s.state === "not approved");
-    if (waiting.length === 0) return `${p.file} is approved already (or declares no server that can start).`;
+    if (waiting.length === 0) return shown(`${p.file} is approved already (or declares no server that can start).`);
     if (this.opts.headless) return `MCP servers cannot be approved without a screen; ${HOW_TO_APPROVE}.`;
     approve(this.opts.workspace, p.sha256);
     this.projectOk = true;
     for (const s of waiting) s.state = "idle";
     await Promise.all(waiting.map((s) => this.startOne(s)));
-    return `Approved ${p.file} (sha256 ${p.sha256.slice(0, 12)}…) for ${this.opts.workspace}. ${waiting.map((s) => `${s.spec.name}: ${s.state}${s.lastError ? ` (${s.lastError})` : ""}`).join("; ")}.`;
+    return shown(`Approved ${p.file} (sha256 ${p.sha256.slice(0, 12)}…) for ${this.opts.workspace}. ${waiting.map((s) => `${s.spec.name}: ${s.state}${s.lastError ? ` (${s.lastError})` : ""}`).join("; ")}.`);
   }
 
   /**
@@ -414,8 +446,8 @@ export class ExtensionManager {
     await Promise.all(stops);
     if (this.started) await Promise.all(this.servers.filter((s) => s.state === "idle").map((s) => this.startOne(s)));
     if (this.signature() !== before) this.opts.onChange(`extensions changed (/reload): ${said.join(", ") || "their tools or instructions"}`);
-    const states = this.servers.map((s) => `${s.spec.name} ${s.state}`).join(", ");
-    return `MCP: ${said.length > 0 ? said.join(", ") : "no server changed"}${states ? ` (now: ${states})` : ""}.`;
+    const states = this.servers.map((s) => `${s.spec.name} ${s.state}${s.state === "failed" && s.lastError ? `: ${s.lastError}` : ""}`).join(", ");
+    return shown(`MCP: ${said.length > 0 ? said.join(", ") : "no server changed"}${states ? ` (now: ${states})` : ""}.`);
   }
 
   /** Stops one server: a start in progress is ended (not waited out), a connection closed. */

@@ -6,6 +6,7 @@
 // time linear in its size (the SDK's read buffer joins and rescans everything held on every
 // chunk). Loaded only when a server is configured.
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -24,6 +25,11 @@ export class MessageTooLargeError extends Error {
   }
 }
 const STDERR_TAIL = 4096;
+/** how long the output of a server that has exited may take to end, before whatever it left
+ * running is stopped */
+const EXIT_DRAIN_MS = 500;
+/** what a send to a server that has ended says */
+export const NOT_RUNNING = "the server is not running";
 
 /** Variables a server inherits from albedo-tui's environment (the SDK's list): keys and
  * tokens of the user's shell stay behind unless the entry's `env` names them. */
@@ -43,8 +49,13 @@ export class GroupStdioTransport implements Transport {
   private closed = false;
   /** why we disconnected the server, when we did (a message over the bound) */
   fault: string | undefined;
-  /** how the process ended, once it has */
+  /** how the process ended, once it and its output have (all of its pipes closed) */
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** how the process itself ended, once it has (a process it started may hold its pipes
+   * open for longer) */
+  exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** it exited while a process it started kept its pipes open (that process is stopped) */
+  leftRunning = false;
 
   constructor(
     private readonly params: { command: string; args: string[]; env: Record<string, string>; cwd: string },
@@ -72,21 +83,40 @@ export class GroupStdioTransport implements Transport {
       if (v !== undefined) env[k] = v;
     }
     return new Promise((resolve, reject) => {
-      const child = spawn(this.params.command, this.params.args, {
-        cwd: this.params.cwd,
-        env: { ...env, ...this.params.env, ...run.env() },
-        stdio: ["pipe", "pipe", "pipe"],
-        detached: true,
-      });
+      let child: ChildProcess;
+      try {
+        child = spawn(this.params.command, this.params.args, {
+          cwd: this.params.cwd,
+          env: { ...env, ...this.params.env, ...run.env() },
+          stdio: ["pipe", "pipe", "pipe"],
+          detached: true,
+        });
+      } catch (e) {
+        // refused before any process (a NUL byte in an argument, say)
+        endRun(run);
+        reject(new Error(`cannot start ${this.params.command}: ${e instanceof Error ? e.message : String(e)}`));
+        return;
+      }
       this.child = child;
       child.once("error", (e) => {
         endRun(run);
-        reject(new Error(`cannot start ${this.params.command}: ${e.message}`));
+        reject(new Error(`cannot start ${this.params.command}: ${this.spawnFailure(e)}`));
         this.onerror?.(e);
       });
       child.once("spawn", () => {
         run.pgid = child.pid;
         resolve();
+      });
+      child.once("exit", (code, signal) => {
+        this.exited = { code, signal };
+        // The server is the process started: once it has exited, a process it left running
+        // (`sh -c "server &"`) that keeps its pipes open must not hold the connection (and
+        // every request on it) open until a timeout. Its last output gets a moment to arrive.
+        setTimeout(() => {
+          if (this.closed) return;
+          this.leftRunning = true;
+          void this.close();
+        }, EXIT_DRAIN_MS).unref();
       });
       child.once("close", (code, signal) => {
         this.exit = { code, signal };
@@ -143,17 +173,32 @@ export class GroupStdioTransport implements Transport {
     }
   }
 
+  /** spawn says ENOENT both for a missing program and for a missing folder to run it in */
+  private spawnFailure(e: NodeJS.ErrnoException): string {
+    if (e.code === "ENOENT") {
+      let dir: fs.Stats | undefined;
+      try {
+        dir = fs.statSync(this.params.cwd);
+      } catch {
+        return `its folder (cwd) ${this.params.cwd} does not exist`;
+      }
+      if (!dir.isDirectory()) return `its folder (cwd) ${this.params.cwd} is not a folder`;
+      return "no such program (not found on PATH, or no such file)";
+    }
+    return e.message;
+  }
+
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve, reject) => {
       const stdin = this.child?.stdin;
       if (!stdin || this.closed) {
-        reject(new Error("the server is not running"));
+        reject(new Error(NOT_RUNNING));
         return;
       }
       if (stdin.write(serializeMessage(message))) resolve();
       else {
         // a server that dies with its pipe full never drains: its close ends the wait
-        const onClose = (): void => reject(new Error("the server is not running"));
+        const onClose = (): void => reject(new Error(NOT_RUNNING));
         stdin.once("close", onClose);
         stdin.once("drain", () => {
           stdin.off("close", onClose);
@@ -170,6 +215,17 @@ export class GroupStdioTransport implements Transport {
     this.closed = true;
     this.child?.stdin?.end();
     if (run) await stopToolProcesses({ runs: [run], graceMs: 1000 });
+    // its group is gone; the exit event (its code, for the last error) may still be on its way
+    const child = this.child;
+    if (child?.pid !== undefined && this.exited === undefined && child.exitCode === null && child.signalCode === null) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 1000);
+        child.once("exit", () => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
     this.reader.clear();
     if (!wasClosed) this.onclose?.();
   }

@@ -154,3 +154,49 @@ export function sanitizeForTerminal(s: string): string {
   flush(n);
   return out.join("");
 }
+
+/**
+ * Characters written as an escape by visibleEscape: every control (C0, DEL, C1), every
+ * format character (bidi marks and overrides, zero-width spaces and joiners, soft hyphen,
+ * byte-order mark, tags), line and paragraph separators, every space but U+0020, lone
+ * surrogates, private-use and unassigned code points, variation selectors and the Hangul
+ * fillers that draw as blanks: each either acts on a terminal or cannot be seen for what it is.
+ */
+const NOT_VISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f\u{e0100}-\u{e01ef}\\]/gu;
+
+const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", "\\": "\\\\" };
+
+export interface EscapeOptions {
+  /** \n, \t and \r\n stay as they are: text laid out in lines (a script, a diff) */
+  layout?: boolean;
+  /** a backslash stays single: the text is JSON already (its backslashes are its escapes),
+   * or code where backslashes are common */
+  plainBackslash?: boolean;
+}
+
+/**
+ * `s` with every character one cannot see for what it is written as a JSON-style escape
+ * (ESC as \u001b, a right-to-left override as \u202e, a newline as \n, a backslash as \\), so
+ * that what is shown is exactly what is there: nothing is removed, nothing acts on the
+ * terminal, and no two different strings look alike. For text a person approves or acts on
+ * (a command, its arguments, a path); sanitizeForTerminal, which removes sequences whole, is
+ * for output that is only read.
+ */
+export function visibleEscape(s: string, opts: EscapeOptions = {}): string {
+  return s.replace(NOT_VISIBLE, (c, at: number) => {
+    if (opts.layout && (c === "\n" || c === "\t" || (c === "\r" && s[at + 1] === "\n"))) return c;
+    if (opts.plainBackslash && c === "\\") return c;
+    const named = NAMED[c];
+    if (named) return named;
+    const code = c.codePointAt(0)!;
+    // beyond the BMP as its surrogate pair, as JSON writes it
+    if (code > 0xffff) return c.split("").map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+    return `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
+/** A string as a JSON string literal with every character visibleEscape escapes escaped too:
+ * the form a value of a JSON file is shown in, so it reads as the file writes it. */
+export function visibleJson(s: string): string {
+  return visibleEscape(JSON.stringify(s), { plainBackslash: true });
+}

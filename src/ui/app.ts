@@ -1,25 +1,26 @@
-// The full-screen interface: holds the screen's state and joins its rooms. Keys come in
-// through the key router (keyrouter.ts) as intents that act() carries out; the session's
-// events come in through one subscription and one switch (onEvent); paint() asks layout.ts
-// where things go and fills them from the transcript, the pane, the prompt and the status
-// builders (status.ts); frames and timers are the scheduler's (frames.ts); slash commands
-// are run-command.ts. The terminal is injected (screen.ts), so all of it runs in-process
-// against a headless xterm as well as on a real terminal.
+// The full-screen interface: holds the screen's state and sequences its rooms. Keys come in
+// through the key router (keyrouter.ts) as intents that act() carries out (ops.ts for the
+// editor's, the transcript's and the pane's); the session's events come in through one
+// subscription and one switch (onEvent). A frame is the scheduler's to time (frames.ts);
+// layout.ts says where each part goes, paint.ts what it shows, and app.ts writes that into
+// the cell buffer. An open box is a Modal value (modal-state.ts); Ctrl-Z is suspend.ts, the
+// process's signals signals.ts, slash commands run-command.ts. The terminal is injected
+// (screen.ts), so all of it runs in-process against a headless xterm as well as on a real
+// terminal.
 //
 // The screen comes first: startTui() draws a usable frame (the prompt takes keys at once, the
 // status line says it is starting) before the CLI reads the config, opens the store and builds
 // the app; attach() then hands it the controller and the configured keymap. What was typed
 // meanwhile stays in the prompt, and an Enter pressed meanwhile is held and sent on attach.
-// Only what that first frame needs is imported statically; the transcript (marked), the
-// context pane (the inspector's formatting), the modal boxes, the command executor and the
-// highlighter load afterwards.
-import os from "node:os";
+// Only what that first frame needs is imported statically; the rest of the screen (parts.ts:
+// the transcript with marked, the context pane, the boxes, the commands, the highlighter)
+// loads behind it.
 import type { Controller, ContextStatus } from "../session/controller/types.js";
 import type { SessionEvent, TurnState } from "../session/turn/events.js";
-import type { ImageBlock, Session } from "../record/types.js";
+import type { ImageBlock } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { messageOf } from "../record/errors.js";
-import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
+import type { PermissionAnswer } from "../tools/types.js";
 import type { Usage } from "../provider/types.js";
 import { defaultKeymap, keyLabel, prettyKey, type Keymap } from "./bindings.js";
 import { completeCommand } from "./commands.js";
@@ -30,16 +31,21 @@ import { InputEditor, PromptHistory } from "./input.js";
 import { KeyParser, type InputEvent } from "./keys.js";
 import { BoxGuard, FocusState } from "./focus.js";
 import { watchBackground, type ThemeChoice } from "./background.js";
-import { KeyRouter, type EditOp, type Intent, type PaneOp, type TranscriptOp } from "./keyrouter.js";
-import { centred, layout, modalLimit, promptScroll, promptWidth, sideBySide, type Rect } from "./layout.js";
-import type { Box } from "./modal.js";
-import type { ModelPicker } from "./model-list.js";
+import { KeyRouter, type Intent } from "./keyrouter.js";
+import { layout, promptWidth, sideBySide, type Rect } from "./layout.js";
+import { fitted, moveBy, scrollBy, type Modal } from "./modal-state.js";
+import { editOp, paneOp, transcriptOp } from "./ops.js";
+import { paintScreen } from "./paint.js";
+import { loadParts, type ScreenParts } from "./parts.js";
 import type { ScreenHandle } from "./run-command.js";
 import { createSurface, processTerminal, type Surface, type Terminal } from "./screen.js";
-import { activeFlash, hintLine, placeholder, startingHint, startingStatus, statusLine, type Flash, type Retry } from "./status.js";
-import { Theme, type Line, type Seg, type StyleName } from "./style.js";
+import { watchProcess } from "./signals.js";
+import type { Flash, Retry } from "./status.js";
+import { Theme, type StyleName } from "./style.js";
+import { resumeScreen, suspendScreen } from "./suspend.js";
 import { loadWidths, takeEstimated } from "./text.js";
-import type { NoticeLevel, Transcript } from "./transcript.js";
+import type { Transcript } from "./transcript.js";
+import type { NoticeLevel } from "./transcript-item.js";
 
 export type { Keymap } from "./bindings.js";
 export type { Terminal } from "./screen.js";
@@ -78,30 +84,15 @@ const STATUS_MIN_MS = 500;
 /** the pane's "updated" mark lasts 2 s: repaint once it has gone */
 const PANE_FLASH_MS = 2100;
 
-type Modal =
-  | { kind: "permission"; queue: { req: PermissionRequest; answer: (a: PermissionAnswer) => void }[]; scroll: number; maxScroll: number }
-  | { kind: "sessions"; list: Session[]; index: number }
-  | { kind: "models"; picker: ModelPicker };
-
-/** the rest of the screen, loaded while the first frame is up */
-type Parts = [
-  typeof import("./transcript.js"),
-  typeof import("./context-pane.js"),
-  typeof import("./run-command.js"),
-  typeof import("./modal.js"),
-  typeof import("./highlight.js"),
-  void,
-];
-
 /** what the screen has once the session is open */
 interface Attached {
   controller: Controller;
   transcript: Transcript;
   pane: ContextPane;
   history: PromptHistory;
-  run: Parts[2];
-  boxes: Parts[3];
-  highlight: Parts[4];
+  run: ScreenParts["run"];
+  boxes: ScreenParts["boxes"];
+  highlight: ScreenParts["highlight"];
   /** what slash commands may touch */
   handle: ScreenHandle;
 }
@@ -154,7 +145,7 @@ class TuiApp {
   private contextAt = 0;
   private cursorPos: { x: number; y: number } | undefined;
   private waitingForColour = false;
-  private partsLoad: Promise<Parts> | undefined;
+  private partsLoad: Promise<ScreenParts> | undefined;
   private closed = false;
   private resolveRun!: (code: number) => void;
   /** resolves with the exit code once the screen has closed (a quit, a signal, or close()) */
@@ -189,7 +180,21 @@ class TuiApp {
       });
       this.theme.setDetected(bg.initial);
       this.offs.push(bg.stop);
-      this.listenProcess();
+      this.offs.push(
+        watchProcess(this.term, {
+          closed: () => this.closed,
+          quit: (code) => this.quit(code),
+          teardown: () => this.teardown(),
+          report: (text) => {
+            this.notice("error", text);
+            this.frames.request();
+          },
+          suspend: () => this.suspend(),
+          resume: () => {
+            if (!this.closed) resumeScreen(this.term, this.surface);
+          },
+        }),
+      );
       this.frames.drawNow();
     } catch (e) {
       this.close();
@@ -200,23 +205,16 @@ class TuiApp {
     setImmediate(() => void this.parts().catch(() => undefined));
   }
 
-  /** the transcript (with marked), the context pane, the boxes, the commands and exact widths */
-  private parts(): Promise<Parts> {
-    this.partsLoad ??= Promise.all([
-      import("./transcript.js"),
-      import("./context-pane.js"),
-      import("./run-command.js"),
-      import("./modal.js"),
-      import("./highlight.js"),
-      loadWidths(),
-    ]);
+  /** the rest of the screen (parts.ts), loaded once */
+  private parts(): Promise<ScreenParts> {
+    this.partsLoad ??= loadParts();
     return this.partsLoad;
   }
 
   async attach(controller: Controller, opts: AttachOptions): Promise<number> {
     if (this.closed) return this.done;
     // what the full screen needs beyond the first frame, loaded while that frame is up
-    const [{ Transcript }, { ContextPane }, run, boxes, highlight] = await this.parts();
+    const { Transcript, ContextPane, run, boxes, highlight } = await this.parts();
     if (this.closed) return this.done;
     this.km = opts.keymap;
     this.router.setKeymap(opts.keymap);
@@ -340,51 +338,6 @@ class TuiApp {
     });
   }
 
-  private listenProcess(): void {
-    // EIO/EPIPE on the terminal, or its input ending: the terminal went away
-    const onTerminalGone = (): void => {
-      if (!this.closed) this.quit(129);
-    };
-    // These stay installed after the screen is gone: when the terminal hangs up, more
-    // SIGHUPs and EIO errors follow, and their default (die at once) would cut short the
-    // store's last write of what had arrived.
-    this.term.output.on("error", onTerminalGone);
-    this.term.input.on("error", onTerminalGone);
-    this.term.input.on("end", onTerminalGone);
-    if (!this.term.ownsProcess) return;
-    const onSignal = (sig: NodeJS.Signals): void => {
-      const code = 128 + (os.constants.signals[sig] ?? 1);
-      if (!this.closed) this.quit(code);
-      // the caller closes the store and exits; should that hang, end anyway
-      setTimeout(() => process.exit(code), 5000).unref();
-    };
-    const onFatal = (e: unknown): void => {
-      this.teardown();
-      process.stderr.write(`albedo-tui: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-      process.exit(1);
-    };
-    // a promise nobody awaited failed: say so and keep the session (the record is intact)
-    const onRejection = (e: unknown): void => {
-      this.notice("error", `internal error (please report it): ${messageOf(e)}`);
-      this.frames.request();
-    };
-    const signals: NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"];
-    for (const s of signals) process.on(s, onSignal);
-    // SIGTSTP from outside (kill -TSTP) suspends as Ctrl-Z does, the terminal restored first;
-    // SIGCONT after a stop the screen did not see (kill -STOP) repaints a terminal others wrote on
-    const onStop = (): void => this.suspend();
-    const onCont = (): void => this.continued();
-    process.on("SIGTSTP", onStop);
-    process.on("SIGCONT", onCont);
-    process.on("uncaughtException", onFatal);
-    process.on("unhandledRejection", onRejection);
-    this.offs.push(() => {
-      process.off("uncaughtException", onFatal);
-      process.off("unhandledRejection", onRejection);
-      process.off("SIGTSTP", onStop);
-      process.off("SIGCONT", onCont);
-    });
-  }
 
   private teardown(): void {
     if (this.closed) return;
@@ -613,23 +566,12 @@ class TuiApp {
         return;
       case "answer":
         return this.answerQuestion(i.answer);
-      case "scrollQuestion": {
-        const m = this.modal;
-        if (m?.kind !== "permission") return;
-        m.scroll = i.by < 0 ? Math.max(0, m.scroll + i.by) : Math.min(m.maxScroll, m.scroll + i.by);
+      case "scrollQuestion":
+        if (this.modal) this.modal = scrollBy(this.modal, i.by);
         return;
-      }
-      case "pickerMove": {
-        const m = this.modal;
-        if (m?.kind === "models") {
-          const p = m.picker;
-          p.index = i.by < 0 ? Math.max(0, p.index + i.by) : Math.max(0, Math.min(p.rows.length - 1, p.index + i.by));
-          return;
-        }
-        if (m?.kind !== "sessions") return;
-        m.index = i.by < 0 ? Math.max(0, m.index + i.by) : Math.min(m.list.length - 1, m.index + i.by);
+      case "pickerMove":
+        if (this.modal) this.modal = moveBy(this.modal, i.by);
         return;
-      }
       case "pickerClose":
         this.modal = undefined;
         return;
@@ -720,40 +662,14 @@ class TuiApp {
 
   // ---- suspending (Ctrl-Z, SIGTSTP) -------------------------------------------------------------
 
-  /**
-   * Gives the terminal back as it was (the normal screen, the cursor, cooked mode, no paste or
-   * mouse modes), stops until the shell's fg, then takes it again and repaints all of it. An
-   * open box stays open and unanswered; its wait for keys starts again once it is redrawn.
-   */
+  /** an open box stays open and unanswered; its wait for keys starts again once it is redrawn */
   private suspend(): void {
     if (this.closed) return;
-    const stop = this.term.suspend;
-    if (!stop) {
-      this.flash(`${prettyKey(this.km.bindings["app.suspend"][0] ?? "C-z")}: suspending is not available here`, "warn");
-      return;
-    }
-    const input = this.term.input;
-    this.surface.leave();
-    setRaw(input, false);
-    let stopped: Promise<boolean>;
-    try {
-      stopped = stop.call(this.term);
-    } finally {
-      setRaw(input, true);
-      this.surface.enter();
+    const key = prettyKey(this.km.bindings["app.suspend"][0] ?? "C-z");
+    const retaken = (): void => {
       if (this.modal) this.guard.reset();
-      this.surface.repaintAll();
-    }
-    void stopped.then((wasStopped) => {
-      if (!wasStopped) this.flash("not suspended: no job control here (start albedo-tui from an interactive shell to use it)", "warn");
-    });
-  }
-
-  /** SIGCONT: whoever stopped the process, the terminal may have been written on meanwhile */
-  private continued(): void {
-    if (this.closed) return;
-    setRaw(this.term.input, true);
-    this.surface.repaintAll();
+    };
+    suspendScreen({ term: this.term, surface: this.surface, retaken, warn: (text) => this.flash(text, "warn") }, key);
   }
 
   // ---- timers ---------------------------------------------------------------------------------
@@ -816,228 +732,40 @@ class TuiApp {
     }
   }
 
-  private fill(r: Rect, lines: Line[], fillSeg?: Seg): void {
-    this.surface.paint(r.x, r.y, r.w, r.h, lines, fillSeg);
-  }
-
+  /** where things go (layout.ts), what they show (paint.ts), then into the cell buffer */
   private paint(): void {
     const cols = this.surface.cols;
     const prompt = this.editor.layout(promptWidth(cols));
     const a = this.s;
     const l = layout({ cols, rows: this.surface.rows, promptRows: prompt.rows.length, paneOpen: a?.pane.open ?? false });
     if (!l) return;
-    const km = this.km;
-    const now = Date.now();
-    const flash = activeFlash(this.flashMsg, now, a !== undefined && (a.controller.busy() || this.turn.state !== "idle"));
-
-    // transcript and context pane (none yet while starting: the area stays blank)
-    if (l.main.h > 0 && !a) this.fill(l.main, []);
-    if (l.main.h > 0 && a) {
-      if (l.transcript) this.fill(l.transcript, a.transcript.view(l.transcriptTextWidth, l.main.h).lines);
-      if (l.divider) this.fill(l.divider, Array.from({ length: l.main.h }, (): Line => [{ t: "│", s: this.focus.place === "context" ? "border" : "rule" }]));
-      if (l.pane) {
-        const keys = {
-          page: `${keyLabel(km, "context.prevPage")}/${keyLabel(km, "context.nextPage")}`,
-          section: `${keyLabel(km, "context.prevSection")}/${keyLabel(km, "context.nextSection")}`,
-          scroll: `${keyLabel(km, "context.scrollUp")}/${keyLabel(km, "context.scrollDown")}`,
-          close: keyLabel(km, "context.close"),
-        };
-        this.fill(l.pane, a.pane.render(l.pane.w, l.pane.h, keys));
-      }
-      this.paneRect = l.pane;
-      if (l.gap) this.fill(l.gap, []);
-    }
-
-    // hint line, prompt, status
-    if (l.hint) {
-      const hint = a
-        ? hintLine({ attachments: this.attachments.length, flash, focus: this.focus.place, prompt: this.editor.text, following: a.transcript.follow, km }, cols)
-        : startingHint({ flash, held: this.held, km }, cols);
-      this.fill(l.hint, [hint]);
-    }
-    const start = promptScroll(prompt.cursorRow, prompt.rows.length, l.prompt.h);
-    const promptLines: Line[] = [];
-    for (let r = 0; r < l.prompt.h; r++) {
-      const row = prompt.rows[start + r] ?? [];
-      const gutter: Seg = start + r === 0 ? { t: "› ", s: "userGutter" } : { t: "  " };
-      promptLines.push([gutter, ...row]);
-    }
-    if (this.editor.isEmpty() && this.focus.place === "input") {
-      promptLines[0] = [{ t: "› ", s: "userGutter" }, { t: placeholder(a !== undefined, a?.controller.busy() ?? false), s: "dim" }];
-    }
-    this.fill(l.prompt, promptLines);
-    const status = a
-      ? statusLine(
-          {
-            info: a.controller.info(),
-            sessionId: a.controller.session().id,
-            state: this.turn.state,
-            detail: this.turn.detail,
-            busy: a.controller.busy(),
-            retry: this.retry,
-            now,
-            context: this.context,
-            usage: this.usage,
-            km,
-          },
-          cols,
-        )
-      : startingStatus(cols);
-    this.fill(l.status, [status], { t: "", s: "status" });
-
-    // modal boxes over everything else
-    const box = a ? this.modalBox(a, l) : undefined;
-    if (box) {
-      this.fill(centred(l, box.width, box.lines.length), box.lines);
+    const p = paintScreen(
+      {
+        km: this.km,
+        now: Date.now(),
+        session: a,
+        focus: this.focus.place,
+        flash: this.flashMsg,
+        held: this.held,
+        attachments: this.attachments.length,
+        prompt: { text: this.editor.text, empty: this.editor.isEmpty(), layout: prompt },
+        turn: this.turn,
+        retry: this.retry,
+        usage: this.usage,
+        context: this.context,
+        modal: this.modal,
+        boxReady: this.guard.isReady(),
+      },
+      l,
+    );
+    for (const { rect: r, lines, fill } of p.areas) this.surface.paint(r.x, r.y, r.w, r.h, lines, fill);
+    if (l.main.h > 0 && a) this.paneRect = l.pane;
+    if (p.box) {
+      if (this.modal && p.box.maxScroll !== undefined) this.modal = fitted(this.modal, p.box.maxScroll);
       // it is on screen once this frame is out: its wait for keys starts
       this.guard.drawn();
     }
-
-    // the terminal cursor sits in the prompt when typing goes there
-    if (!box && this.focus.place === "input") {
-      const col = this.editor.isEmpty() ? 0 : prompt.cursorCol;
-      this.cursorPos = { x: Math.min(cols - 1, 2 + col), y: l.prompt.y + (prompt.cursorRow - start) };
-    } else {
-      this.cursorPos = undefined;
-    }
-  }
-
-  private modalBox(a: Attached, l: { cols: number; rows: number }): Box | undefined {
-    const m = this.modal;
-    if (!m) return undefined;
-    const lim = modalLimit(l);
-    switch (m.kind) {
-      case "permission": {
-        const q = m.queue[0];
-        if (!q) return undefined;
-        const km = this.km;
-        const keys = {
-          once: keyLabel(km, "permission.allowOnce"),
-          session: keyLabel(km, "permission.allowSession"),
-          deny: keyLabel(km, "permission.deny"),
-          scroll: `${keyLabel(km, "permission.scrollUp")}/${keyLabel(km, "permission.scrollDown")} ${keyLabel(km, "permission.pageUp")}/${keyLabel(km, "permission.pageDown")}`,
-        };
-        const r = a.boxes.permissionBox(q.req, keys, m.queue.length - 1, m.scroll, lim.w, lim.h, this.guard.isReady());
-        m.maxScroll = r.maxScroll;
-        m.scroll = Math.min(m.scroll, r.maxScroll);
-        return r.box;
-      }
-      case "sessions":
-        return a.boxes.sessionsBox(
-          m.list,
-          a.controller.session().id,
-          m.index,
-          lim.w,
-          lim.h,
-          { move: `${keyLabel(this.km, "sessions.prev")}/${keyLabel(this.km, "sessions.next")}`, choose: keyLabel(this.km, "sessions.choose"), close: keyLabel(this.km, "sessions.close") },
-          this.guard.isReady(),
-        );
-      case "models":
-        return a.run.modelsBox(
-          m.picker,
-          lim.w,
-          lim.h,
-          { move: `${keyLabel(this.km, "sessions.prev")}/${keyLabel(this.km, "sessions.next")}`, choose: keyLabel(this.km, "sessions.choose"), close: keyLabel(this.km, "sessions.close") },
-          this.guard.isReady(),
-        );
-      default:
-        return assertNever(m, "modal");
-    }
-  }
-}
-
-function paneOp(p: ContextPane, op: PaneOp): void {
-  switch (op) {
-    case "nextPage":
-      return p.stepPage(1);
-    case "prevPage":
-      return p.stepPage(-1);
-    case "nextSection":
-      return p.stepSection(1);
-    case "prevSection":
-      return p.stepSection(-1);
-    case "scrollUp":
-      return p.scrollPage(-1);
-    case "scrollDown":
-      return p.scrollPage(1);
-    case "close":
-      p.open = false;
-      return;
-    default:
-      assertNever(op, "pane op");
-  }
-}
-
-function transcriptOp(t: Transcript, op: TranscriptOp): void {
-  switch (op) {
-    case "selectPrev":
-      t.select(-1);
-      return;
-    case "selectNext":
-      t.select(1);
-      return;
-    case "toggleExpand":
-      if (!t.toggleSelected()) t.select(-1);
-      return;
-    case "top":
-      return t.top();
-    case "bottom":
-      return t.bottom();
-    case "pageUp":
-      return t.pageUp();
-    case "pageDown":
-      return t.pageDown();
-    case "scrollUp":
-      return t.scroll(-WHEEL_LINES);
-    case "scrollDown":
-      return t.scroll(WHEEL_LINES);
-    case "clearSelection":
-      return t.clearSelection();
-    default:
-      assertNever(op, "transcript op");
-  }
-}
-
-/** lines the transcript moves per wheel step, as most terminals scroll their own history */
-const WHEEL_LINES = 3;
-
-function setRaw(input: Terminal["input"], raw: boolean): void {
-  if (!input.isTTY) return;
-  try {
-    input.setRawMode?.(raw);
-  } catch {
-    // the terminal is gone
-  }
-}
-
-function editOp(e: InputEditor, op: EditOp): void {
-  switch (op) {
-    case "left":
-      return e.left();
-    case "right":
-      return e.right();
-    case "wordLeft":
-      return e.wordLeft();
-    case "wordRight":
-      return e.wordRight();
-    case "home":
-      return e.home();
-    case "end":
-      return e.end();
-    case "backspace":
-      return e.backspace();
-    case "deleteWordBack":
-      return e.deleteWordBack();
-    case "deleteForward":
-      return e.deleteForward();
-    case "killToEnd":
-      return e.killToEnd();
-    case "killToStart":
-      return e.killToStart();
-    case "newline":
-      return e.newline();
-    default:
-      assertNever(op, "edit op");
+    this.cursorPos = p.cursor;
   }
 }
 

@@ -1,7 +1,7 @@
 // Coloured unified diffs for write/edit: from the tool's own diff when it ran live, or
 // recomputed from the stored tool_use input (edit: old_string → new_string) for history.
 import { createRequire } from "node:module";
-import { inert } from "./inert.js";
+import { inertExact } from "./inert.js";
 import type { Line, StyleName } from "./style.js";
 
 type Diff = typeof import("diff");
@@ -23,10 +23,11 @@ function styleFor(l: string): StyleName | undefined {
   return undefined;
 }
 
-/** a unified diff (any text; made inert here) as coloured lines; the "Index:"/"===" preamble is dropped */
+/** a unified diff (any text; made inert here, its invisible characters escaped) as coloured lines; the "Index:"/"===" preamble is dropped */
 export function diffLines(diff: string): Line[] {
   const out: Line[] = [];
-  for (const raw of inert(diff).replace(/\n$/, "").split("\n")) {
+  // what a change writes is shown whole: an escape sequence in it is shown, not removed
+  for (const raw of inertExact(diff).replace(/\n$/, "").split("\n")) {
     if (raw.startsWith("Index: ") || /^=+$/.test(raw)) continue;
     const s = styleFor(raw);
     out.push(raw ? [s ? { t: raw, s } : { t: raw }] : []);

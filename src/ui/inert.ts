@@ -2,7 +2,7 @@
 // names, errors) goes through here first. sanitizeForTerminal removes every control sequence
 // (cursor moves, titles, clipboard writes, colours) and control character but \n and \t;
 // the screen then turns tabs into spaces because it measures every cell itself.
-import { sanitizeForTerminal } from "../text/sanitize.js";
+import { sanitizeForTerminal, visibleEscape } from "../text/sanitize.js";
 
 const TAB = 4;
 
@@ -32,4 +32,14 @@ export function inert(text: string): string {
 /** one line for a summary: newlines folded, runs of spaces collapsed */
 export function inertLine(text: string): string {
   return inert(text).replace(/\n+/g, " ⏎ ").replace(/ {2,}/g, " ").trim();
+}
+
+/**
+ * Text a person approves, or that records what ran (a command, a tool's input, a diff): every
+ * character one cannot see for what it is shown as an escape (\u001b…), never removed, so
+ * what is shown is what runs or is written. Lines and tabs keep their layout, and backslashes
+ * stay single (code is full of them).
+ */
+export function inertExact(text: string): string {
+  return inert(visibleEscape(text, { layout: true, plainBackslash: true }));
 }

@@ -6,7 +6,7 @@
 import { messageOf } from "../record/errors.js";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { decodeUtf8, readStartFileSync, StartFileError } from "../config/files.js";
+import { decodeUtf8, jsonSyntaxProblem, readStartFileSync, StartFileError } from "../config/files.js";
 import { ACTIONS, DEFAULT_BINDINGS, defaults, isAction, normalizeKey, PLACES, placeActions, type Action, type Keymap, type Place } from "./bindings.js";
 
 export { ACTION_HELP, ACTIONS, DEFAULT_BINDINGS, defaultKeymap, keyLabel, normalizeKey, PLACES, prettyKey, type Action, type Keymap } from "./bindings.js";
@@ -131,8 +131,9 @@ function readFile(file: string, label: string, warnings: string[]): Record<strin
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (e) {
-    warnings.push(`keymap ${label} (${file}): not valid JSON (${messageOf(e)}); using the default keys`);
+  } catch {
+    // in words of its own: JSON.parse's message quotes the file's bytes
+    warnings.push(`keymap ${label} (${file}): ${jsonSyntaxProblem(text)}; using the default keys`);
     return undefined;
   }
   // an object: its entries are checked one by one in apply(), so a bad one costs only itself

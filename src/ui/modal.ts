@@ -5,7 +5,7 @@
 import type { Session } from "../record/types.js";
 import type { PermissionRequest } from "../tools/types.js";
 import { diffForInput, diffLines } from "./diffview.js";
-import { inert, inertLine } from "./inert.js";
+import { inertExact, inertLine } from "./inert.js";
 import type { Line } from "./style.js";
 import { fit, formatInt, lineWidth, restyle, textWidth, truncate, wrapLine, wrapText } from "./text.js";
 
@@ -43,13 +43,14 @@ export function permissionBody(req: PermissionRequest, width: number): Line[] {
   const w = Math.max(8, width);
   const out: Line[] = [];
   out.push(...wrapLine([{ t: inertLine(req.tool), s: "toolName" }, { t: ` wants to ${VERB[req.kind]}:` }], w));
-  out.push(...wrapText(inertLine(req.summary), w, "toolArg"));
-  if (req.outsideWorkspace) out.push(...wrapText(`outside the workspace: ${inertLine(req.outsideWorkspace)}`, w, "warn"));
+  out.push(...wrapText(inertLine(inertExact(req.summary)), w, "toolArg"));
+  if (req.outsideWorkspace) out.push(...wrapText(`outside the workspace: ${inertLine(inertExact(req.outsideWorkspace))}`, w, "warn"));
   out.push([]);
   const input = req.input && typeof req.input === "object" ? (req.input as Record<string, unknown>) : {};
   const diff = req.diff ?? diffForInput(req.tool, req.input);
   if (req.tool === "bash" && typeof input.command === "string") {
-    out.push(...wrapText(`$ ${inert(input.command)}`, w, "toolArg", { hard: true }));
+    // what is approved is what runs: nothing of the command is hidden or removed
+    out.push(...wrapText(`$ ${inertExact(input.command)}`, w, "toolArg", { hard: true }));
   } else if (diff) {
     for (const l of diffLines(diff)) out.push(...wrapLine(l, w, { hard: true }));
   } else {
@@ -59,7 +60,7 @@ export function permissionBody(req: PermissionRequest, width: number): Line[] {
     } catch {
       json = String(req.input);
     }
-    out.push(...wrapText(inert(json), w, "dim", { hard: true }));
+    out.push(...wrapText(inertExact(json), w, "dim", { hard: true }));
   }
   return out;
 }

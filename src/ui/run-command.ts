@@ -9,7 +9,7 @@ import type { ImageBlock, Session } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { ACTION_HELP, ACTIONS, keyLabel, prettyKey, type Action, type Keymap } from "./bindings.js";
 import { COMMANDS, parseInput, unquotePath, type CommandName } from "./commands.js";
-import { inertLine } from "./inert.js";
+import { inert, inertLine } from "./inert.js";
 import type { InputEditor, PromptHistory } from "./input.js";
 import type { Line, Seg, StyleName } from "./style.js";
 import { formatBytes, textWidth } from "./text.js";
@@ -181,7 +181,8 @@ export function runCommand(s: ScreenHandle, name: CommandName, arg: string): voi
       const sub = arg.trim().toLowerCase();
       if (!m) info("MCP servers are not available in this screen.");
       else if (sub === "") {
-        s.transcript.lines(m.describe().split("\n").map((t, i): Line => [i === 0 ? { t: inertLine(t), s: "heading" } : { t: inertLine(t) }]));
+        // the listing is escaped already and shows values exactly: inert, but no spaces folded
+        s.transcript.lines(m.describe().split("\n").map((t, i): Line => [i === 0 ? { t: inert(t), s: "heading" } : { t: inert(t) }]));
         s.transcript.bottom();
         s.render();
       } else if (sub === "approve") guard("/mcp approve", m.approve().then(info));

@@ -307,4 +307,32 @@ export function formatBytes(n: number): string {
   return `${(n / 1_000_000).toFixed(1)} MB`;
 }
 
+/** the lines of `s`: one more than its newlines */
+export function countLines(s: string): number {
+  let n = 1;
+  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/** the first `lines` lines of `s`, at most `maxChars` of it, without the last newline */
+export function firstLines(s: string, lines: number, maxChars: number): string {
+  let end = 0;
+  for (let k = 0; k < lines; k++) {
+    const i = s.indexOf("\n", end);
+    if (i < 0) {
+      end = s.length;
+      break;
+    }
+    end = i + 1;
+  }
+  return s.slice(0, Math.min(end, maxChars)).replace(/\n$/, "");
+}
+
+/** `s` cut to its first `maxLines` lines, and how many more it had */
+export function capText(s: string, maxLines: number): { text: string; more: number } {
+  const all = countLines(s);
+  if (all <= maxLines) return { text: s, more: 0 };
+  return { text: firstLines(s, maxLines, Number.MAX_SAFE_INTEGER), more: all - maxLines };
+}
+
 export { formatInt } from "../record/numbers.js";

@@ -1,8 +1,13 @@
-// One tool call as one line: `▸ bash  npm test   ✓ 2.1s`. The summary is the part of the
-// input a person wants at a glance (the command, the path, the pattern).
-import { inertLine } from "./inert.js";
+// One tool call as one line: `▸ bash  npm test   ✓ 2.1s`, and, expanded, the body under it:
+// its input (the command as typed, a diff for edits, JSON for the rest), then its output or
+// where it stands. The summary is the part of the input a person wants at a glance (the
+// command, the path, the pattern).
+import { assertNever, type ToolUseBlock } from "../record/types.js";
+import { diffForInput, diffLines } from "./diffview.js";
+import { inert, inertExact, inertLine } from "./inert.js";
 import type { Line } from "./style.js";
-import { formatBytes, lineWidth, truncate } from "./text.js";
+import { capText, formatBytes, formatInt, lineWidth, truncate, wrapLine, wrapText } from "./text.js";
+import type { ToolCallState } from "./toolcall.js";
 
 /** "receiving": the model is still writing the call's input (`bytes` of it so far) */
 export type ToolState = "receiving" | "queued" | "running" | "ok" | "error" | "waiting" | "none";
@@ -93,10 +98,8 @@ function statusPart(o: ToolLineOpts): Line {
       return [{ t: `✗${dur}`, s: "err" }];
     case "none":
       return [{ t: "· no result", s: "dim" }];
-    default: {
-      const never: never = o.state;
-      return [{ t: String(never) }];
-    }
+    default:
+      return assertNever(o.state, "tool line state");
   }
 }
 
@@ -112,4 +115,105 @@ export function formatToolLine(o: ToolLineOpts): Line {
   const pad = summary.length ? Math.max(1, Math.min(gap, o.width - used - lineWidth(status))) : 0;
   const line = [...head, ...summary, { t: " ".repeat(pad) }, ...status];
   return lineWidth(line) > o.width ? truncate(line, o.width) : line;
+}
+
+/** output lines shown when a tool call is expanded; the record keeps all of it */
+const MAX_EXPANDED_LINES = 300;
+/** the body's indent under the line */
+const BODY_INDENT = 4;
+
+export interface ToolCallView {
+  expanded: boolean;
+  /** the turn waits for a permission answer: a running call says so */
+  waitingForPermission: boolean;
+  now: number;
+  width: number;
+}
+
+/** the call's one line, and its body (indented; none unless expanded) */
+export function toolCallLines(b: ToolUseBlock, call: ToolCallState, v: ToolCallView): { line: Line; body: Line[] } {
+  const done = call.kind === "done" ? call : undefined;
+  const diffText = done?.diff ?? (b.name === "edit" || b.name === "write" ? diffForInput(b.name, b.input) : undefined);
+  let summary = toolSummary(b.name, b.input);
+  if (diffText && done && !done.isError) {
+    const stat = diffStat(diffText);
+    if (stat) summary += ` (${stat})`;
+  }
+  const line = formatToolLine({ name: inert(b.name), summary, ...lineState(call, v.waitingForPermission, v.now), expanded: v.expanded, width: v.width });
+  if (!v.expanded) return { line, body: [] };
+  const w = Math.max(4, v.width - BODY_INDENT);
+  const body: Line[] = [];
+  // the input: a shell command as typed, a diff for edits, JSON for the rest
+  const input = b.input && typeof b.input === "object" ? (b.input as Record<string, unknown>) : {};
+  if (b.name === "bash" && typeof input.command === "string") {
+    body.push(...wrapText(`$ ${inertExact(input.command)}`, w, "toolArg", { hard: true }));
+  } else if (diffText) {
+    for (const l of capLines(diffLines(diffText), MAX_EXPANDED_LINES)) body.push(...wrapLine(l, w, { hard: true }));
+  } else {
+    let json: string;
+    try {
+      json = JSON.stringify(b.input, null, 2) ?? "";
+    } catch {
+      json = String(b.input);
+    }
+    const parts = capText(inertExact(json), 40);
+    body.push(...wrapText(parts.text, w, "dim", { hard: true }));
+    if (parts.more) body.push([{ t: `… ${formatInt(parts.more)} more lines of input`, s: "dim" }]);
+  }
+  switch (call.kind) {
+    case "done": {
+      body.push([{ t: call.isError ? "error:" : "output:", s: call.isError ? "err" : "dim" }]);
+      const out = capText(inert(call.output).replace(/\n+$/, ""), MAX_EXPANDED_LINES);
+      if (out.text) body.push(...wrapText(out.text, w, call.isError ? "err" : undefined, { hard: true }));
+      else body.push([{ t: "(no output)", s: "dim" }]);
+      if (out.more) body.push([{ t: `… ${formatInt(out.more)} more lines (all of it is in the record: /export)`, s: "dim" }]);
+      break;
+    }
+    case "queued":
+      body.push([{ t: "(not started yet)", s: "dim" }]);
+      break;
+    case "running":
+      body.push([{ t: "(running)", s: "dim" }]);
+      break;
+    case "noResult":
+      body.push([{ t: "(no result was stored: the turn ended before this call ran)", s: "dim" }]);
+      break;
+    default:
+      assertNever(call, "tool call state");
+  }
+  const indent: Line = [{ t: " ".repeat(BODY_INDENT) }];
+  return { line, body: body.map((l) => [...indent, ...l]) };
+}
+
+/** what a call's one line says of its state */
+function lineState(call: ToolCallState, waitingForPermission: boolean, now: number): { state: ToolState; ms?: number } {
+  switch (call.kind) {
+    case "queued":
+      return { state: "queued" };
+    case "running":
+      return { state: waitingForPermission ? "waiting" : "running", ms: now - call.startedAt };
+    case "done":
+      return { state: call.isError ? "error" : "ok", ...(call.ms !== undefined ? { ms: call.ms } : {}) };
+    case "noResult":
+      return { state: "none" };
+    default:
+      return assertNever(call, "tool call state");
+  }
+}
+
+function capLines(ls: Line[], max: number): Line[] {
+  if (ls.length <= max) return ls;
+  return [...ls.slice(0, max), [{ t: `… ${formatInt(ls.length - max)} more diff lines`, s: "dim" }]];
+}
+
+/** "+3 −1" for a unified diff; empty when it changes nothing */
+function diffStat(diff: string): string {
+  let add = 0;
+  let del = 0;
+  for (const l of diff.split("\n")) {
+    if (l.startsWith("+++") || l.startsWith("---")) continue;
+    if (l.startsWith("+")) add++;
+    else if (l.startsWith("-")) del++;
+  }
+  return add || del ? `+${add} −${del}` : "";
 }

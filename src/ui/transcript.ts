@@ -1,112 +1,52 @@
-// The transcript: what the record says plus what is arriving live, laid out in terminal lines.
-// Pure (no blessed): the screen asks for the visible window at a width and height and paints
-// it. Each item keeps a cache of its wrapped lines keyed by its version and the width, and a
-// frame only wraps the items it actually shows, so a 5,000-message session costs the same per
-// frame as a short one. Scrolling is an anchor (item, line) or "follow the bottom".
+// The transcript: what the record says plus what is arriving live, as items (transcript-item.ts)
+// shown through a window. Pure (no blessed): the screen asks for the visible window at a width
+// and height and paints it. Each item's wrapped lines are cached by its version and the width
+// (transcript-lines.ts), and a frame only lays out the items it actually shows, so a
+// 5,000-message session costs the same per frame as a short one. Scrolling is an anchor
+// (item, line) or "follow the bottom".
 //
 // A streamed answer is one item from its answer_start to the end: live text while it streams
 // (its checkpoints are noted, not shown, since they lag behind the deltas), the stored
 // message once that is complete or the turn ends. Its events and stored messages all carry
 // its AnswerId, so nothing here has to guess which item a stored message belongs to.
-import type { Block, StoredMessage, ToolResultBlock, ToolUseBlock } from "../record/types.js";
+import type { StoredMessage } from "../record/types.js";
 import type { AnswerId } from "../session/turn/events.js";
-import { diffForInput, diffLines } from "./diffview.js";
-import { plainMisses } from "./highlight.js";
-import { inert } from "./inert.js";
-import { GrowingMarkdown, renderMarkdown } from "./markdown.js";
-import type { Line, StyleName } from "./style.js";
-import { formatBytes, formatInt, restyle, wrapLine, wrapText } from "./text.js";
-import { formatToolLine, toolSummary, type ToolState } from "./toolline.js";
-
-export type NoticeLevel = "error" | "warning" | "info";
-
-type Body =
-  | { kind: "message"; msg: StoredMessage }
-  | { kind: "notice"; level: NoticeLevel; text: string }
-  | { kind: "lines"; lines: Line[] }
-  | {
-      kind: "live";
-      answer: AnswerId;
-      reasoning: string;
-      text: string;
-      /** tool calls whose input is still arriving, by their index in the answer */
-      toolInputs: Map<number, { name: string; bytes: number }>;
-      /** the answer's latest checkpoint: shown in place of the live text when the turn ends */
-      stored?: StoredMessage;
-      /** the turn ended before anything of it was stored: shown as it was, marked not saved */
-      closed: boolean;
-    };
-
-type LiveBody = Extract<Body, { kind: "live" }>;
-
-interface Item {
-  uid: number;
-  version: number;
-  body: Body;
-  /** an answer's text laid out as it streamed: kept when its message settles, so the stored
-   * text (the same, unless redaction changed it) is not laid out again from the start */
-  md?: GrowingMarkdown;
-}
-
-interface Rendered {
-  version: number;
-  width: number;
-  lines: Line[];
-  /** expandable parts (tool calls, reasoning, long user text) and the line each starts on */
-  targets: { id: string; line: number }[];
-}
-
-interface ToolRun {
-  startedAt: number;
-  ms?: number;
-  done: boolean;
-  isError?: boolean;
-  output?: string;
-  diff?: string;
-}
+import { GrowingMarkdown } from "./markdown.js";
+import type { Line } from "./style.js";
+import { ToolCalls } from "./toolcall.js";
+import { isOpenLive, type Body, type Item, type LiveBody, type NoticeLevel } from "./transcript-item.js";
+import { layOutItem, LineCache, type ItemLines } from "./transcript-lines.js";
 
 export interface Anchor {
   index: number;
   offset: number;
 }
 
-/** output lines shown when a tool call is expanded; the record keeps all of it */
-export const MAX_EXPANDED_LINES = 300;
-/** user text longer than this many lines is folded to its first lines until expanded */
-const USER_FOLD_LINES = 12;
-const USER_FOLD_CHARS = 4000;
-/** even expanded, one user message shows at most this many lines (a 2 MB paste is 40k lines) */
-const USER_MAX_LINES = 2000;
-const GUTTER = 2;
-
 export class Transcript {
   private items: Item[] = [];
   private byUid = new Map<number, Item>();
   private byMsgId = new Map<number, Item>();
-  /** calls the running turn has made: until they run they show "queued", not "no result" */
-  private turnCalls = new Set<string>();
   /** every answer's item, by its id (live until its message is complete or the turn ends) */
   private answers = new Map<AnswerId, Item>();
-  private cache = new Map<number, Rendered>();
-  /** items laid out with code shown plain because the highlighter was still loading */
-  private uncoloured = new Set<number>();
+  private readonly laidOut = new LineCache();
   private nextUid = 1;
-  private results = new Map<string, ToolResultBlock>();
-  private runs = new Map<string, ToolRun>();
-  private toolOwner = new Map<string, number>();
+  private readonly calls = new ToolCalls();
   private expanded = new Set<string>();
   private selected: { uid: number; id: string } | undefined;
   private waitingForPermission = false;
   private turnRunning = false;
 
   follow = true;
-  /** how many times an item was laid out (a cache miss); tests and benchmarks read it */
-  renders = 0;
   private anchor: Anchor = { index: 0, offset: 0 };
   private lastW = 80;
   private lastH = 24;
 
   constructor(private readonly now: () => number = Date.now) {}
+
+  /** how many times an item was laid out (a cache miss); tests and benchmarks read it */
+  get renders(): number {
+    return this.laidOut.renders;
+  }
 
   // ---- content -------------------------------------------------------------------------
 
@@ -115,13 +55,9 @@ export class Transcript {
     this.items = [];
     this.byUid.clear();
     this.byMsgId.clear();
-    this.cache.clear();
-    this.uncoloured.clear();
+    this.laidOut.clear();
     this.answers.clear();
-    this.turnCalls.clear();
-    this.results.clear();
-    this.runs.clear();
-    this.toolOwner.clear();
+    this.calls.clear();
     this.selected = undefined;
     this.follow = true;
     for (const m of history) this.upsert(m);
@@ -134,8 +70,7 @@ export class Transcript {
     this.byUid = new Map(this.items.map((i) => [i.uid, i]));
     this.byMsgId.clear();
     for (const i of this.items) if (i.body.kind === "live" && i.body.stored) this.byMsgId.set(i.body.stored.id, i);
-    this.cache.clear();
-    for (const uid of this.uncoloured) if (!this.byUid.has(uid)) this.uncoloured.delete(uid);
+    this.laidOut.clear((uid) => this.byUid.has(uid));
     this.selected = undefined;
     this.follow = true;
   }
@@ -159,27 +94,25 @@ export class Transcript {
     if (item) item.version++;
   }
 
-  private indexBlocks(item: Item, blocks: Block[]): void {
-    for (const b of blocks) {
-      if (b.type === "tool_use") this.toolOwner.set(b.id, item.uid);
-      if (b.type === "tool_result") {
-        this.results.set(b.toolUseId, b);
-        this.bump(this.toolOwner.get(b.toolUseId));
-      }
+  /** the message's tool calls are shown by `item`; `made`: the running turn just made them */
+  private indexBlocks(item: Item, msg: StoredMessage, made: boolean): void {
+    for (const b of msg.blocks) {
+      if (b.type === "tool_use") this.calls.shown(b.id, item.uid, made);
+      if (b.type === "tool_result") this.bump(this.calls.result(b));
     }
   }
 
-  private upsert(msg: StoredMessage): Item {
+  private upsert(msg: StoredMessage, made = false): Item {
     const have = this.byMsgId.get(msg.id);
     if (have) {
       have.body = { kind: "message", msg };
       have.version++;
-      this.indexBlocks(have, msg.blocks);
+      this.indexBlocks(have, msg, made);
       return have;
     }
     const item = this.add({ kind: "message", msg });
     this.byMsgId.set(msg.id, item);
-    this.indexBlocks(item, msg.blocks);
+    this.indexBlocks(item, msg, made);
     return item;
   }
 
@@ -189,16 +122,17 @@ export class Transcript {
    * message takes the item's place.
    */
   message(msg: StoredMessage, answer?: AnswerId): void {
-    if (this.turnRunning && msg.role === "assistant") for (const b of msg.blocks) if (b.type === "tool_use") this.turnCalls.add(b.id);
+    // until they run, the calls the running turn makes show "queued", not "no result"
+    const made = this.turnRunning && msg.role === "assistant";
     const item = answer === undefined ? undefined : this.answers.get(answer);
     if (item && item.body.kind === "live") {
       this.byMsgId.set(msg.id, item);
-      this.indexBlocks(item, msg.blocks);
+      this.indexBlocks(item, msg, made);
       if (msg.status === "complete" || item.body.closed) this.settle(item, msg);
       else item.body.stored = msg;
       return;
     }
-    this.upsert(msg);
+    this.upsert(msg, made);
   }
 
   /** an answer's item shows its stored message from now on */
@@ -270,8 +204,7 @@ export class Transcript {
   private drop(item: Item): void {
     this.items = this.items.filter((i) => i !== item);
     this.byUid.delete(item.uid);
-    this.cache.delete(item.uid);
-    this.uncoloured.delete(item.uid);
+    this.laidOut.forget(item.uid);
     if (this.selected?.uid === item.uid) this.selected = undefined;
   }
 
@@ -279,42 +212,24 @@ export class Transcript {
     const changed = running !== this.turnRunning || waitingForPermission !== this.waitingForPermission;
     this.turnRunning = running;
     this.waitingForPermission = waitingForPermission;
-    if (!running) this.turnCalls.clear();
-    if (changed) for (const [id, r] of this.runs) if (!r.done) this.bump(this.toolOwner.get(id));
+    if (!running) this.calls.turnEnded();
+    // a running call's line says whether it waits for permission
+    if (changed) for (const uid of this.calls.runningOwners()) this.bump(uid);
     if (changed) for (const item of this.items) if (item.body.kind === "message" && item.body.msg.role === "assistant") item.version++;
   }
 
   toolStart(id: string): void {
-    this.runs.set(id, { startedAt: this.now(), done: false });
-    this.bump(this.toolOwner.get(id));
+    this.bump(this.calls.started(id, this.now()));
   }
 
   toolEnd(r: { id: string; output: string; isError: boolean; ms: number; diff?: string | undefined }): void {
-    const run = this.runs.get(r.id) ?? { startedAt: this.now() - r.ms, done: false };
-    run.done = true;
-    run.ms = r.ms;
-    run.isError = r.isError;
-    run.output = r.output;
-    if (r.diff !== undefined) run.diff = r.diff;
-    this.runs.set(r.id, run);
-    this.bump(this.toolOwner.get(r.id));
+    this.bump(this.calls.ended(r));
   }
 
-  /** re-renders tool lines that show a running time */
+  /** lays out again the tool lines that show a running time; false once none runs */
   tick(): boolean {
-    let any = false;
-    for (const [id, r] of this.runs) {
-      if (!r.done) {
-        this.bump(this.toolOwner.get(id));
-        any = true;
-      }
-    }
-    return any;
-  }
-
-  hasRunningTool(): boolean {
-    for (const r of this.runs.values()) if (!r.done) return true;
-    return false;
+    for (const uid of this.calls.runningOwners()) this.bump(uid);
+    return this.calls.anyRunning();
   }
 
   notice(level: NoticeLevel, text: string): void {
@@ -327,15 +242,14 @@ export class Transcript {
 
   /** whether some item shows code plain only until the highlighter has loaded */
   awaitingColour(): boolean {
-    return this.uncoloured.size > 0;
+    return this.laidOut.awaitingColour();
   }
 
   /** lays out again (at the next frame) the items whose code was shown plain; true when any */
   recolour(): boolean {
-    if (this.uncoloured.size === 0) return false;
-    for (const uid of this.uncoloured) this.bump(uid);
-    this.uncoloured.clear();
-    return true;
+    const plain = this.laidOut.takeUncoloured();
+    for (const uid of plain) this.bump(uid);
+    return plain.length > 0;
   }
 
   itemCount(): number {
@@ -458,259 +372,18 @@ export class Transcript {
     }
   }
 
-  // ---- rendering ----------------------------------------------------------------------------
+  // ---- layout -------------------------------------------------------------------------------
 
-  private rendered(item: Item, width: number): Rendered {
-    const have = this.cache.get(item.uid);
-    if (have && have.version === item.version && have.width === width) return have;
-    this.renders++;
-    const misses = plainMisses();
-    const r = this.renderItem(item, width);
-    if (plainMisses() !== misses) this.uncoloured.add(item.uid);
-    else this.uncoloured.delete(item.uid);
-    const out: Rendered = { version: item.version, width, lines: r.lines, targets: r.targets };
-    this.cache.set(item.uid, out);
-    return out;
-  }
-
-  private toolState(id: string): { state: ToolState; ms?: number; output?: string; isError?: boolean; diff?: string } {
-    const run = this.runs.get(id);
-    const stored = this.results.get(id);
-    if (run && !run.done) {
-      return { state: this.waitingForPermission ? "waiting" : "running", ms: this.now() - run.startedAt };
-    }
-    if (run && run.done) {
-      return {
-        state: run.isError ? "error" : "ok",
-        ...(run.ms !== undefined ? { ms: run.ms } : {}),
-        output: run.output ?? stored?.output ?? "",
-        isError: !!run.isError,
-        ...(run.diff !== undefined ? { diff: run.diff } : {}),
-      };
-    }
-    if (stored) return { state: stored.isError ? "error" : "ok", output: stored.output, isError: stored.isError };
-    return { state: this.turnRunning && this.turnCalls.has(id) ? "queued" : "none" };
-  }
-
-  private renderItem(item: Item, width: number): { lines: Line[]; targets: { id: string; line: number }[] } {
-    const lines: Line[] = [];
-    const targets: { id: string; line: number }[] = [];
-    const inner = Math.max(4, width - GUTTER);
-    const pad: Line = [{ t: " ".repeat(GUTTER) }];
-    const sel = this.selected?.uid === item.uid ? this.selected.id : undefined;
-    const push = (ls: Line[], gutter: Line = pad): void => {
-      // no gutter: the lines come with theirs (and are shared with a cache)
-      if (gutter.length === 0) for (const l of ls) lines.push(l);
-      else for (const l of ls) lines.push([...gutter, ...l]);
-    };
-    const target = (id: string, first: Line): void => {
-      targets.push({ id, line: lines.length });
-      lines.push([...pad, ...(sel === id ? restyle(first, { inv: true }) : first)]);
-    };
-    const body = item.body;
-    switch (body.kind) {
-      case "message": {
-        const msg = body.msg;
-        if (msg.role === "user") this.renderUser(item, msg, inner, lines, targets, sel);
-        else this.renderAssistant(item, msg.blocks, msg.status === "interrupted", inner, push, target);
-        break;
-      }
-      case "live": {
-        const blocks: Block[] = [];
-        if (body.reasoning) blocks.push({ type: "reasoning", text: body.reasoning });
-        if (body.text) blocks.push({ type: "text", text: body.text });
-        this.renderAssistant(item, blocks, body.closed, inner, push, target);
-        // a tool call being written: one pending line each, until the message brings the call
-        for (const i of [...body.toolInputs.keys()].sort((a, b) => a - b)) {
-          const t = body.toolInputs.get(i)!;
-          if (lines.length) push([[]]);
-          push([formatToolLine({ name: inert(t.name), summary: "", state: "receiving", bytes: t.bytes, expanded: false, width: inner })]);
-        }
-        break;
-      }
-      case "notice": {
-        const [mark, style]: [string, StyleName] = body.level === "error" ? ["✗ ", "err"] : body.level === "warning" ? ["⚠ ", "warn"] : ["· ", "info"];
-        const text = wrapText(inert(body.text), Math.max(1, inner - 2), style);
-        text.forEach((l, i) => lines.push([...pad, { t: i === 0 ? mark : "  ", s: style }, ...l]));
-        break;
-      }
-      case "lines":
-        for (const l of body.lines) lines.push(...wrapLine([...pad, ...l], width, { indent: pad }));
-        break;
-      default: {
-        const never: never = body;
-        throw new Error(`unknown transcript item ${JSON.stringify(never)}`);
-      }
-    }
-    // a blank line separates items; empty items (tool results shown on their calls) take none
-    if (lines.length) lines.unshift([]);
-    return { lines, targets: targets.map((t) => ({ id: t.id, line: t.line + 1 })) };
-  }
-
-  private renderUser(
-    item: Item,
-    msg: StoredMessage,
-    inner: number,
-    lines: Line[],
-    targets: { id: string; line: number }[],
-    sel: string | undefined,
-  ): void {
-    const body: Line[] = [];
-    for (const b of msg.blocks) {
-      switch (b.type) {
-        case "text": {
-          const id = `u:${item.uid}:${body.length}`;
-          const text = inert(b.text);
-          const nLines = countLines(text);
-          const long = nLines > USER_FOLD_LINES || text.length > USER_FOLD_CHARS;
-          const open = long && this.expanded.has(id);
-          // only the part that can be shown is wrapped: a 2 MB paste must not cost 40k lines
-          const shown = long ? firstLines(text, open ? USER_MAX_LINES : 6, open ? USER_MAX_LINES * 200 : 1200) : text;
-          const wrapped = wrapText(shown, inner, "user");
-          if (long) {
-            targets.push({ id, line: body.length + wrapped.length });
-            const more = open ? Math.max(0, nLines - USER_MAX_LINES) : nLines - countLines(shown);
-            const label = open
-              ? more > 0
-                ? `▾ ${formatInt(more)} more lines not shown (${formatBytes(Buffer.byteLength(text))} in the record)`
-                : "▾ fold"
-              : `▸ … ${formatInt(Math.max(0, more))} more lines (${formatBytes(Buffer.byteLength(text))})`;
-            wrapped.push([{ t: label, s: "dim" }]);
-          }
-          body.push(...wrapped);
-          break;
-        }
-        case "image":
-          body.push([{ t: `📎 ${imageLabel(b)}`, s: "dim" }]);
-          break;
-        case "tool_result":
-        case "tool_use":
-        case "reasoning":
-          // results are drawn on their calls; the others do not occur in user messages
-          break;
-        default: {
-          const never: never = b;
-          throw new Error(`unknown block ${JSON.stringify(never)}`);
-        }
-      }
-    }
-    if (body.length === 0) return;
-    const base = lines.length;
-    body.forEach((l, i) => {
-      const t = targets.find((x) => x.line === i);
-      const line = t && sel === t.id ? restyle(l, { inv: true }) : l;
-      lines.push([{ t: i === 0 ? "› " : "  ", s: "userGutter" }, ...line]);
-    });
-    for (const t of targets) t.line += base;
-  }
-
-  private renderAssistant(
-    item: Item,
-    blocks: Block[],
-    interrupted: boolean,
-    inner: number,
-    push: (ls: Line[], gutter?: Line) => void,
-    target: (id: string, first: Line) => void,
-  ): void {
-    let first = true;
-    const gap = (): void => {
-      if (!first) push([[]]);
-      first = false;
-    };
-    // the answer's first text is the one that streamed (GrowingMarkdown); others are laid out whole
-    const grown = blocks.findIndex((b) => b.type === "text");
-    blocks.forEach((b, bi) => {
-      switch (b.type) {
-        case "text": {
-          if (item.md && bi === grown) {
-            // the gutter goes on once, with the lines that are kept
-            const lines = item.md.render(b.text, inner, inert, (l) => [{ t: " ".repeat(GUTTER) }, ...l]);
-            if (lines.length === 0) return;
-            gap();
-            push(lines, []);
-            return;
-          }
-          const text = inert(b.text);
-          if (!text.trim()) return;
-          gap();
-          push(renderMarkdown(text, inner));
-          break;
-        }
-        case "reasoning": {
-          gap();
-          const id = `r:${item.uid}:${bi}`;
-          const text = inert(b.text).trim();
-          const open = this.expanded.has(id);
-          const label = text ? `${formatInt(text.length)} chars` : b.opaque ? "redacted" : "empty";
-          target(id, [{ t: open ? "▾ " : "▸ ", s: "dim" }, { t: "thinking", s: "reasoning" }, { t: ` · ${label}`, s: "dim" }]);
-          if (open && text) push(wrapText(text, Math.max(1, inner - 2), "reasoning"), [{ t: "    " }]);
-          break;
-        }
-        case "tool_use":
-          gap();
-          this.renderTool(b, inner, push, target);
-          break;
-        case "image":
-          gap();
-          push([[{ t: `📎 ${imageLabel(b)}`, s: "dim" }]]);
-          break;
-        case "tool_result":
-          break;
-        default: {
-          const never: never = b;
-          throw new Error(`unknown block ${JSON.stringify(never)}`);
-        }
-      }
-    });
-    if (interrupted && item.body.kind !== "live") push([[{ t: "⏹ interrupted", s: "dim" }]]);
-    else if (interrupted && item.body.kind === "live") push([[{ t: "⏹ not saved: the turn ended before this was stored", s: "dim" }]]);
-  }
-
-  private renderTool(b: ToolUseBlock, inner: number, push: (ls: Line[], gutter?: Line) => void, target: (id: string, first: Line) => void): void {
-    const id = `t:${b.id}`;
-    const st = this.toolState(b.id);
-    const open = this.expanded.has(id);
-    const diffText = st.diff ?? (b.name === "edit" || b.name === "write" ? diffForInput(b.name, b.input) : undefined);
-    let summary = toolSummary(b.name, b.input);
-    if (diffText && (st.state === "ok" || st.state === "error") && !st.isError) {
-      const stat = diffStat(diffText);
-      if (stat) summary += ` (${stat})`;
-    }
-    const line = formatToolLine({ name: inert(b.name), summary, state: st.state, ...(st.ms !== undefined ? { ms: st.ms } : {}), expanded: open, width: inner });
-    target(id, line);
-    if (!open) return;
-    const w = Math.max(4, inner - 4);
-    const ind: Line = [{ t: "    " }];
-    const body: Line[] = [];
-    // the input: a shell command as typed, a diff for edits, JSON for the rest
-    const input = b.input && typeof b.input === "object" ? (b.input as Record<string, unknown>) : {};
-    if (b.name === "bash" && typeof input.command === "string") {
-      body.push(...wrapText(`$ ${inert(input.command)}`, w, "toolArg", { hard: true }));
-    } else if (diffText) {
-      for (const l of capLines(diffLines(diffText), MAX_EXPANDED_LINES)) body.push(...wrapLine(l, w, { hard: true }));
-    } else {
-      let json: string;
-      try {
-        json = JSON.stringify(b.input, null, 2) ?? "";
-      } catch {
-        json = String(b.input);
-      }
-      const parts = capText(inert(json), 40);
-      body.push(...wrapText(parts.text, w, "dim", { hard: true }));
-      if (parts.more) body.push([{ t: `… ${formatInt(parts.more)} more lines of input`, s: "dim" }]);
-    }
-    if (st.output !== undefined) {
-      body.push([{ t: st.isError ? "error:" : "output:", s: st.isError ? "err" : "dim" }]);
-      const out = capText(inert(st.output).replace(/\n+$/, ""), MAX_EXPANDED_LINES);
-      if (out.text) body.push(...wrapText(out.text, w, st.isError ? "err" : undefined, { hard: true }));
-      else body.push([{ t: "(no output)", s: "dim" }]);
-      if (out.more) body.push([{ t: `… ${formatInt(out.more)} more lines (all of it is in the record: /export)`, s: "dim" }]);
-    } else if (st.state === "running" || st.state === "waiting" || st.state === "queued") {
-      body.push([{ t: st.state === "queued" ? "(not started yet)" : "(running)", s: "dim" }]);
-    } else {
-      body.push([{ t: "(no result was stored: the turn ended before this call ran)", s: "dim" }]);
-    }
-    push(body, ind);
+  private rendered(item: Item, width: number): ItemLines {
+    return this.laidOut.get(item, width, () =>
+      layOutItem(item, width, {
+        expanded: this.expanded,
+        selected: this.selected?.uid === item.uid ? this.selected.id : undefined,
+        toolCall: (id) => this.calls.state(id),
+        waitingForPermission: this.waitingForPermission,
+        now: this.now(),
+      }),
+    );
   }
 
   // ---- scrolling ----------------------------------------------------------------------------
@@ -739,7 +412,6 @@ export class Transcript {
     return { index, offset };
   }
 
-  /** the anchor of the top line of the current window */
   /** Lines from the top of the window (its anchor) down to `line` of item `index`. */
   private linesBetween(top: Anchor, index: number, line: number): number {
     if (top.index === index) return line - top.offset;
@@ -748,6 +420,7 @@ export class Transcript {
     return dist + line;
   }
 
+  /** the anchor of the top line of the current window */
   topAnchor(): Anchor {
     if (!this.follow) return this.anchor;
     // bottom-aligned: walk up from the end by the window height
@@ -825,54 +498,4 @@ export class Transcript {
     }
     return { lines: out, following: false };
   }
-}
-
-function countLines(s: string): number {
-  let n = 1;
-  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) n++;
-  return n;
-}
-
-function firstLines(s: string, lines: number, maxChars: number): string {
-  let end = 0;
-  for (let k = 0; k < lines; k++) {
-    const i = s.indexOf("\n", end);
-    if (i < 0) {
-      end = s.length;
-      break;
-    }
-    end = i + 1;
-  }
-  return s.slice(0, Math.min(end, maxChars)).replace(/\n$/, "");
-}
-
-function capText(s: string, maxLines: number): { text: string; more: number } {
-  const all = countLines(s);
-  if (all <= maxLines) return { text: s, more: 0 };
-  return { text: firstLines(s, maxLines, Number.MAX_SAFE_INTEGER), more: all - maxLines };
-}
-
-function capLines(ls: Line[], max: number): Line[] {
-  if (ls.length <= max) return ls;
-  return [...ls.slice(0, max), [{ t: `… ${formatInt(ls.length - max)} more diff lines`, s: "dim" }]];
-}
-
-function diffStat(diff: string): string {
-  let add = 0;
-  let del = 0;
-  for (const l of diff.split("\n")) {
-    if (l.startsWith("+++") || l.startsWith("---")) continue;
-    if (l.startsWith("+")) add++;
-    else if (l.startsWith("-")) del++;
-  }
-  return add || del ? `+${add} −${del}` : "";
-}
-
-function imageLabel(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {
-  const dims = b.width && b.height ? ` · ${b.width}×${b.height}` : "";
-  return `image ${inert(b.mediaType)} · ${formatBytes(b.bytes)}${dims}`;
-}
-
-function isOpenLive(i: Item): boolean {
-  return i.body.kind === "live" && !i.body.closed;
 }

@@ -15,6 +15,10 @@
 //                         and `stats` (how often its tool list was asked for)
 //   --http                serve Streamable HTTP (stateless) on a free loopback port instead
 //                         of stdio; prints "listening on URL" on stderr
+//   --exit-at-start CODE  say so on stderr and exit with CODE before reading anything
+//   --exit-on-list        exit (code 4) when asked for its tools (during the start)
+//   --exit-on-relist      the tool "ok" says its tools changed first (list_changed), and
+//                         the next tools/list after the first makes it exit (code 5)
 import fs from "node:fs";
 import { spawn } from "node:child_process";
 import http from "node:http";
@@ -32,6 +36,11 @@ const opt = (name: string): string | undefined => {
 const marker = opt("--marker");
 if (marker) fs.writeFileSync(marker, String(process.pid));
 const prefix = opt("--tool-prefix") ?? "";
+const exitAtStart = opt("--exit-at-start");
+if (exitAtStart !== undefined) {
+  process.stderr.write("exiting at start, on purpose\n");
+  process.exit(Number(exitAtStart));
+}
 
 if (argv.includes("--hang-initialize")) {
   // reads stdin and never answers: a server stuck before initialize completes
@@ -100,6 +109,7 @@ function makeServer(): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
     listed++;
+    if (argv.includes("--exit-on-list") || (argv.includes("--exit-on-relist") && listed > 1)) process.exit(argv.includes("--exit-on-list") ? 4 : 5);
     const page = Number(req.params?.cursor ?? "0");
     if (argv.includes("--empty-pages")) return { tools: [], nextCursor: String(page + 1) };
     if (argv.includes("--endless-tools")) {
@@ -113,6 +123,8 @@ function makeServer(): Server {
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     switch (name) {
       case "ok":
+        if (argv.includes("--exit-on-relist")) await server.sendToolListChanged();
+        return { content: [{ type: "text", text: `ok from ${name}` }] };
       case "weird name/with.dots":
         return { content: [{ type: "text", text: `ok from ${name}` }] };
       case "crash":
@@ -146,6 +158,7 @@ function makeServer(): Server {
         };
       case "fail":
         return { content: [{ type: "text", text: "it went wrong on purpose" }], isError: true };
+
       case "wrapped-image": {
         // as Python's base64.encodebytes writes it: lines with breaks, which atob (the SDK's
         // check) accepts and a provider does not

@@ -133,12 +133,13 @@ describe("MCP configuration", () => {
       expect(m.secrets()).toEqual(["config-secret-value-0001"]);
       const listing = m.describe();
       // before: only the server's name was shown to be approved
-      expect(listing).toContain("proj runs: /nonexistent/proj --token ${PROJ_TOKEN} (env: WORDS)");
+      expect(listing).toContain('    command: "/nonexistent/proj"\n    args: ["--token", "${PROJ_TOKEN}"]');
+      expect(listing).toContain('    env "WORDS": "ordinary words a file could pick"');
       expect(listing).not.toContain("expanded-token-value-0002");
       expect(await m.approveProject()).toContain("Approved");
       // the expanded argument is a secret; the file's own words are none
       expect(m.secrets()).toEqual(["config-secret-value-0001", "expanded-token-value-0002"]);
-      expect(m.describe()).not.toContain("proj runs:");
+      expect(m.describe()).not.toContain("proj would run");
       await m.close();
     } finally {
       if (was === undefined) delete process.env.XDG_STATE_HOME;

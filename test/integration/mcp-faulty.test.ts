@@ -337,7 +337,7 @@ describe("a faulty MCP server", () => {
     const { m } = await setup({ nope: { command: "/nonexistent/mcp-server" }, f: faultyStdio() });
     const [nope, f] = m.status();
     expect(nope!.state).toBe("failed");
-    expect(nope!.lastError).toContain("ENOENT");
+    expect(nope!.lastError).toContain("cannot start /nonexistent/mcp-server: no such program");
     expect(f!.state).toBe("ready");
   }, T);
 

@@ -105,6 +105,20 @@ describe("headless -p with MCP servers", () => {
     await expect(fs.stat(marker)).rejects.toThrow(/ENOENT/);
   }, T);
 
+  it("names the project file escaped on stderr and in the log when its path holds control characters (before: the title sequence was removed with its text)", async () => {
+    const ws = path.join(home.workspace, "ws\x1b]0;x\x07");
+    await fs.mkdir(ws);
+    await fs.writeFile(path.join(ws, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: "\x1b[8mhidden" } } }));
+    fake.script({ text: "Fine without it." });
+    const r = await runCli(["-p", "hello", ...anthropic()], { ...home, workspace: ws });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`warning: MCP: not starting proj from ${home.workspace}/ws\\u001b]0;x\\u0007/.mcp.json`);
+    expect(r.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    const logged = await fs.readFile(path.join(home.root, "state", "albedo", "albedo.log"), "utf8");
+    expect(logged).toContain("ws\\u001b]0;x\\u0007/.mcp.json");
+    expect(logged).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+  }, T);
+
   it("starts an approved .mcp.json, and asks again once the file changes", async () => {
     const marker = path.join(home.root, "spawned");
     const file = path.join(home.workspace, ".mcp.json");

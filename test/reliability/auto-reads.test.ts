@@ -3,13 +3,15 @@
 // outside the workspace may reach a request or the record, and a configured key read from
 // inside it (a link to .env) is cut out of the request, the capture and the database.
 // Also every other door into the record: the prompt, a tool's output, the model's answer.
+// The workspace's .mcp.json, read as automatically, follows the same rule: a link out is
+// refused, its target neither started nor quoted (stderr, the log, the record).
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { makeHome, runCli, type Home } from "../helpers/cli.js";
-import { anthropicArgs, readRecord, removeHomes, secretHits, Tally, writeFigures } from "./lib.js";
+import { anthropicArgs, readRecord, removeHomes, secretHits, Tally, writeConfig, writeFigures } from "./lib.js";
 
 const KEY = "sk-ant-autoread-SECRET-7f6e5d4c3b2a";
 /** what lives outside each workspace; none of it may cross */
@@ -157,4 +159,44 @@ describe("automatic reads stay inside the workspace", () => {
     },
     60_000,
   );
+});
+
+describe("the workspace's .mcp.json stays inside the workspace too", () => {
+  const MCP_FORMS: { name: string; make(h: Home, outside: string): Promise<void> }[] = [
+    // before: its first bytes were printed in the parse error
+    { name: ".mcp.json linked to /proc/self/environ", make: (h) => link("/proc/self/environ", path.join(h.workspace, ".mcp.json")) },
+    {
+      // before: the user's own servers became the project's (and ran once it was approved)
+      name: ".mcp.json linked to the user's own config",
+      make: async (h) => {
+        const file = await writeConfig(h, { mcpServers: { mine: { command: "/nonexistent/users-own", env: { TOKEN: OUTSIDE_MARK } } } });
+        await link(file, path.join(h.workspace, ".mcp.json"));
+      },
+    },
+    { name: ".mcp.json linked to a file outside", make: (h, o) => link(path.join(o, "secret.txt"), path.join(h.workspace, ".mcp.json")) },
+  ];
+  for (const form of MCP_FORMS) {
+    formsTried++;
+    tally.it(
+      form.name,
+      async () => {
+        const h = await hostileHome({ ...form, expect: /./ });
+        fake.requests.length = 0;
+        fake.script({ text: "No project servers." });
+        const r = await runCli(["-p", "hello", "--permission", "read-only", ...anthropicArgs(fake)], h, { ENVIRON_MARK: OUTSIDE_MARK });
+        expect(r.code, r.stderr).toBe(0);
+        const told = r.stderr;
+        // environ's bytes, or the linked file's
+        const leaked = told.includes(OUTSIDE_MARK) || told.includes("PATH=") || told.includes("is also in");
+        const stored = await secretHits([h.root], [OUTSIDE_MARK, "PATH=/"], { except: [path.join(h.root, "outside", "secret.txt"), path.join(h.root, "outside", ".env"), path.join(h.root, "config", "albedo", "config.json")] });
+        if (leaked || stored.length > 0) outsideReads++;
+        expect(told).toContain(`the project's MCP file ${path.join(h.workspace, ".mcp.json")} was not read: it leads outside the workspace`);
+        expect(leaked, told).toBe(false);
+        expect(stored).toEqual([]);
+        // the config's own server is the config's, once, and no project server starts
+        for (const q of fake.requests) expect(JSON.stringify(q.body.tools ?? [])).not.toContain("mcp__");
+      },
+      60_000,
+    );
+  }
 });

@@ -59,7 +59,8 @@ const FORBIDDEN: [string, string][] = [
   ["DCS payload", "PWNED-DCS"],
   ["model title", "PWNED-MODEL"],
   ["model clipboard", "TU9ERUwtQ0xJUA=="],
-  ["tool input title", "PWNED-INPUT"],
+  // a tool's input is what ran: shown with its sequence escaped (below), never the sequence
+  ["tool input title", `${ESC}]0;PWNED-INPUT`],
   ["provider error title", "PWNED-ERROR"],
 ];
 
@@ -174,6 +175,8 @@ describe("hostile tool output", () => {
     expect(at.map((y) => y - at[0]!)).toEqual([0, 1, 2, 3]);
     // the session's first lines are still there: nothing cleared the screen
     expect(t.screenText()).toContain("› show me the file");
+    // the command that ran, whole: its title sequence shown escaped, not removed with its text
+    expect(t.screenText()).toContain("$ cat hostile.bin # \\u001b]0;PWNED-INPUT\\u0007");
 
     // a provider error that carries sequences: shown, inert
     t.send(KEYS.escape); // back to the prompt

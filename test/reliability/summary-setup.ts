@@ -49,6 +49,12 @@ function read(name: string): Figures | undefined {
 
 const num = (x: unknown): number => (typeof x === "number" ? x : 0);
 
+/** "start 11, list 2, …": the MCP failure cases by the moment of a server's life they hit */
+function momentsOf(x: Figures): string {
+  const m = (x.moments ?? {}) as Record<string, unknown>;
+  return ["start", "list", "call", "reload", "exit"].map((k) => `${k} ${num(m[k])}`).join(", ");
+}
+
 export function teardown(): void {
   const f = {
     kills: read("kills"),
@@ -64,6 +70,7 @@ export function teardown(): void {
     processes: read("processes"),
     io: read("io-boundary"),
     mcpSecrets: read("mcp-secrets"),
+    mcpFailures: read("mcp-failures"),
   };
   fs.rmSync(runDir, { recursive: true, force: true });
   if (Object.values(f).every((x) => x === undefined)) return; // no reliability file ran
@@ -113,6 +120,10 @@ export function teardown(): void {
     [
       "store faults named / start files refused",
       f.io ? `${num(f.io.storeFaultsNamed)}/${num(f.io.storeFaultsTried)} / ${num(f.io.startFilesRefused)}/${num(f.io.startFilesTried)}` : notRun,
+    ],
+    [
+      "MCP server failure moments tried / agent crashes",
+      f.mcpFailures ? `${num(f.mcpFailures.momentsTried)} (${momentsOf(f.mcpFailures)}; ${held(f.mcpFailures)} held) / ${num(f.mcpFailures.agentCrashes)}` : notRun,
     ],
     ["keys in the agent's /proc environ / loose file modes left", f.io ? `${num(f.io.keysInEnviron)} of ${num(f.io.environsRead)} read / ${num(f.io.looseModesLeft)}` : notRun],
     [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import stripAnsi from "strip-ansi";
-import { sanitizeForTerminal as clean } from "../../src/text/sanitize.js";
+import { sanitizeForTerminal as clean, visibleEscape as escape, visibleJson } from "../../src/text/sanitize.js";
 
 // Anything a terminal might act on: C0 except \t and \n, DEL, C1, bidi overrides.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -119,6 +119,44 @@ describe("sanitizeForTerminal", () => {
       const out = clean(s);
       expect(out, JSON.stringify(s)).not.toMatch(FORBIDDEN);
       expect(out, JSON.stringify(s)).not.toMatch(LONE_SURROGATE);
+    }
+  });
+});
+
+describe("visibleEscape", () => {
+  it("writes every control and invisible character as an escape and removes nothing", () => {
+    expect(escape("a\x1b]0;title\x07b")).toBe("a\\u001b]0;title\\u0007b");
+    expect(escape("\x1b[2J\x9b6n\x7f")).toBe("\\u001b[2J\\u009b6n\\u007f");
+    expect(escape("line\nnext\ttab\r")).toBe("line\\nnext\\ttab\\r");
+    expect(escape("back\\slash")).toBe("back\\\\slash");
+    expect(escape("\u202egnp.exe\u2066 a\u200bb\u00a0c\ufeffd\u00ade\u2028f")).toBe("\\u202egnp.exe\\u2066 a\\u200bb\\u00a0c\\ufeffd\\u00ade\\u2028f");
+    expect(escape("lone \ud800 and \udc00")).toBe("lone \\ud800 and \\udc00");
+    // a tag character (invisible) as JSON writes it: its surrogate pair
+    expect(escape("x\u{e0041}y")).toBe("x\\udb40\\udc41y");
+    // what can be seen stays as it is
+    const plain = "héllo 日本語 😀 ñ — “quotes” é";
+    expect(escape(plain)).toBe(plain);
+  });
+
+  it("keeps layout or backslashes when asked, escaping the rest", () => {
+    expect(escape("a\n\tb\x1b", { layout: true })).toBe("a\n\tb\\u001b");
+    expect(escape(JSON.stringify("a\\b\x1b\u202e"), { plainBackslash: true })).toBe('"a\\\\b\\u001b\\u202e"');
+    expect(JSON.parse(visibleJson("a\\b\x1b\u202e\n"))).toBe("a\\b\x1b\u202e\n");
+  });
+
+  it("no two strings look alike: its output, read as a JSON string, is the input again", () => {
+    let seed = 777;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const alphabet = ["\x1b", "]", "\\", "u", "0", "1", "b", "\x07", "\x9b", "\r", "\n", "\t", "\x00", "\u202e", "\u200b", "\ud800", "\udc00", "é", "a", " ", '"', "\u00a0"];
+    for (let round = 0; round < 2000; round++) {
+      let s = "";
+      const len = Math.floor(rnd() * 30);
+      for (let k = 0; k < len; k++) s += alphabet[Math.floor(rnd() * alphabet.length)];
+      const out = escape(s);
+      expect(out, JSON.stringify(s)).not.toMatch(FORBIDDEN);
+      expect(out, JSON.stringify(s)).not.toMatch(LONE_SURROGATE);
+      expect(out, JSON.stringify(s)).not.toMatch(/[\n\t\u200b\u00a0]/);
+      expect(JSON.parse(`"${out.replace(/"/g, '\\"')}"`), JSON.stringify(s)).toBe(s);
     }
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { decodeUtf8, readPromptFromStdin, readStartFile, readStartFileSync, StartFileError } from "../../src/config/files.js";
+import { decodeUtf8, jsonSyntaxProblem, readPromptFromStdin, readStartFile, readStartFileSync, readWorkspaceFileSync, StartFileError } from "../../src/config/files.js";
 import { loadImage, imageLimit } from "../../src/session/controller/images.js";
 import { tempDir } from "../helpers/tmp.js";
 
@@ -101,4 +101,47 @@ describe("loadImage", () => {
     fs.writeFileSync(big, Buffer.alloc(imageLimit("anthropic").bytes + 1));
     expect(await msg(big)).toBe(`${big} is 3.8 MB; Anthropic accepts images up to 5 MB of base64 (about 3.7 MB of file). Resize it and attach it again.`);
   }, 30_000);
+});
+
+describe("readWorkspaceFileSync", () => {
+  it("reads a file or a link inside the workspace; refuses a link out, a dangling link, a FIFO and a folder by name", () => {
+    const ws = path.join(dir, "ws");
+    fs.mkdirSync(ws);
+    fs.writeFileSync(path.join(ws, "real.json"), "{}");
+    fs.writeFileSync(path.join(dir, "outside.json"), "OUTSIDE-BYTES");
+    fs.symlinkSync("real.json", path.join(ws, "in.json"));
+    fs.symlinkSync(path.join(dir, "outside.json"), path.join(ws, "out.json"));
+    fs.symlinkSync("gone.json", path.join(ws, "dangling.json"));
+    fs.symlinkSync(fifo, path.join(ws, "fifo-out.json"));
+    execFileSync("mkfifo", [path.join(ws, "fifo.json")]);
+    fs.mkdirSync(path.join(ws, "dir.json"));
+    expect(readWorkspaceFileSync(ws, "real.json", lim).toString()).toBe("{}");
+    expect(readWorkspaceFileSync(ws, "in.json", lim).toString()).toBe("{}");
+    const at = (name: string): string => path.join(ws, name);
+    expect(error(() => readWorkspaceFileSync(ws, "out.json", lim)).message).toBe(`the thing ${at("out.json")} was not read: it leads outside the workspace`);
+    expect(error(() => readWorkspaceFileSync(ws, "fifo-out.json", lim)).message).toContain("it leads outside the workspace");
+    expect(error(() => readWorkspaceFileSync(ws, "dangling.json", lim)).message).toContain("it is a link to nothing");
+    expect(error(() => readWorkspaceFileSync(ws, "fifo.json", lim)).message).toContain("is not a regular file (a FIFO)");
+    expect(error(() => readWorkspaceFileSync(ws, "dir.json", lim)).message).toContain("is not a regular file (a folder)");
+    expect(error(() => readWorkspaceFileSync(ws, "absent.json", lim)).code).toBe("ENOENT");
+  });
+});
+
+describe("jsonSyntaxProblem", () => {
+  it("names where and why without quoting the text, also for input JSON.parse quotes", () => {
+    expect(jsonSyntaxProblem("TOKEN=abc")).toBe("not valid JSON: a value was expected at line 1, column 1");
+    expect(jsonSyntaxProblem('{"a": [1, 2,]}')).toBe("not valid JSON: a value was expected at line 1, column 13");
+    expect(jsonSyntaxProblem('{"a" 1}')).toBe('not valid JSON: ":" was expected after a property name at line 1, column 6');
+    expect(jsonSyntaxProblem('{"a": 1\n "b": 2}')).toBe('not valid JSON: "," or "}" was expected at line 2, column 2');
+    expect(jsonSyntaxProblem('["\\x"]')).toBe("not valid JSON: a bad escape inside a string at line 1, column 3");
+    expect(jsonSyntaxProblem("")).toBe("not valid JSON: the text ends where a value should be at line 1, column 1");
+    expect(jsonSyntaxProblem("[1, {}")).toBe("not valid JSON: the text ends inside a list at line 1, column 7");
+    // a million brackets: no stack overflow
+    expect(jsonSyntaxProblem("[".repeat(1_000_000))).toBe("not valid JSON: the text ends where a value should be at line 1, column 1000001");
+    // text JSON.parse accepts is not called broken
+    for (const ok of ['{"a": [1, -2.5e3, true, false, null, "\\u00e9\\n"]}', " 7 ", '""']) {
+      expect(() => JSON.parse(ok)).not.toThrow();
+      expect(jsonSyntaxProblem(ok)).toBe("not valid JSON");
+    }
+  });
 });

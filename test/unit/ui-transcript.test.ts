@@ -96,6 +96,58 @@ describe("transcript", () => {
     expect(screen(t.view(60, 5).lines)).toContain("▸ read  a.txt   ✗ 2.6s");
   });
 
+  it("a call the running turn made is queued, then running or waiting, then done; one it never ran has no result", () => {
+    let now = 1000;
+    const t = new Transcript(() => now);
+    const line = (name: string): string => t.view(60, 20).lines.map(lineText).find((l) => l.includes(name)) ?? "";
+    t.turnState(true, false);
+    t.message(msg("assistant", [{ type: "tool_use", id: "q1", name: "read", input: { path: "one.txt" } }, { type: "tool_use", id: "q2", name: "ls", input: { path: "two" } }]));
+    expect(line("one.txt")).toContain("· queued");
+    expect(line("two")).toContain("· queued");
+    // expanded, a queued call says it has not started
+    expect(t.select(-1)).toBe(true);
+    t.toggleSelected();
+    expect(screen(t.view(60, 20).lines)).toContain("(not started yet)");
+    t.toolStart("q1");
+    now = 1400;
+    expect(t.tick()).toBe(true);
+    expect(line("one.txt")).toContain("… running 0.4s");
+    t.turnState(true, true);
+    expect(line("one.txt")).toContain("? waiting for permission");
+    t.turnState(true, false);
+    t.toolEnd({ id: "q1", output: "contents", isError: false, ms: 1200 });
+    expect(line("one.txt")).toContain("✓ 1.2s");
+    expect(t.tick()).toBe(false);
+    expect(line("two")).toContain("· queued");
+    t.turnState(false, false);
+    expect(line("two")).toContain("· no result");
+    const s = screen(t.view(60, 30).lines);
+    expect(s).toContain("(no result was stored: the turn ended before this call ran)");
+  });
+
+  it("keeps what a run said over the result read back from the record, and shows a call started before its message", () => {
+    const t = new Transcript(() => 5000);
+    t.turnState(true, false);
+    t.toolStart("r1");
+    t.message(msg("assistant", [{ type: "tool_use", id: "r1", name: "bash", input: { command: "make" } }]));
+    expect(screen(t.view(60, 10).lines)).toContain("… running 0ms");
+    t.toolEnd({ id: "r1", output: "built live", isError: false, ms: 500 });
+    t.message(msg("user", [{ type: "tool_result", toolUseId: "r1", name: "bash", output: "built (stored)", isError: false }]));
+    t.select(-1);
+    t.toggleSelected();
+    const s = screen(t.view(60, 20).lines);
+    expect(s).toContain("▾ bash  make   ✓ 0.5s");
+    expect(s).toContain("built live");
+    expect(s).not.toContain("built (stored)");
+  });
+
+  it("shows a loaded record's call with no result as such, even while a turn runs", () => {
+    const t = new Transcript();
+    t.turnState(true, false);
+    t.load([msg("assistant", [{ type: "tool_use", id: "l1", name: "read", input: { path: "gone.txt" } }])]);
+    expect(screen(t.view(60, 10).lines)).toContain("▸ read  gone.txt   · no result");
+  });
+
   it("recomputes an edit's diff from the stored input, coloured", () => {
     const t = new Transcript();
     t.load([

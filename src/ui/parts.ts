@@ -1,0 +1,29 @@
+// The rest of the screen: what the full screen needs beyond its first frame (the transcript
+// with marked, the context pane with the inspector's formatting, the slash commands, the
+// boxes, the highlighter and exact widths). Every import here is lazy, so the first frame
+// compiles none of it; the loads overlap the session's own while that frame is up.
+import { loadWidths } from "./text.js";
+
+/** the screen's parts once they are in, by what they do */
+export interface ScreenParts {
+  Transcript: typeof import("./transcript.js").Transcript;
+  ContextPane: typeof import("./context-pane.js").ContextPane;
+  /** what Enter does with the prompt, and the model list's box */
+  run: typeof import("./run-command.js");
+  /** the permission question's and the session picker's boxes */
+  boxes: typeof import("./modal.js");
+  highlight: typeof import("./highlight.js");
+}
+
+/** loads them all at once; resolves when exact widths are in too */
+export async function loadParts(): Promise<ScreenParts> {
+  const [transcript, pane, run, boxes, highlight] = await Promise.all([
+    import("./transcript.js"),
+    import("./context-pane.js"),
+    import("./run-command.js"),
+    import("./modal.js"),
+    import("./highlight.js"),
+    loadWidths(),
+  ]);
+  return { Transcript: transcript.Transcript, ContextPane: pane.ContextPane, run, boxes, highlight };
+}

@@ -1,0 +1,271 @@
+// One transcript item laid out as terminal lines at a width, and the cache of those layouts.
+// An item's layout depends on the item (its version changes whenever what it shows does),
+// the width, and the context: which parts are expanded and selected, and its tool calls'
+// states. The transcript bumps an item's version when any of those change for it, so a
+// layout cached for (version, width) is the one that would be made again.
+//
+// Every line starts with a gutter: "› " on a user message, two spaces elsewhere. An item
+// that shows anything starts with a blank line, which separates it from the one above.
+import { assertNever, type Block, type StoredMessage } from "../record/types.js";
+import { plainMisses } from "./highlight.js";
+import { inert } from "./inert.js";
+import { renderMarkdown } from "./markdown.js";
+import type { Line, StyleName } from "./style.js";
+import { countLines, firstLines, formatBytes, formatInt, restyle, wrapLine, wrapText } from "./text.js";
+import type { ToolCallState } from "./toolcall.js";
+import { formatToolLine, toolCallLines } from "./toolline.js";
+import type { Item } from "./transcript-item.js";
+
+/** an expandable part (a tool call, reasoning, long user text) and the line it starts on */
+export interface Target {
+  id: string;
+  line: number;
+}
+
+export interface ItemLines {
+  lines: Line[];
+  targets: Target[];
+}
+
+export interface LayoutContext {
+  /** the parts open now, by their target id */
+  expanded: ReadonlySet<string>;
+  /** the selected part, when it is in this item: drawn inverted */
+  selected: string | undefined;
+  toolCall(id: string): ToolCallState;
+  /** the turn waits for a permission answer: a running call says so */
+  waitingForPermission: boolean;
+  now: number;
+}
+
+/** user text longer than this many lines is folded to its first lines until expanded */
+const USER_FOLD_LINES = 12;
+const USER_FOLD_CHARS = 4000;
+/** even expanded, one user message shows at most this many lines (a 2 MB paste is 40k lines) */
+const USER_MAX_LINES = 2000;
+const GUTTER = 2;
+
+/** the item's lines at `width`, and where each part that expands starts */
+export function layOutItem(item: Item, width: number, ctx: LayoutContext): ItemLines {
+  const lines: Line[] = [];
+  const targets: Target[] = [];
+  const inner = Math.max(4, width - GUTTER);
+  const pad: Line = [{ t: " ".repeat(GUTTER) }];
+  const sel = ctx.selected;
+  const push = (ls: Line[], gutter: Line = pad): void => {
+    // no gutter: the lines come with theirs (and are shared with a cache)
+    if (gutter.length === 0) for (const l of ls) lines.push(l);
+    else for (const l of ls) lines.push([...gutter, ...l]);
+  };
+  const target = (id: string, first: Line): void => {
+    targets.push({ id, line: lines.length });
+    lines.push([...pad, ...(sel === id ? restyle(first, { inv: true }) : first)]);
+  };
+  const body = item.body;
+  switch (body.kind) {
+    case "message": {
+      const msg = body.msg;
+      if (msg.role === "user") layOutUser(item, msg, inner, lines, targets, ctx);
+      else layOutAssistant(item, msg.blocks, msg.status === "interrupted", inner, ctx, push, target);
+      break;
+    }
+    case "live": {
+      const blocks: Block[] = [];
+      if (body.reasoning) blocks.push({ type: "reasoning", text: body.reasoning });
+      if (body.text) blocks.push({ type: "text", text: body.text });
+      layOutAssistant(item, blocks, body.closed, inner, ctx, push, target);
+      // a tool call being written: one pending line each, until the message brings the call
+      for (const i of [...body.toolInputs.keys()].sort((a, b) => a - b)) {
+        const t = body.toolInputs.get(i)!;
+        if (lines.length) push([[]]);
+        push([formatToolLine({ name: inert(t.name), summary: "", state: "receiving", bytes: t.bytes, expanded: false, width: inner })]);
+      }
+      break;
+    }
+    case "notice": {
+      const [mark, style]: [string, StyleName] = body.level === "error" ? ["✗ ", "err"] : body.level === "warning" ? ["⚠ ", "warn"] : ["· ", "info"];
+      const text = wrapText(inert(body.text), Math.max(1, inner - 2), style);
+      text.forEach((l, i) => lines.push([...pad, { t: i === 0 ? mark : "  ", s: style }, ...l]));
+      break;
+    }
+    case "lines":
+      for (const l of body.lines) lines.push(...wrapLine([...pad, ...l], width, { indent: pad }));
+      break;
+    default:
+      assertNever(body, "transcript item");
+  }
+  // a blank line separates items; empty items (tool results shown on their calls) take none
+  if (lines.length) lines.unshift([]);
+  return { lines, targets: targets.map((t) => ({ id: t.id, line: t.line + 1 })) };
+}
+
+function layOutUser(item: Item, msg: StoredMessage, inner: number, lines: Line[], targets: Target[], ctx: LayoutContext): void {
+  const body: Line[] = [];
+  for (const b of msg.blocks) {
+    switch (b.type) {
+      case "text": {
+        const id = `u:${item.uid}:${body.length}`;
+        const text = inert(b.text);
+        const nLines = countLines(text);
+        const long = nLines > USER_FOLD_LINES || text.length > USER_FOLD_CHARS;
+        const open = long && ctx.expanded.has(id);
+        // only the part that can be shown is wrapped: a 2 MB paste must not cost 40k lines
+        const shown = long ? firstLines(text, open ? USER_MAX_LINES : 6, open ? USER_MAX_LINES * 200 : 1200) : text;
+        const wrapped = wrapText(shown, inner, "user");
+        if (long) {
+          targets.push({ id, line: body.length + wrapped.length });
+          const more = open ? Math.max(0, nLines - USER_MAX_LINES) : nLines - countLines(shown);
+          const label = open
+            ? more > 0
+              ? `▾ ${formatInt(more)} more lines not shown (${formatBytes(Buffer.byteLength(text))} in the record)`
+              : "▾ fold"
+            : `▸ … ${formatInt(Math.max(0, more))} more lines (${formatBytes(Buffer.byteLength(text))})`;
+          wrapped.push([{ t: label, s: "dim" }]);
+        }
+        body.push(...wrapped);
+        break;
+      }
+      case "image":
+        body.push([{ t: `📎 ${imageLabel(b)}`, s: "dim" }]);
+        break;
+      case "tool_result":
+      case "tool_use":
+      case "reasoning":
+        // results are drawn on their calls; the others do not occur in user messages
+        break;
+      default:
+        assertNever(b, "block");
+    }
+  }
+  if (body.length === 0) return;
+  const base = lines.length;
+  body.forEach((l, i) => {
+    const t = targets.find((x) => x.line === i);
+    const line = t && ctx.selected === t.id ? restyle(l, { inv: true }) : l;
+    lines.push([{ t: i === 0 ? "› " : "  ", s: "userGutter" }, ...line]);
+  });
+  for (const t of targets) t.line += base;
+}
+
+function layOutAssistant(
+  item: Item,
+  blocks: Block[],
+  interrupted: boolean,
+  inner: number,
+  ctx: LayoutContext,
+  push: (ls: Line[], gutter?: Line) => void,
+  target: (id: string, first: Line) => void,
+): void {
+  let first = true;
+  const gap = (): void => {
+    if (!first) push([[]]);
+    first = false;
+  };
+  // the answer's first text is the one that streamed (GrowingMarkdown); others are laid out whole
+  const grown = blocks.findIndex((b) => b.type === "text");
+  blocks.forEach((b, bi) => {
+    switch (b.type) {
+      case "text": {
+        if (item.md && bi === grown) {
+          // the gutter goes on once, with the lines that are kept
+          const lines = item.md.render(b.text, inner, inert, (l) => [{ t: " ".repeat(GUTTER) }, ...l]);
+          if (lines.length === 0) return;
+          gap();
+          push(lines, []);
+          return;
+        }
+        const text = inert(b.text);
+        if (!text.trim()) return;
+        gap();
+        push(renderMarkdown(text, inner));
+        break;
+      }
+      case "reasoning": {
+        gap();
+        const id = `r:${item.uid}:${bi}`;
+        const text = inert(b.text).trim();
+        const open = ctx.expanded.has(id);
+        const label = text ? `${formatInt(text.length)} chars` : b.opaque ? "redacted" : "empty";
+        target(id, [{ t: open ? "▾ " : "▸ ", s: "dim" }, { t: "thinking", s: "reasoning" }, { t: ` · ${label}`, s: "dim" }]);
+        if (open && text) push(wrapText(text, Math.max(1, inner - 2), "reasoning"), [{ t: "    " }]);
+        break;
+      }
+      case "tool_use": {
+        gap();
+        const id = `t:${b.id}`;
+        const call = toolCallLines(b, ctx.toolCall(b.id), { expanded: ctx.expanded.has(id), waitingForPermission: ctx.waitingForPermission, now: ctx.now, width: inner });
+        target(id, call.line);
+        // expanded, its body comes indented
+        push(call.body, []);
+        break;
+      }
+      case "image":
+        gap();
+        push([[{ t: `📎 ${imageLabel(b)}`, s: "dim" }]]);
+        break;
+      case "tool_result":
+        break;
+      default:
+        assertNever(b, "block");
+    }
+  });
+  if (interrupted && item.body.kind !== "live") push([[{ t: "⏹ interrupted", s: "dim" }]]);
+  else if (interrupted && item.body.kind === "live") push([[{ t: "⏹ not saved: the turn ended before this was stored", s: "dim" }]]);
+}
+
+function imageLabel(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {
+  const dims = b.width && b.height ? ` · ${b.width}×${b.height}` : "";
+  return `image ${inert(b.mediaType)} · ${formatBytes(b.bytes)}${dims}`;
+}
+
+interface Cached extends ItemLines {
+  version: number;
+  width: number;
+}
+
+/** each item's last layout, by its uid; a frame lays out again only what changed */
+export class LineCache {
+  private readonly cache = new Map<number, Cached>();
+  /** items laid out with code shown plain because the highlighter was still loading */
+  private readonly uncoloured = new Set<number>();
+  /** how many times an item was laid out (a cache miss); tests and benchmarks read it */
+  renders = 0;
+
+  /** the item's lines at `width`, from the cache when its version and the width are the same */
+  get(item: Item, width: number, layOut: () => ItemLines): ItemLines {
+    const have = this.cache.get(item.uid);
+    if (have && have.version === item.version && have.width === width) return have;
+    this.renders++;
+    const misses = plainMisses();
+    const r = layOut();
+    if (plainMisses() !== misses) this.uncoloured.add(item.uid);
+    else this.uncoloured.delete(item.uid);
+    const out: Cached = { version: item.version, width, lines: r.lines, targets: r.targets };
+    this.cache.set(item.uid, out);
+    return out;
+  }
+
+  /** the item is gone */
+  forget(uid: number): void {
+    this.cache.delete(uid);
+    this.uncoloured.delete(uid);
+  }
+
+  /** every layout goes; `stays` says which items remain (their plain code is still to colour) */
+  clear(stays: (uid: number) => boolean = () => false): void {
+    this.cache.clear();
+    for (const uid of this.uncoloured) if (!stays(uid)) this.uncoloured.delete(uid);
+  }
+
+  /** whether some item shows code plain only until the highlighter has loaded */
+  awaitingColour(): boolean {
+    return this.uncoloured.size > 0;
+  }
+
+  /** the items whose code was shown plain, forgotten as such */
+  takeUncoloured(): number[] {
+    const out = [...this.uncoloured];
+    this.uncoloured.clear();
+    return out;
+  }
+}
