@@ -12,7 +12,7 @@ import type { ModelChoices, ProviderModels } from "../../provider/models.js";
 import type { BadMessage, HistoryStore } from "../store/types.js";
 import { NO_REQUEST_YET, StoreError, newSessionId } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
-import type { AppInfo, ContextFigure, ContextStatus, Controller } from "./types.js";
+import type { AppInfo, ContextFigure, ContextStatus, Controller, RewindControl } from "./types.js";
 import type { PermissionAnswer, PermissionRequest } from "../../tools/types.js";
 import type { builtinTools, PermissionMemory } from "../../tools/run.js";
 import { stopToolProcesses } from "../../tools/processes.js";
@@ -51,8 +51,9 @@ export interface AppOptions extends AppSettings {
   store: HistoryStore;
   /** the config file this run reads, named when a key is missing */
   configFile?: string;
-  /** the session to open: an id, "latest" of the workspace, or a new one */
-  open: { resume: string } | { continue: true } | { fresh: true };
+  /** the session to open: an id, "latest" of the workspace, or a new one; with `fork`, a
+   * fork of it at its end instead (--fork-session) */
+  open: { resume: string; fork?: boolean } | { continue: true; fork?: boolean } | { fresh: true };
   /** the screen: the session loads without the adapters, tools and turn (parts.ts), and the
    * screen calls ready() after the frame that shows it; otherwise create() loads them first */
   partsAfterFrame?: boolean;
@@ -62,7 +63,8 @@ export interface AppOptions extends AppSettings {
    * credentials take effect */
   reloadConfig?: () => Promise<Partial<Pick<AppSettings, "permission" | "compaction" | "reasoning" | "credentials">>>;
   /** the folder the turns' file checkpoints are kept in (the CLI's is in the state folder);
-   * absent, or the config's checkpoints.enabled false: a turn keeps none */
+   * absent: none are kept or restored; the config's checkpoints.enabled false: a turn keeps
+   * none, and a rewind still restores those kept before */
   checkpointDir?: string;
 }
 
@@ -188,6 +190,8 @@ export class App implements Controller {
   private cps: Checkpoints | undefined;
   /** what was found at start beside the session's own problems (a rewind that was killed) */
   private readonly startNotes: string[] = [];
+  /** a rewind runs: it changes the workspace and the session, so it excludes turns */
+  private rewinding = false;
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
     return this.hub.subscribe(fn, opts);
@@ -271,7 +275,7 @@ export class App implements Controller {
   checkpoints(): Checkpoints | undefined {
     const dir = this.opts.checkpointDir;
     const conf = this.opts.checkpoints;
-    if (dir === undefined || conf?.enabled === false || !this.parts) return undefined;
+    if (dir === undefined || !this.parts) return undefined;
     this.cps ??= new this.parts.Checkpoints({
       dir,
       limits: { ...(conf?.maxFileBytes ? { maxFileBytes: conf.maxFileBytes } : {}), ...(conf?.maxTotalBytes ? { maxTotalBytes: conf.maxTotalBytes } : {}), ...(conf?.maxFiles ? { maxFiles: conf.maxFiles } : {}) },
@@ -299,7 +303,7 @@ export class App implements Controller {
    * the screen counts prompts. Its hook goes into the turn's tools. */
   private async beginCheckpoint(env: TurnEnv): Promise<TurnCheckpoint | undefined> {
     const cps = this.checkpoints();
-    if (!cps) return undefined;
+    if (!cps || this.opts.checkpoints?.enabled === false) return undefined;
     const prompt = this.messages.filter(isPlainPrompt).length + 1;
     const cp = cps.begin(this.current.id, prompt, await fs.realpath(this.opts.workspace));
     env.toolCtx = { ...env.toolCtx, beforeChange: cp.beforeChange };
@@ -344,10 +348,10 @@ export class App implements Controller {
       if (problem) throw new UnknownSessionError(`${problem}; list the sessions with: albedo-tui sessions`);
       const s = await opts.store.getSession(o.resume);
       if (!s) throw new UnknownSessionError(`no session with id ${quoteId(o.resume)} in ${opts.store.path}; list them with: albedo-tui sessions`);
-      await app.load(s);
+      await app.load(o.fork ? await app.forkAtEnd(s) : s);
     } else if ("continue" in o) {
       const s = await opts.store.latestSession(opts.workspace);
-      if (s) await app.load(s);
+      if (s) await app.load(o.fork ? await app.forkAtEnd(s) : s);
       else await app.loadDraft();
     } else {
       await app.loadDraft();
@@ -659,8 +663,74 @@ export class App implements Controller {
   }
 
   busy(): boolean {
-    return this.running !== undefined || this.compacting !== undefined || this.awaitingParts;
+    return this.running !== undefined || this.compacting !== undefined || this.awaitingParts || this.rewinding;
   }
+
+  /** A fork of `s` with its whole record (the original stays as it is). */
+  private async forkAtEnd(s: Session): Promise<Session> {
+    return this.opts.store.fork(s.id, (await this.opts.store.promptCount(s.id)) + 1);
+  }
+
+  /** What a rewind works with: the store, the checkpoints, the workspace's real path. */
+  private async rewindDeps(): Promise<import("./rewind.js").RewindDeps> {
+    await this.ready();
+    return { store: this.opts.store, checkpoints: this.checkpoints(), root: await fs.realpath(this.opts.workspace) };
+  }
+
+  private refuseWhileBusy(what: string): void {
+    if (this.busy()) throw new Error(`a turn is running; press Esc first, then ${what}`);
+  }
+
+  readonly rewind: RewindControl = {
+    prompts: async () => {
+      await this.wholeHistory;
+      return (await import("./rewind.js")).promptChoices(this.messages);
+    },
+    preview: async (n, mode) => {
+      this.refuseWhileBusy("rewind");
+      await this.wholeHistory;
+      const r = await import("./rewind.js");
+      return r.previewRewind(await this.rewindDeps(), this.current, this.messages, n, mode);
+    },
+    diff: async (item) => {
+      const deps = await this.rewindDeps();
+      return deps.checkpoints?.diff(deps.root, item);
+    },
+    run: async (preview, onItem) => {
+      this.refuseWhileBusy("rewind");
+      if (preview.session.id !== this.current.id) throw new Error("the session changed since this rewind was planned; plan it again");
+      const r = await import("./rewind.js");
+      const deps = await this.rewindDeps();
+      this.rewinding = true;
+      let done: import("./rewind.js").RewindDone;
+      try {
+        done = await r.runRewind(deps, preview, onItem);
+      } finally {
+        this.rewinding = false;
+      }
+      if (done.restored.length > 0) {
+        // AGENTS.md and the project's facts may be what was restored
+        this.context = await loadProjectContext(this.opts.workspace, this.redactKeys);
+        await this.markPending(r.WORKSPACE_RESTORED);
+      }
+      if (done.fork) {
+        await this.load(done.fork);
+        this.hub.emit({ type: "session" });
+      }
+      this.hub.emit({ type: "info" });
+      return done;
+    },
+    fork: async () => {
+      this.refuseWhileBusy("fork");
+      if (!this.stored) throw new Error("nothing to fork yet: this session has no message");
+      await this.wholeHistory;
+      const f = await this.forkAtEnd(this.current);
+      await this.load(f);
+      this.hub.emit({ type: "session" });
+      this.hub.emit({ type: "info" });
+      return f;
+    },
+  };
 
   private askPermission = (req: PermissionRequest): Promise<PermissionAnswer> => {
     if (this.opts.headless || !this.hub.canAsk()) return Promise.resolve("deny");
