@@ -5,8 +5,8 @@
 // Times are CPU time of this process (the work is pure computation), in batches; see paired().
 import { turnRequest } from "../src/replay/request.js";
 import { imageTarget } from "../src/replay/replay.js";
-import { encodeAnthropicBody } from "../src/provider/anthropic.js";
-import { encodeOpenAIBody } from "../src/provider/openai.js";
+import { encodeAnthropicBody } from "../src/provider/anthropic/encode.js";
+import { encodeOpenAIBody } from "../src/provider/chat/encode.js";
 import { captureRequest } from "../src/context/capture.js";
 import { builtinTools, toolSchemas } from "../src/tools/run.js";
 import { SYSTEM_PROMPT } from "../src/session/controller/project-context.js";

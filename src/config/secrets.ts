@@ -19,9 +19,12 @@
 // characters, no whitespace, letters and digits mixed (or letters whose case changes at least
 // every third letter), not a path that exists on this machine, and neither a part of the
 // workspace path nor containing it. So a path, a word, a name or a number is never blanked
-// from the record, and a project's .mcp.json, even approved, can only mark strings that do not
-// occur in ordinary text: it cannot blank "function" or the workspace path by naming it
-// API_KEY.
+// from the record. A project's .mcp.json is held to more (fromProject): each value it marks must
+// hold a run of 12 or more letters and digits that looks generated on its own, as keys do, and
+// a value it reads from the environment counts whole only from a variable named like a
+// credential (or in "mcpSecretEnv"), else by that shape. So an approved project file cannot
+// blank "function", the workspace path, "x86_64-linux-gnu" or "localhost:3000" by naming it
+// API_KEY, nor "xterm-256color" by expanding ${TERM}.
 import path from "node:path";
 import { REDACT_MIN_KEY } from "../record/redaction.js";
 
@@ -104,6 +107,9 @@ export interface SecretContext {
   home?: string;
   /** whether a path exists on this machine (the I/O stays with the caller) */
   exists(p: string): boolean;
+  /** the values are a project's (.mcp.json, not the user's own file): each must hold a
+   * generated run (holdsGeneratedRun) to count */
+  fromProject?: boolean;
 }
 
 /** Whether a value looks generated: letters and digits mixed, or letters whose case changes at
@@ -117,6 +123,13 @@ function looksGenerated(v: string): boolean {
   let changes = 0;
   for (let i = 1; i < letters.length; i++) if ((letters[i]! < "a") !== (letters[i - 1]! < "a")) changes++;
   return changes * 3 >= letters.length;
+}
+
+/** Whether a value holds a run of 12 or more letters and digits that looks generated on its
+ * own, as a key's body does ("ghp_" + 36, a hex digest, a UUID's last group): text made of
+ * short words and numbers ("x86_64-linux-gnu", "localhost:3000", a timestamp) holds none. */
+function holdsGeneratedRun(v: string): boolean {
+  return (v.match(/[A-Za-z0-9]{12,}/g) ?? []).some(looksGenerated);
 }
 
 /** Whether the value, or one of its :;,= separated parts ("PATH" lists, "unix:path=/run/…"),
@@ -133,7 +146,8 @@ function namesPath(v: string, ctx: SecretContext): boolean {
  * from the environment, which the file that names it cannot choose, counts without looking
  * generated (a passphrase of plain words is still a secret). */
 export function secretValue(v: string, ctx: SecretContext, anyShape = false): boolean {
-  if (v.length < REDACT_MIN_KEY || /\s/.test(v) || !(anyShape || looksGenerated(v))) return false;
+  if (v.length < REDACT_MIN_KEY || /\s/.test(v)) return false;
+  if (!anyShape && !(looksGenerated(v) && (!ctx.fromProject || holdsGeneratedRun(v)))) return false;
   const ws = ctx.workspace;
   if (ws.includes(v) || (ws.length >= 4 && v.includes(ws))) return false;
   return !namesPath(v, ctx);

@@ -75,12 +75,13 @@ export interface ExtensionConfig {
 const projectFileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) }).loose();
 
 /** `${VAR}` and `${VAR:-default}`; a variable that is not set is a problem named by where it
- * was. `onValue` gets each value read from the environment (a default is the file's own text). */
-export function expandVars(value: string, env: NodeJS.ProcessEnv, where: string, onValue?: (v: string) => void): string {
+ * was. `onValue` gets each value read from the environment and its variable's name (a default
+ * is the file's own text). */
+export function expandVars(value: string, env: NodeJS.ProcessEnv, where: string, onValue?: (v: string, name: string) => void): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, dflt: string | undefined) => {
     const v = env[name];
     if (v !== undefined && v !== "") {
-      onValue?.(v);
+      onValue?.(v, name);
       return v;
     }
     if (dflt !== undefined) return dflt;
@@ -130,14 +131,16 @@ export function normalizeServer(name: string, raw: unknown, where: EntryPlace, e
   const candidates: string[] = [];
   const expanded: string[] = [];
   const spec = normalizeEntry(name, raw, where, env, candidates, expanded);
-  spec.secrets = secretsAmong(candidates, { workspace: where.workspace, ...(env.HOME ? { home: env.HOME } : {}), exists: (p) => fs.existsSync(p) }, expanded);
+  const fromProject = where.origin === "project";
+  spec.secrets = secretsAmong(candidates, { workspace: where.workspace, ...(env.HOME ? { home: env.HOME } : {}), exists: (p) => fs.existsSync(p), fromProject }, expanded);
   secrets.push(...spec.secrets);
   return spec;
 }
 
 /** `secrets` collects the candidates: header values, env values of credential names (or names
  * marked secret), credential flags' arguments, a URL's credentials and query values;
- * `expanded` every value read from the environment, wherever it is expanded. */
+ * `expanded` the values read from the environment that count whole (see `x` below); a
+ * project's file reading a variable not named like a credential adds a candidate instead. */
 function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: NodeJS.ProcessEnv, secrets: string[], expanded: string[]): ServerSpec {
   const base: ServerSpec = {
     name,
@@ -178,8 +181,11 @@ function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: Node
   const unfit = unfitField(c);
   if (unfit) return bad(unfit);
   try {
-    // every value read from the environment is a candidate, wherever it is expanded
-    const x = (v: string, field: string): string => expandVars(v, env, `field "${field}"`, (value) => expanded.push(value));
+    // every value read from the environment is a candidate, wherever it is expanded; whole
+    // (whatever its shape) when the user's own file reads it, or a project's reads a variable
+    // named like a credential: a project's file choosing ${TERM} must not blank "xterm-256color"
+    const x = (v: string, field: string): string =>
+      expandVars(v, env, `field "${field}"`, (value, name) => (where.origin === "config" || credentialName(name) || where.secretEnv?.includes(name) ? expanded : secrets).push(value));
     if (c.command !== undefined) {
       if (c.headers !== undefined) return bad('"headers" go with "url"; a stdio server takes "env"');
       const envOut: Record<string, string> = {};
@@ -197,13 +203,15 @@ function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: Node
     }
     if (c.env !== undefined || c.args !== undefined || c.cwd !== undefined) return bad('"env", "args" and "cwd" go with "command"; a Streamable HTTP server takes "headers"');
     const url = x(c.url!, "url");
+    // the sentences name the URL by its scheme at most: the rest may hold a credential (a
+    // query token, a password), which an entry refused here never hands to the redactor
     let u: URL;
     try {
       u = new URL(url);
     } catch {
-      return bad(`"url" is not a URL (got "${c.url}")`);
+      return bad('"url" is not a URL (one starts with "http://" or "https://")');
     }
-    if (u.protocol !== "http:" && u.protocol !== "https:") return bad(`"url" must be http(s) (got "${c.url}")`);
+    if (u.protocol !== "http:" && u.protocol !== "https:") return bad(`"url" must be http(s) (${writtenScheme(c.url!)})`);
     // fetch refuses such a URL, and a password in it would be shown and stored as text
     if (u.username !== "" || u.password !== "") return bad('"url" holds a user name or password (user:password@): give credentials in "headers" (an Authorization header)');
     secrets.push(...urlCredentials(url));
@@ -218,6 +226,12 @@ function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: Node
   } catch (e) {
     return bad(messageOf(e));
   }
+}
+
+/** The scheme a URL is written with, as a phrase ("its scheme is "ftp:""): the file's own text. */
+function writtenScheme(url: string): string {
+  const m = /^[A-Za-z][A-Za-z0-9+.-]{0,20}:/.exec(url);
+  return m ? `its scheme is "${m[0]}"` : "it has no scheme";
 }
 
 /** A URL's user name and password, and the values of its query parameters named like

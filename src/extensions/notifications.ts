@@ -1,6 +1,6 @@
 // How much a server may make us do unasked. Its notifications pass a token bucket (a burst,
-// then a steady rate): past it they are dropped before the protocol layer sees them, and the
-// server is named once. A tools/list_changed never costs more than a flag: the refetch it
+// then a steady rate), and its requests (ping, each of which we answer) another: past either
+// they are dropped before the protocol layer sees them, and the server is named once for each. A tools/list_changed never costs more than a flag: the refetch it
 // asks for is coalesced (one in flight, at most one pending after it) and spaced (one start
 // per interval), so a flood of them costs a few tool lists, and the last change is still
 // fetched. Pure but for the clock and timers, which are given.
@@ -118,35 +118,49 @@ export class Coalescer {
 export type Verdict = "pass" | "drop" | "tools changed";
 
 /**
- * The gate one server's messages pass: answers and requests go on; notifications take a
- * token (dropped when none is left; the first drop names the server through `onFlood`);
- * tools/list_changed is taken out and becomes a refetch request, token or not, so that the
- * last one of a flood is not lost.
+ * The gate one server's messages pass: answers go on; notifications take a token of their
+ * bucket, requests of theirs (each would cost an answer written back), and one without a token
+ * is dropped (the first drop of each kind names the server through `onFlood`; a request dropped
+ * is one its sender waits for in vain, which only a flood meets); tools/list_changed is taken
+ * out and becomes a refetch request, token or not, so that the last one of a flood is not lost.
  */
 export class NotificationGate {
-  private readonly bucket: TokenBucket;
-  private named = false;
+  private readonly notifications: TokenBucket;
+  private readonly requests: TokenBucket;
+  private readonly named = { notifications: false, requests: false };
   /** notifications dropped, for the record */
   dropped = 0;
+  /** requests dropped, for the record */
+  droppedRequests = 0;
 
   constructor(
     private readonly onFlood: (text: string) => void,
     private readonly perSecond = NOTIFICATIONS_PER_SECOND,
     clock: Pick<Clock, "now"> = realClock,
   ) {
-    this.bucket = new TokenBucket(perSecond, perSecond, clock);
+    this.notifications = new TokenBucket(perSecond, perSecond, clock);
+    this.requests = new TokenBucket(perSecond, perSecond, clock);
   }
 
-  /** `message` as it came: a notification has a method and no id */
+  private flood(kind: "notifications" | "requests"): void {
+    if (this.named[kind]) return;
+    this.named[kind] = true;
+    this.onFlood(`sent more than ${this.perSecond} ${kind} a second; the rest are dropped`);
+  }
+
+  /** `message` as it came: a notification has a method and no id, a request both */
   judge(message: object): Verdict {
-    if (!("method" in message) || "id" in message) return "pass";
-    const ok = this.bucket.take();
+    if (!("method" in message)) return "pass";
+    if ("id" in message) {
+      if (this.requests.take()) return "pass";
+      this.droppedRequests++;
+      this.flood("requests");
+      return "drop";
+    }
+    const ok = this.notifications.take();
     if (!ok) {
       this.dropped++;
-      if (!this.named) {
-        this.named = true;
-        this.onFlood(`sent more than ${this.perSecond} notifications a second; the rest are dropped`);
-      }
+      this.flood("notifications");
     }
     if (message.method === "notifications/tools/list_changed") return "tools changed";
     return ok ? "pass" : "drop";

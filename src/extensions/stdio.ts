@@ -56,6 +56,8 @@ export class GroupStdioTransport implements Transport {
   exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   /** it exited while a process it started kept its pipes open (that process is stopped) */
   leftRunning = false;
+  /** the wait of the writes behind a full pipe to the server, while there are any */
+  private drained: Promise<void> | undefined;
 
   constructor(
     private readonly params: { command: string; args: string[]; env: Record<string, string>; cwd: string },
@@ -189,23 +191,31 @@ export class GroupStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const stdin = this.child?.stdin;
-      if (!stdin || this.closed) {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.closed) return Promise.reject(new Error(NOT_RUNNING));
+    if (stdin.write(serializeMessage(message))) return Promise.resolve();
+    // Every write behind a full pipe waits for the one drain (or close: a server that dies
+    // with its pipe full never drains). One wait for all of them: a listener pair per write
+    // would grow without bound while a server reads nothing, cost a scan of them all at
+    // each removal, and make node warn on stderr, over the screen.
+    this.drained ??= new Promise<void>((resolve, reject) => {
+      const settle = (): void => {
+        stdin.off("drain", onDrain);
+        stdin.off("close", onClose);
+        this.drained = undefined;
+      };
+      const onDrain = (): void => {
+        settle();
+        resolve();
+      };
+      const onClose = (): void => {
+        settle();
         reject(new Error(NOT_RUNNING));
-        return;
-      }
-      if (stdin.write(serializeMessage(message))) resolve();
-      else {
-        // a server that dies with its pipe full never drains: its close ends the wait
-        const onClose = (): void => reject(new Error(NOT_RUNNING));
-        stdin.once("close", onClose);
-        stdin.once("drain", () => {
-          stdin.off("close", onClose);
-          resolve();
-        });
-      }
+      };
+      stdin.on("drain", onDrain);
+      stdin.on("close", onClose);
     });
+    return this.drained;
   }
 
   /** Ends the server: stdin closed, then its whole group (SIGTERM, SIGKILL after a grace). */

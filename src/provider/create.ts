@@ -1,12 +1,11 @@
 // The one way the app gets a Provider. The key is handed in here and stays inside the
 // instance: it is not in the Request, not in errors, not anywhere else.
-import { createAnthropicProvider } from "./anthropic.js";
+import { createAnthropicProvider } from "./anthropic/adapter.js";
 import { lookupModel } from "./catalog.js";
 import type { RetryOptions, TransportOptions } from "./http.js";
-import { ChatSession, createOpenAIProvider } from "./openai.js";
-import { isOpenAIHosted, keyRequired, missingKeyMessage } from "./keys.js";
+import { createOpenAIProvider, serverMemory, type ServerMemory } from "./openai.js";
+import { keyRequired, missingKeyMessage } from "./keys.js";
 import { encodeRequest } from "./encode.js";
-import { createResponsesProvider, ResponsesSession } from "./responses.js";
 import { ProviderError, type Provider, type ProviderName, type Request, type StreamOptions } from "./types.js";
 import { assertNever } from "../record/types.js";
 
@@ -23,15 +22,7 @@ export interface ProviderConfig {
   memory?: ServerMemory;
 }
 
-/** The optional fields one OpenAI-shaped server refused, per model, in either API. */
-export interface ServerMemory {
-  chat: ChatSession;
-  responses: ResponsesSession;
-}
-
-export function serverMemory(baseUrl: string | undefined): ServerMemory {
-  return { chat: new ChatSession(isOpenAIHosted(baseUrl)), responses: new ResponsesSession() };
-}
+export { serverMemory, type ServerMemory };
 
 export function createProvider(cfg: ProviderConfig): Provider {
   const key = cfg.apiKey && cfg.apiKey.length > 0 ? cfg.apiKey : undefined;
@@ -52,18 +43,9 @@ export function createProvider(cfg: ProviderConfig): Provider {
     case "openai": {
       const base = { ...(cfg.baseUrl ? { baseUrl: cfg.baseUrl } : {}), ...(key ? { apiKey: key } : {}) };
       // what the server refused lives as long as the caller keeps it (the app's session)
-      const { chat: session, responses } = cfg.memory ?? serverMemory(cfg.baseUrl);
-      return perRequest("openai", (req) => {
-        const api = req.api ?? "chat";
-        switch (api) {
-          case "chat":
-            return createOpenAIProvider({ ...base, transport: transport(req), session });
-          case "responses":
-            return createResponsesProvider({ ...base, transport: transport(req), session: responses });
-          default:
-            return assertNever(api, "OpenAI API");
-        }
-      });
+      const memory = cfg.memory ?? serverMemory(cfg.baseUrl);
+      // the API the request names; absent is Chat Completions (compatible servers)
+      return perRequest("openai", (req) => createOpenAIProvider({ ...base, transport: transport(req), api: req.api ?? "chat", memory }));
     }
     default:
       return assertNever(cfg.provider, "provider");
@@ -92,6 +74,6 @@ export { lookupModel, defaultModel } from "./catalog.js";
 export { keyRequired, missingKeyMessage, openaiApi } from "./keys.js";
 export type { ModelInfo } from "./catalog.js";
 export type { RetryOptions, TransportOptions } from "./http.js";
-export { encodeAnthropicBody } from "./anthropic.js";
-export { encodeOpenAIBody } from "./openai.js";
-export { encodeResponsesBody } from "./responses.js";
+export { encodeAnthropicBody } from "./anthropic/encode.js";
+export { encodeOpenAIBody } from "./chat/encode.js";
+export { encodeResponsesBody } from "./responses/encode.js";

@@ -1,9 +1,9 @@
 // The one door to a request's encoding, whichever provider it is for: the body the adapter
 // sends and the wire items the inspector reads, from one pass (./encoded.ts).
 import { assertNever } from "../record/types.js";
-import { encodeAnthropic } from "./anthropic.js";
-import { encodeOpenAI } from "./openai.js";
-import { encodeResponses } from "./responses.js";
+import { encodeAnthropic } from "./anthropic/encode.js";
+import { encodeOpenAI } from "./chat/encode.js";
+import { encodeResponses } from "./responses/encode.js";
 import type { EncodedRequest, Request } from "./types.js";
 
 /** The request as its provider's adapter encodes it; capturing a request and then sending it

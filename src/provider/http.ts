@@ -1,20 +1,36 @@
 // One streaming POST to a provider: retries before output, an idle timeout between pieces of
-// content, bounds on what one answer may bring, and every failure turned into a ProviderError
-// a person can read. The adapters only parse frames; what a status code, a broken socket or
-// an oversize answer means is decided here, once.
-import type { request as undiciRequest } from "undici";
+// content, bounds on what one answer may bring, and every failure named as a Failure and
+// thrown as a ProviderError (its sentence is made in failures.ts). The adapters only parse
+// frames; what a status code, a broken socket or an oversize answer means is decided here, once.
+import type { Dispatcher, request as undiciRequest } from "undici";
 import type { Block } from "../record/types.js";
 import { readSseBatches, SseEventTooLarge, type SseFrame } from "./sse.js";
 import {
   ProviderError,
-  type ProviderErrorKind,
-  type ProviderName,
+  type ProviderIdentity,
   type StreamEvent,
   type StreamOptions,
   type StreamResult,
 } from "./types.js";
-import { formatInt } from "../record/numbers.js";
 import { REDACTED, redactorFor } from "../record/redaction.js";
+import { answerBounds, type AnswerBounds } from "./bounds.js";
+import { AnswerBudget } from "./budget.js";
+import {
+  endedEarlyText,
+  eventBoundText,
+  failureKind,
+  failureText,
+  gaveUpText,
+  notAStreamText,
+  retryReason,
+  StreamFault,
+  wireBoundText,
+  type Failure,
+  type StatusMeaning,
+} from "./failures.js";
+import { IdleTimer } from "./idle-timer.js";
+import type { AnswerContext, FrameHandler } from "./parser.js";
+import { parseErrorBody, providerMessage, RequestRefused, type ErrorDetail } from "./error-body.js";
 
 // undici is loaded with the first request, not at start-up: the screen should not wait for
 // an HTTP client it does not use yet (about 60 ms and 11 MB on these machines).
@@ -25,8 +41,8 @@ function undici(): Promise<typeof undiciRequest> {
 }
 
 /** Loads undici ahead of the first request: the screen calls it once the session is up, so
- * Enter does not wait 100–250 ms for it (issue 19). Loading twice is a no-op; a failure is
- * left for the request to report. */
+ * Enter does not wait 100–250 ms for it. Loading twice is a no-op; a failure is left for the
+ * request to report. */
 export function preloadHttpClient(): Promise<void> {
   return undici().then(
     () => undefined,
@@ -61,121 +77,10 @@ const LONGEST_HONOURED_WAIT_MS = 60_000;
 /** after the final event, how long to wait for the server to end the body (keeps keep-alive) */
 const END_GRACE_MS = 1_000;
 
-const MiB = 1024 * 1024;
-/**
- * What one answer may bring (text, reasoning, tool input, signatures), per max-output token.
- * A token is about 4 bytes of English and JSON escaping of code can double that; 16 leaves
- * room for both, so no answer the model may really give is cut, while a server that never
- * stops (or sends 100 MB in one event) is stopped after a few MB.
- */
-export const ANSWER_BYTES_PER_TOKEN = 16;
-/** ...and never less than this, so a small max_tokens (or a server that ignores it) does not
- * cut an ordinary answer. With the catalog's models (≤ 128k output tokens) this is the bound. */
-export const ANSWER_FLOOR_BYTES = 4 * MiB;
-/** Bytes of event stream (framing, ids, pings, usage) per max-output token: OpenAI sends
- * about 250 bytes of envelope around a one-token chunk. Bounds a stream of empty events. */
-const WIRE_BYTES_PER_TOKEN = 512;
-const WIRE_FLOOR_BYTES = 64 * MiB;
-/** what a content block or tool call costs against the bound besides its text, so a stream
- * of empty blocks cannot pile up objects either */
-const BLOCK_COST_BYTES = 64;
 /** an error body is read for its message; longer ones say nothing more */
 const ERROR_BODY_BYTES = 64 * 1024;
 /** warnings one answer may raise (repeats are dropped): each becomes a line for the person */
 const MAX_WARNINGS = 20;
-/** Inside an open tool input, pings that keep coming may stretch the wait for content to this
- * many idle periods. Anthropic sends a tool's input one whole key at a time and pings while it
- * writes a long value (a file's content): minutes at ordinary speeds, but not forever. */
-const TOOL_INPUT_IDLE_PERIODS = 10;
-
-export interface AnswerBounds {
-  /** text, reasoning and tool input of one answer, in UTF-8 bytes */
-  contentBytes: number;
-  /** one stream event while it is gathered (the parser counts characters, each ≥ 1 byte) */
-  eventChars: number;
-  /** the whole event stream of one answer, in bytes */
-  wireBytes: number;
-}
-
-export function answerBounds(maxOutputTokens: number): AnswerBounds {
-  const tokens = Math.max(1, Math.floor(maxOutputTokens));
-  const contentBytes = Math.max(ANSWER_FLOOR_BYTES, tokens * ANSWER_BYTES_PER_TOKEN);
-  return {
-    contentBytes,
-    // one event cannot rightly bring more than the whole answer may
-    eventChars: contentBytes,
-    wireBytes: Math.max(WIRE_FLOOR_BYTES, tokens * WIRE_BYTES_PER_TOKEN),
-  };
-}
-
-/** "4 MB", "15.3 MB" (binary megabytes, as the bounds are set); below 1 MB in bytes */
-export function megabytes(bytes: number): string {
-  if (bytes < MiB) return `${formatInt(bytes)} bytes`;
-  const mb = bytes / MiB;
-  return `${Number.isInteger(mb) ? mb : Number(mb.toFixed(1))} MB`;
-}
-
-const BOUND_RULE = `an answer may bring ${ANSWER_BYTES_PER_TOKEN} bytes per max-output token, at least ${megabytes(ANSWER_FLOOR_BYTES)}`;
-const WIRE_RULE = `the event stream of one answer may take ${WIRE_BYTES_PER_TOKEN} bytes per max-output token, at least ${megabytes(WIRE_FLOOR_BYTES)}`;
-
-/**
- * What one attempt's answer brought so far, against its bound. Everything an adapter keeps
- * passes through take(), so no adapter can gather more than the bound; content that arrives
- * also restarts the idle clock (pings and empty events do not).
- */
-export class AnswerBudget {
-  private used = 0;
-  private over = false;
-  constructor(
-    readonly limitBytes: number,
-    private readonly onContent: () => void = () => undefined,
-  ) {}
-
-  /** The part of `s` that fits: all of it, until the bound is reached; then the piece up to it. */
-  take(s: string): string {
-    if (s.length === 0) return s;
-    if (this.over) return "";
-    this.onContent();
-    const n = Buffer.byteLength(s);
-    if (this.used + n <= this.limitBytes) {
-      this.used += n;
-      return s;
-    }
-    this.over = true;
-    const room = this.limitBytes - this.used;
-    this.used = this.limitBytes;
-    return cutUtf8(s, room);
-  }
-
-  /** A new block or call: a small fixed cost. */
-  block(): void {
-    if (this.over) return;
-    if (this.used + BLOCK_COST_BYTES > this.limitBytes) this.over = true;
-    this.used = Math.min(this.limitBytes, this.used + BLOCK_COST_BYTES);
-  }
-
-  get exceeded(): boolean {
-    return this.over;
-  }
-
-  /** Throws once the bound is passed; `cutOff` names what was being sent when it was. */
-  check(cutOff?: string): void {
-    if (!this.over) return;
-    throw new StreamFault(
-      `the provider sent more than ${megabytes(this.limitBytes)} in one answer; stopped reading it` +
-        (cutOff ? `; ${cutOff}` : ""),
-      "too_large",
-      false,
-      BOUND_RULE,
-    );
-  }
-}
-
-/** The first `bytes` bytes of `s`, cut before a character that would not fit whole. */
-function cutUtf8(s: string, bytes: number): string {
-  if (bytes <= 0) return "";
-  return new TextDecoder().decode(Buffer.from(s, "utf8").subarray(0, bytes), { stream: true });
-}
 
 const RETRY_STATUSES = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
 const RETRY_NET_CODES = new Set([
@@ -206,53 +111,6 @@ const CONTEXT_OVERFLOW = [
   /model_context_window_exceeded/i,
 ];
 
-/** A failure found while reading the stream. The transport adds the partial output. */
-export class StreamFault extends Error {
-  constructor(
-    message: string,
-    readonly kind: ProviderErrorKind,
-    /** worth another attempt if nothing has streamed yet (overload, cut connection) */
-    readonly retryable = false,
-    /** the rule that was broken, said at the end after who broke it */
-    readonly rule?: string,
-  ) {
-    super(message);
-    this.name = "StreamFault";
-  }
-}
-
-/** What an adapter's handler gets for one attempt. */
-export interface AnswerContext {
-  /** hands an event to the caller (a warning raised again is dropped; at most MAX_WARNINGS) */
-  emit(e: StreamEvent): void;
-  /** what the answer may still bring; every piece of content passes through it */
-  budget: AnswerBudget;
-}
-
-/** Per-attempt parser state of one adapter. */
-export interface FrameHandler {
-  /** "done" once the provider's final event (message_stop, [DONE]) arrived */
-  onFrame(frame: SseFrame): "more" | "done";
-  /** true when a body that ends without the final event is still a whole answer */
-  completeWithoutFinal?(): boolean;
-  /** true while a tool call's input is open and the provider may rightly send only pings
-   * for a while (Anthropic gathers each key of the input before it sends it) */
-  toolInputOpen?(): boolean;
-  result(): StreamResult;
-  /** what arrived so far, as blocks worth keeping */
-  partial(): Block[];
-  /** true once any content has been handed to onEvent */
-  readonly outputStarted: boolean;
-}
-
-export interface ProviderIdentity {
-  name: ProviderName;
-  /** "Anthropic", "OpenAI", or "the server at localhost:8080" */
-  label: string;
-  /** what to set when the key is refused */
-  keyHint: string;
-}
-
 export interface PostArgs {
   who: ProviderIdentity;
   model: string;
@@ -270,7 +128,7 @@ export interface PostArgs {
 
 type Attempt =
   | { ok: StreamResult }
-  | { retry: { reason: string; delayMs?: number; error: ProviderError } }
+  | { retry: { failure: Failure; delayMs?: number | undefined; error: ProviderError } }
   | { fail: ProviderError };
 
 export async function postStream(args: PostArgs): Promise<StreamResult> {
@@ -282,159 +140,145 @@ export async function postStream(args: PostArgs): Promise<StreamResult> {
   const emit = (e: StreamEvent): void => args.stream.onEvent?.(e);
 
   for (let attempt = 0; ; attempt++) {
-    if (signal?.aborted) throw abortedError(args, []);
+    if (signal?.aborted) throw cancelledError(args);
     const out = await attemptOnce(args);
     if ("ok" in out) return out.ok;
     if ("fail" in out) throw out.fail;
     if (attempt >= maxRetries) {
       const e = out.retry.error;
-      throw new ProviderError(
-        `${e.message} (gave up after ${maxRetries} ${maxRetries === 1 ? "retry" : "retries"})`,
-        e.kind,
-        e.opts,
-      );
+      throw new ProviderError(gaveUpText(e.message, maxRetries), e.kind, e.opts);
     }
     const delayMs = Math.round(out.retry.delayMs ?? backoff(attempt, base, cap));
-    emit({ type: "retry", attempt: attempt + 1, delayMs, reason: out.retry.reason });
+    emit({ type: "retry", attempt: attempt + 1, delayMs, reason: scrub(retryReason(out.retry.failure, args.who), args.secret) });
     await sleep(delayMs, signal).catch(() => {
-      throw abortedError(args, []);
+      throw cancelledError(args);
     });
   }
 }
 
+/** One POST and its answer: sent, refused or read to its end, every failure told apart. */
 async function attemptOnce(args: PostArgs): Promise<Attempt> {
-  const { who } = args;
   const userSignal = args.stream.signal;
-  const idleMs = args.transport.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const bounds = answerBounds(args.maxOutputTokens);
-  const ac = new AbortController();
-  let timedOut = false;
-  let finished = false;
-  let timer: NodeJS.Timeout | undefined;
-  /** what came since the last content: whole lines (pings, comments, empty events), and
-   * bytes since the last whole line */
-  const since = { lines: 0, trickled: 0 };
-  const onUserAbort = (): void => ac.abort(userSignal?.reason);
-  userSignal?.addEventListener("abort", onUserAbort, { once: true });
-  let lastContentAt = Date.now();
-  let lastLineAt = 0;
-  /** the wait that ran out, for the message */
-  let waitedMs = idleMs;
-  const toolInputWaitMs = idleMs * TOOL_INPUT_IDLE_PERIODS;
-  const expire = (): void => {
-    const now = Date.now();
-    // content came since the timer was set: wait out the rest of the idle period from it
-    const quiet = now - lastContentAt;
-    if (quiet < idleMs) {
-      timer = setTimeout(expire, idleMs - quiet);
-      return;
-    }
-    // inside an open tool input, pings that keep coming stretch the wait (still bounded)
-    if (handler.toolInputOpen?.() && now - lastLineAt < idleMs && now - lastContentAt < toolInputWaitMs) {
-      timer = setTimeout(expire, Math.min(idleMs, lastContentAt + toolInputWaitMs - now));
-      return;
-    }
-    waitedMs = now - lastContentAt >= toolInputWaitMs ? toolInputWaitMs : idleMs;
-    timedOut = true;
-    ac.abort(new Error("idle timeout"));
-  };
-  // The idle clock runs from the request to the first content, then between pieces of
-  // content: only content re-arms it. Keep-alive pings, comments and empty deltas keep a
-  // connection open but are not progress, and neither is a byte dripped without a line, so a
-  // server that sends only those hits the limit instead of holding the turn forever.
-  const arm = (): void => {
-    if (finished) return;
-    since.lines = 0;
-    since.trickled = 0;
-    lastContentAt = Date.now();
-    // Only the time is noted: content comes once per delta (20,000 in a long answer), and a
-    // clearTimeout + setTimeout for each was a measurable part of the stream's CPU. The one
-    // pending timer looks at lastContentAt when it fires (expire).
-    if (timer === undefined) timer = setTimeout(expire, idleMs);
-  };
-  const budget = new AnswerBudget(bounds.contentBytes, arm);
+  const cancel = followAbort(userSignal);
+  const idle = new IdleTimer({
+    idleMs: args.transport.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    toolInputOpen: () => handler.toolInputOpen?.() === true,
+    onExpire: () => cancel.abort(new Error("idle timeout")),
+  });
+  const budget = new AnswerBudget(bounds.contentBytes, () => idle.reset());
   const handler = args.newHandler({ emit: warningCap((e) => args.stream.onEvent?.(e)), budget });
-  let wireBytes = 0;
-
   try {
-    arm();
-    const res = await (await undici())(args.url, {
+    idle.start();
+    const res = await send(args, cancel.signal);
+    const short = await shortAnswer(args, res, idle);
+    if (short) return short;
+    const finished = await readFrames(res.body, handler, idle, bounds, cancel, () => userSignal?.aborted === true);
+    if (finished || handler.completeWithoutFinal?.()) return { ok: handler.result() };
+    throw new StreamFault(endedEarlyText(args.who), "stream", true);
+  } catch (err) {
+    return streamFailure(args, err, handler, idle, bounds);
+  } finally {
+    idle.stop();
+    cancel.release();
+  }
+}
+
+/** An attempt's own abort: the caller's signal aborts it too, until released. */
+function followAbort(user: AbortSignal | undefined): { signal: AbortSignal; abort(reason: unknown): void; release(): void } {
+  const ac = new AbortController();
+  const onUserAbort = (): void => ac.abort(user?.reason);
+  user?.addEventListener("abort", onUserAbort, { once: true });
+  return {
+    signal: ac.signal,
+    abort: (reason) => ac.abort(reason),
+    release: () => user?.removeEventListener("abort", onUserAbort),
+  };
+}
+
+type Reply = Dispatcher.ResponseData;
+
+function send(args: PostArgs, signal: AbortSignal): Promise<Reply> {
+  return undici().then((request) =>
+    request(args.url, {
       method: "POST",
       headers: args.headers,
       body: args.body,
-      signal: ac.signal,
+      signal,
       // our own idle timer covers both; undici's defaults (300 s) would only get in the way
       headersTimeout: 0,
       bodyTimeout: 0,
-    });
-    const contentType = headerValue(res.headers, "content-type") ?? "";
-    // An error or JSON body is short: it gets one idle period after the headers, whole and
-    // at most ERROR_BODY_BYTES, so neither a dripped body nor an endless one can hold the turn.
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      arm();
-      const text = await readText(res.body);
-      return statusFailure(args, res.statusCode, res.headers, text);
-    }
-    if (/application\/json|text\/html/i.test(contentType)) {
-      arm();
-      const text = await readText(res.body);
-      throw new StreamFault(
-        `${who.label} answered with ${contentType.split(";")[0]} instead of an event stream: ${providerMessage(text)}`,
-        "stream",
-      );
-    }
-    const progress = {
-      onChunk: (n: number): void => {
-        since.trickled += n;
-        wireBytes += n;
-        if (wireBytes > bounds.wireBytes) {
-          throw new StreamFault(
-            `the provider sent more than ${megabytes(bounds.wireBytes)} of event stream for one answer, ` +
-              `most of it not content; stopped reading it`,
-            "too_large",
-            false,
-            WIRE_RULE,
-          );
-        }
-      },
-      onLine: (): void => {
-        since.lines++;
-        since.trickled = 0;
-        lastLineAt = Date.now();
-      },
-      maxEventChars: bounds.eventChars,
-    };
+    }),
+  );
+}
+
+/**
+ * An answer that is not an event stream: an error status (a failure, or a retry), or a JSON
+ * or HTML page (thrown as a fault). Such a body is short: it gets one idle period after the
+ * headers, whole and at most ERROR_BODY_BYTES, so neither a dripped body nor an endless one
+ * can hold the turn. Undefined: the body is a stream, to be read.
+ */
+async function shortAnswer(args: PostArgs, res: Reply, idle: IdleTimer): Promise<Attempt | undefined> {
+  if (res.statusCode < 200 || res.statusCode >= 300) {
+    idle.reset();
+    const text = await readText(res.body);
+    return statusFailure(args, res.statusCode, res.headers, text);
+  }
+  const contentType = headerValue(res.headers, "content-type") ?? "";
+  if (/application\/json|text\/html/i.test(contentType)) {
+    idle.reset();
+    const text = await readText(res.body);
+    throw new StreamFault(notAStreamText(args.who, contentType.split(";")[0] ?? "", providerMessage(text)), "stream");
+  }
+  return undefined;
+}
+
+/**
+ * The body's frames to the handler, within the bound on the whole stream, until the
+ * provider's final event; true when it came. After it, the body's end gets a short grace so
+ * the socket can be reused, and a body that then breaks (or is cut at the grace) does not
+ * spoil the whole answer, unless the caller cancelled.
+ */
+async function readFrames(
+  body: Reply["body"],
+  handler: FrameHandler,
+  idle: IdleTimer,
+  bounds: AnswerBounds,
+  cancel: { abort(reason: unknown): void },
+  cancelled: () => boolean,
+): Promise<boolean> {
+  let finished = false;
+  let grace: NodeJS.Timeout | undefined;
+  let wireBytes = 0;
+  const progress = {
+    onChunk: (n: number): void => {
+      idle.bytes(n);
+      wireBytes += n;
+      if (wireBytes > bounds.wireBytes) {
+        throw new StreamFault(wireBoundText(bounds.wireBytes), "too_large", false, "wire");
+      }
+    },
+    onLine: (): void => idle.line(),
+    maxEventChars: bounds.eventChars,
+  };
+  try {
     // the frames of each chunk at once: one async step per chunk, not per frame (sse.ts)
-    for await (const frames of readSseBatches(res.body, progress)) {
+    for await (const frames of readSseBatches(body, progress)) {
       for (const frame of frames) {
         if (finished) continue; // the body's tail after the final event; only its end matters
         if (handler.onFrame(frame) === "done") {
           finished = true;
-          clearTimeout(timer);
-          // the answer is whole; wait briefly for the body's end so the socket can be reused
-          timer = setTimeout(() => ac.abort(new Error("end grace")), END_GRACE_MS);
+          idle.stop();
+          grace = setTimeout(() => cancel.abort(new Error("end grace")), END_GRACE_MS);
         }
       }
     }
-    if (finished || handler.completeWithoutFinal?.()) return { ok: handler.result() };
-    throw new StreamFault(
-      `the stream ended before the provider finished (${who.label} closed the connection mid-answer)`,
-      "stream",
-      true,
-    );
+    return finished;
   } catch (err) {
-    if (finished && !userSignal?.aborted) return { ok: handler.result() };
-    return streamFailure(args, err, handler, {
-      timedOut,
-      idleMs: waitedMs,
-      lines: since.lines,
-      trickled: since.trickled,
-      userAborted: userSignal?.aborted === true,
-      eventChars: bounds.eventChars,
-    });
+    if (finished && !cancelled()) return true;
+    throw err;
   } finally {
-    clearTimeout(timer);
-    userSignal?.removeEventListener("abort", onUserAbort);
+    clearTimeout(grace);
   }
 }
 
@@ -450,156 +294,93 @@ export function warningCap(emit: (e: StreamEvent) => void): (e: StreamEvent) => 
   };
 }
 
-function streamFailure(
-  args: PostArgs,
-  err: unknown,
-  handler: FrameHandler,
-  st: { timedOut: boolean; idleMs: number; lines: number; trickled: number; userAborted: boolean; eventChars: number },
-): Attempt {
-  const { who } = args;
+/** What a thrown error means for the attempt: a failure (or a retry), in the order that
+ * decides it: the caller's cancel, the idle wait, a fault of the stream, the network. */
+function streamFailure(args: PostArgs, err: unknown, handler: FrameHandler, idle: IdleTimer, bounds: AnswerBounds): Attempt {
   const outputStarted = handler.outputStarted;
-  const partial = handler.partial();
-  const opts = { partial, outputStarted };
-  const make = (message: string, kind: ProviderErrorKind): ProviderError =>
-    new ProviderError(scrub(message, args.secret), kind, opts);
+  const opts = { partial: handler.partial(), outputStarted };
+  const fail = (f: Failure): Attempt => ({ fail: errorOf(args, f, opts) });
 
-  if (st.userAborted) return { fail: abortedError(args, partial, outputStarted) };
-  if (st.timedOut) {
-    const kept = outputStarted ? ", the partial answer was kept" : "";
-    if (st.lines === 0) {
-      return {
-        fail: make(
-          `no data from the provider for ${seconds(st.idleMs)} s (${who.label}); gave up waiting` +
-            (st.trickled > 0 ? ` (only ${st.trickled} ${st.trickled === 1 ? "byte" : "bytes"} trickled in, not one whole line)` : "") +
-            kept,
-          "timeout",
-        ),
-      };
-    }
-    const wait = handler.toolInputOpen?.()
-      ? "for the rest of a tool call's input"
-      : outputStarted
-        ? "after the last content"
-        : "for the answer to start";
-    return {
-      fail: make(
-        `no content from the provider for ${seconds(st.idleMs)} s (${who.label}) while waiting ${wait}: ` +
-          `only keep-alive pings or empty events arrived; gave up waiting (the idle timeout, idleTimeoutSeconds in the config)` +
-          kept,
-        "timeout",
-      ),
-    };
+  if (args.stream.signal?.aborted) return fail({ type: "cancelled", outputStarted });
+  const waitedMs = idle.expiredAfterMs;
+  if (waitedMs !== undefined) {
+    const waitingFor = handler.toolInputOpen?.() ? "tool_input" : outputStarted ? "more" : "start";
+    return fail({ type: "idle", waitedMs, quiet: idle.quiet, waitingFor, outputStarted });
   }
-  if (err instanceof SseEventTooLarge) {
-    err = new StreamFault(
-      `the provider sent more than ${megabytes(st.eventChars)} in one answer, in a single stream event; stopped reading it`,
-      "too_large",
-      false,
-      BOUND_RULE,
-    );
-  }
+  if (err instanceof SseEventTooLarge) err = new StreamFault(eventBoundText(bounds.eventChars), "too_large", false, "answer");
   if (err instanceof StreamFault) {
-    const kept = err.kind === "too_large" && outputStarted ? "; what arrived up to the bound was kept" : "";
-    const rule = err.rule ? ` (${who.label}; ${err.rule})` : "";
-    const e = make(err.message + kept + rule, err.kind);
-    if (err.retryable && !outputStarted) return { retry: { reason: scrub(err.message, args.secret), error: e } };
-    return { fail: e };
+    const f: Failure = { type: "fault", text: err.message, kind: err.kind, outputStarted };
+    if (err.rule) f.rule = err.rule;
+    if (err.retryable && !outputStarted) return { retry: { failure: f, error: errorOf(args, f, opts) } };
+    return fail(f);
   }
   const code = netCode(err);
   if (code !== undefined) {
-    const what = describeNetCode(code);
-    if (outputStarted) {
-      return { fail: make(`the connection to ${who.label} broke mid-answer (${what}); the partial answer was kept`, "network") };
-    }
-    // a label that already names the host needs no origin after it
-    const where = who.label.includes(hostOf(args.url)) ? who.label : `${who.label} (${origin(args.url)})`;
-    const e = make(`could not reach ${where}: ${what}`, "network");
-    if (RETRY_NET_CODES.has(code)) return { retry: { reason: what, error: e } };
-    return { fail: e };
+    if (outputStarted) return fail({ type: "broke", code });
+    const f: Failure = { type: "unreachable", code, url: args.url };
+    if (RETRY_NET_CODES.has(code)) return { retry: { failure: f, error: errorOf(args, f, opts) } };
+    return fail(f);
   }
   // not a provider failure: a bug of ours or of a caller's onEvent; let it surface as is
   throw err;
 }
 
+/** What an answer with an error status means: a failure, or a retry after the wait asked. */
 function statusFailure(
   args: PostArgs,
   status: number,
   headers: Record<string, string | string[] | undefined>,
   text: string,
 ): Attempt {
-  const { who } = args;
   const detail = parseErrorBody(text);
   // no trailing period: the message is embedded in our own sentences
-  const msg = (detail.message || `HTTP ${status}`).replace(/[.\s]+$/, "");
-  const make = (message: string, kind: ProviderErrorKind): ProviderError =>
-    new ProviderError(scrub(message, args.secret), kind, { status, partial: [], outputStarted: false });
+  const said = (detail.message || `HTTP ${status}`).replace(/[.\s]+$/, "");
+  const opts = { status, partial: [], outputStarted: false };
 
-  if (status === 401 || status === 403) {
-    return {
-      fail: make(
-        `the key was refused by ${who.label} (HTTP ${status}): ${msg}. Check ${who.keyHint} or the config file.`,
-        "auth",
-      ),
-    };
-  }
+  if (status === 401 || status === 403) return { fail: errorOf(args, { type: "key_refused", status, said }, opts) };
   const overflowText = `${detail.message} ${detail.code ?? ""} ${detail.type ?? ""}`;
   if ((status === 400 || status === 413 || status === 422) && CONTEXT_OVERFLOW.some((re) => re.test(overflowText))) {
-    const w = args.transport.contextWindow;
-    const window = w ? `${args.model}'s context window of ${formatInt(w)} tokens` : `${args.model}'s context window`;
-    return {
-      fail: make(
-        `the conversation is too long for ${window}: ${msg}. Run /compact to shrink it, or start a new session.`,
-        "context_length",
-      ),
-    };
+    const f: Failure = { type: "too_long", said, model: args.model };
+    if (args.transport.contextWindow) f.window = args.transport.contextWindow;
+    return { fail: errorOf(args, f, opts) };
   }
 
-  let kind: ProviderErrorKind;
-  let message: string;
-  if (status === 429) {
-    kind = "rate_limit";
-    message = `${who.label} is rate-limiting requests (HTTP 429): ${msg}`;
-  } else if (status === 529 || detail.type === "overloaded_error") {
-    kind = "overloaded";
-    message = `${who.label} is overloaded (HTTP ${status}): ${msg}`;
-  } else if (status >= 500) {
-    kind = "server";
-    message = `${who.label} had a server error (HTTP ${status}): ${msg}`;
-  } else if (status === 408 || status === 409) {
-    kind = "server";
-    message = `${who.label} could not take the request (HTTP ${status}): ${msg}`;
-  } else {
-    kind = "bad_request";
-    message = `${who.label} rejected the request (HTTP ${status}): ${msg}`;
-  }
+  const f: Failure & { type: "status" } = { type: "status", status, meaning: statusMeaning(status, detail), said };
+  if (detail.type) f.errorType = detail.type;
   // a refusal keeps what the server said, so the adapter can tell a refused optional field
-  // from another mistake (openai.ts, refusedFields)
+  // from another mistake (refusals.ts)
   const error =
-    kind === "bad_request"
-      ? new RequestRefused(scrub(message, args.secret), { status, partial: [], outputStarted: false }, {
+    f.meaning === "rejected"
+      ? new RequestRefused(scrub(failureText(f, args.who), args.secret), opts, {
           ...detail,
           message: scrub(detail.message, args.secret),
           text: scrub(text, args.secret),
         })
-      : make(message, kind);
+      : errorOf(args, f, opts);
 
   const should = headerValue(headers, "x-should-retry");
   const retryable = should === "true" ? true : should === "false" ? false : RETRY_STATUSES.has(status);
   if (!retryable) return { fail: error };
   const wait = retryAfterMs(headers);
-  if (wait !== undefined && wait > LONGEST_HONOURED_WAIT_MS) {
-    return { fail: make(`${message}; the server asks to wait ${seconds(wait)} s before retrying`, kind) };
-  }
-  const reason = `HTTP ${status}${detail.type ? ` ${detail.type}` : ""}: ${msg}`;
-  return { retry: { reason: scrub(reason, args.secret), delayMs: wait, error } };
+  if (wait !== undefined && wait > LONGEST_HONOURED_WAIT_MS) return { fail: errorOf(args, { ...f, waitMs: wait }, opts) };
+  return { retry: { failure: f, delayMs: wait, error } };
 }
 
-function abortedError(args: PostArgs, partial: Block[], outputStarted = false): ProviderError {
-  return new ProviderError(
-    `the request to ${args.who.label} was cancelled` + (outputStarted ? "; the partial answer was kept" : ""),
-    "aborted",
-    { partial, outputStarted },
-  );
+function statusMeaning(status: number, detail: ErrorDetail): StatusMeaning {
+  if (status === 429) return "rate_limited";
+  if (status === 529 || detail.type === "overloaded_error") return "overloaded";
+  if (status >= 500) return "server_error";
+  if (status === 408 || status === 409) return "not_taken";
+  return "rejected";
+}
+
+/** The error a failure is thrown as: its sentence, with the key cut out. */
+function errorOf(args: PostArgs, f: Failure, opts: ProviderError["opts"]): ProviderError {
+  return new ProviderError(scrub(failureText(f, args.who), args.secret), failureKind(f), opts);
+}
+
+function cancelledError(args: PostArgs): ProviderError {
+  return errorOf(args, { type: "cancelled", outputStarted: false }, { partial: [], outputStarted: false });
 }
 
 /** 0.5 s × 2^n, capped, minus up to a quarter so that many clients do not retry in step. */
@@ -628,70 +409,6 @@ export function retryAfterMs(
   return undefined;
 }
 
-export interface ErrorDetail {
-  message: string;
-  type?: string;
-  code?: string;
-  /** the request field the server blames (OpenAI's `error.param`) */
-  param?: string;
-}
-
-/** A request the server refused as wrong (HTTP 400, 404, 422…), with what it said: its parsed
- * error and the body's text (at most ERROR_BODY_BYTES, the key cut out). */
-export class RequestRefused extends ProviderError {
-  constructor(
-    message: string,
-    opts: ProviderError["opts"],
-    readonly detail: ErrorDetail & { text: string },
-  ) {
-    super(message, "bad_request", opts);
-  }
-}
-
-/** The message out of an error body of either provider, or of a compatible server. */
-export function parseErrorBody(text: string): ErrorDetail {
-  const trimmed = text.trim();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(trimmed);
-  } catch {
-    return { message: snippet(trimmed) };
-  }
-  const obj = asRecord(parsed);
-  const err = obj?.["error"];
-  const errObj = asRecord(err);
-  if (errObj) {
-    const out: ErrorDetail = { message: str(errObj["message"]) ?? snippet(JSON.stringify(errObj)) };
-    const type = str(errObj["type"]);
-    const code = str(errObj["code"]) ?? (typeof errObj["code"] === "number" ? String(errObj["code"]) : undefined);
-    const param = str(errObj["param"]);
-    if (type) out.type = type;
-    if (code) out.code = code;
-    if (param) out.param = param;
-    return out;
-  }
-  if (typeof err === "string") return { message: err };
-  const message = str(obj?.["message"]) ?? str(obj?.["detail"]);
-  return { message: message ?? snippet(trimmed) };
-}
-
-export function providerMessage(text: string): string {
-  return parseErrorBody(text).message;
-}
-
-function asRecord(x: unknown): Record<string, unknown> | undefined {
-  return typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
-}
-
-function str(x: unknown): string | undefined {
-  return typeof x === "string" && x.length > 0 ? x : undefined;
-}
-
-function snippet(text: string): string {
-  const one = text.replace(/\s+/g, " ").trim();
-  return one.length > 300 ? `${one.slice(0, 300)}…` : one;
-}
-
 /** The key out of a message: every copy, and (through the one redactor) the pieces of it a
  * server may quote, such as a 401 that echoes the key's head and tail. */
 export function scrub(text: string, secret: string | undefined): string {
@@ -713,47 +430,6 @@ function netCode(err: unknown): string | undefined {
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
-}
-
-function describeNetCode(code: string): string {
-  switch (code) {
-    case "ECONNREFUSED":
-      return "connection refused (ECONNREFUSED)";
-    case "ECONNRESET":
-      return "connection reset (ECONNRESET)";
-    case "UND_ERR_SOCKET":
-      return "the server closed the connection (UND_ERR_SOCKET)";
-    case "ENOTFOUND":
-      return "host not found (ENOTFOUND); check the base URL";
-    case "EAI_AGAIN":
-      return "DNS lookup failed (EAI_AGAIN)";
-    case "UND_ERR_CONNECT_TIMEOUT":
-    case "ETIMEDOUT":
-      return `connection timed out (${code})`;
-    default:
-      return code;
-  }
-}
-
-export function hostOf(base: string): string {
-  try {
-    return new URL(base).host;
-  } catch {
-    return base;
-  }
-}
-
-function origin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
-}
-
-function seconds(ms: number): string {
-  const s = ms / 1000;
-  return String(Number(s.toFixed(s < 1 ? 2 : 1)));
 }
 
 /** At most ERROR_BODY_BYTES of a body, decoded; the rest is not read. */

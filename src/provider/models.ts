@@ -6,7 +6,7 @@
 // what went wrong, for a line in the list; it never takes the screen down.
 import { z } from "zod";
 import type { ProviderName } from "./types.js";
-import { ANTHROPIC_VERSION } from "./anthropic.js";
+import { ANTHROPIC_VERSION } from "./anthropic/adapter.js";
 
 export interface ServedModel {
   id: string;

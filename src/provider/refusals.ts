@@ -5,7 +5,7 @@
 // out the same fields; a model's builder stays the same object while nothing new is refused,
 // so the capture's encoding is the one sent (encodeOnce).
 import { encodeOnce } from "./encoded.js";
-import type { ErrorDetail } from "./http.js";
+import type { ErrorDetail } from "./error-body.js";
 import type { EncodedRequest, Request } from "./types.js";
 
 type Builder = (req: Request) => EncodedRequest;

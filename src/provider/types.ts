@@ -3,6 +3,15 @@
 import type { Block, ImageBlock, OpaqueBody, TextBlock } from "../record/types.js";
 
 export type ProviderName = "anthropic" | "openai";
+
+/** Who a request goes to, as the person reads it in a sentence. */
+export interface ProviderIdentity {
+  name: ProviderName;
+  /** "Anthropic", "OpenAI", or "the server at localhost:8080" */
+  label: string;
+  /** what to set when the key is refused */
+  keyHint: string;
+}
 export type ReasoningLevel = "off" | "low" | "medium" | "high";
 
 // Content of a wire message, part by part. Replayed history is prose: it can hold only

@@ -11,8 +11,11 @@
 //   --endless-tools       tools/list pages forever: each page one more tool with a
 //                         20,000-character description, and a next cursor
 //   --empty-pages         tools/list pages forever with no tools on them
-//   --notify              also offer the tools `flood` (notifications between its answers)
-//                         and `stats` (how often its tool list was asked for)
+//   --notify              also offer the tools `flood` (notifications between its answers),
+//                         `ping-flood` (ping requests of its own, each asking for an answer),
+//                         `stop-reading` (it reads nothing more of its stdin)
+//                         and `stats` (how often its tool list was asked for, how many of its
+//                         pings were answered)
 //   --http                serve Streamable HTTP (stateless) on a free loopback port instead
 //                         of stdio; prints "listening on URL" on stderr
 //   --exit-at-start CODE  say so on stderr and exit with CODE before reading anything
@@ -66,11 +69,20 @@ if (argv.includes("--hang-initialize")) {
     process.stderr.write(`listening on http://127.0.0.1:${(web.address() as AddressInfo).port}/mcp\n`);
   });
 } else {
-  await makeServer().connect(new StdioServerTransport());
+  const transport = new StdioServerTransport();
+  await makeServer().connect(transport);
+  // the answers to ping-flood's pings are counted here: the SDK knows nothing of them
+  const onmessage = transport.onmessage;
+  transport.onmessage = (m) => {
+    if ("id" in m && typeof m.id === "string" && m.id.startsWith("flood-") && !("method" in m)) pingsAnswered++;
+    else onmessage?.(m);
+  };
 }
 
 // kept across the HTTP mode's one server per request
 let listed = 0;
+/** answers that came back to ping-flood's pings */
+let pingsAnswered = 0;
 /** the tools each flood added */
 const late: { name: string; description: string; inputSchema: { type: "object"; properties: Record<string, unknown>; required: string[] } }[] = [];
 
@@ -102,7 +114,9 @@ function makeServer(): Server {
             description: "writes `count` notifications (tools/list_changed and others) in `pulses` bursts `gapMs` apart, then adds a tool (late1, late2, … one more each time), announces it, and answers",
             inputSchema: obj({ count: { type: "number" }, pulses: { type: "number" }, gapMs: { type: "number" } }, ["count"]),
           },
-          { name: "stats", description: "answers how many tools/list requests it has had, as JSON", inputSchema: obj() },
+          { name: "stop-reading", description: "answers, then reads nothing more of its stdin (the pipe to it fills)", inputSchema: obj() },
+          { name: "ping-flood", description: "writes `count` ping requests of its own at once (each one the client answers), then answers", inputSchema: obj({ count: { type: "number" } }, ["count"]) },
+          { name: "stats", description: "answers how many tools/list requests it has had and how many of its pings were answered, as JSON", inputSchema: obj() },
         ]
       : []),
   ].map((t) => ({ ...t, name: prefix + t.name }));
@@ -127,6 +141,11 @@ function makeServer(): Server {
         return { content: [{ type: "text", text: `ok from ${name}` }] };
       case "weird name/with.dots":
         return { content: [{ type: "text", text: `ok from ${name}` }] };
+      case "stop-reading":
+        setTimeout(() => process.stdin.pause(), 20);
+        // a paused stdin no longer keeps the process up
+        setInterval(() => undefined, 60_000);
+        return { content: [{ type: "text", text: "reading no more" }] };
       case "crash":
         setTimeout(() => process.exit(3), 20);
         return new Promise(() => undefined);
@@ -199,8 +218,17 @@ function makeServer(): Server {
         else await server.sendToolListChanged();
         return { content: [{ type: "text", text: `flooded ${count} in ${Date.now() - t0} ms` }] };
       }
+      case "ping-flood": {
+        const count = Number(args.count);
+        let text = "";
+        for (let i = 0; i < count; i++) text += JSON.stringify({ jsonrpc: "2.0", id: `flood-${i}`, method: "ping" }) + "\n";
+        const t0 = Date.now();
+        // past the SDK, as fast as the pipe takes it
+        await new Promise<void>((r) => process.stdout.write(text, () => r()));
+        return { content: [{ type: "text", text: `flooded ${count} pings in ${Date.now() - t0} ms` }] };
+      }
       case "stats":
-        return { content: [{ type: "text", text: JSON.stringify({ listed }) }] };
+        return { content: [{ type: "text", text: JSON.stringify({ listed, pingsAnswered }) }] };
       case "spawn-child": {
         const child = spawn("sleep", ["1000"], { stdio: "ignore" });
         child.unref();

@@ -240,7 +240,7 @@ describe("a faulty MCP server", () => {
     expect(refetches).toBeLessThan(pulses);
     const said = notices.filter((n) => n.includes("notifications a second"));
     expect(said).toEqual([`warning: MCP server f sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`]);
-    expect(m.describe()).toContain(`f (stdio): ready, 16 tools · config · last error: sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`);
+    expect(m.describe()).toContain(`f (stdio): ready, 18 tools · config · last error: sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`);
     // it and the other server answer, and the other was never named
     expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
     expect((await call(m, "mcp__g__ok")).output).toBe("ok from ok");
@@ -262,6 +262,49 @@ describe("a faulty MCP server", () => {
       expect((await call(m, "mcp__w__ok")).output).toBe("ok from ok");
     } finally {
       await web.close();
+    }
+  }, T);
+
+  it("floods requests of its own (pings, each asking for an answer): the same limit, named once, answered within it", async () => {
+    const { m, notices } = await setup({ f: faultyStdio("--notify"), g: faultyStdio() });
+    const started = Date.now();
+    const out = await call(m, "mcp__f__ping-flood", { count: 20_000 });
+    expect(out.output).toMatch(/^flooded 20000 pings in \d+ ms$/);
+    const stats = JSON.parse((await call(m, "mcp__f__stats")).output) as { pingsAnswered: number };
+    // a burst, then the steady rate over the seconds the flood and the calls took: before,
+    // every ping was answered (20,000 writes, each waiting on the full pipe with a listener
+    // of its own, a minute of CPU for 100,000)
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    expect(stats.pingsAnswered).toBeLessThanOrEqual(NOTIFICATIONS_PER_SECOND * (1 + seconds));
+    expect(notices.filter((n) => n.includes("requests a second"))).toEqual([`warning: MCP server f sent more than ${NOTIFICATIONS_PER_SECOND} requests a second; the rest are dropped`]);
+    expect(m.status()[0]!.lastError).toBe(`sent more than ${NOTIFICATIONS_PER_SECOND} requests a second; the rest are dropped`);
+    expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
+    expect((await call(m, "mcp__g__ok")).output).toBe("ok from ok");
+  }, T);
+
+  it("stops reading its stdin: calls behind the full pipe wait (one wait, no listener each) and end when it is stopped", async () => {
+    const { m } = await setup({ f: faultyStdio("--notify"), g: faultyStdio() });
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(`${w.name}: ${w.message}`);
+    };
+    process.on("warning", onWarning);
+    try {
+      expect((await call(m, "mcp__f__stop-reading")).output).toBe("reading no more");
+      await new Promise((r) => setTimeout(r, 100));
+      // 40 calls of 256 KB each: the pipe and the stream's buffer fill after the first few
+      const big = "x".repeat(256 * 1024);
+      const pending = Array.from({ length: 40 }, () => call(m, "mcp__f__huge", { bytes: 1, pad: big }));
+      await new Promise((r) => setTimeout(r, 300));
+      // before: a close and a drain listener per waiting write, and node's
+      // MaxListenersExceededWarning on stderr (over the screen) past ten of them
+      expect(warnings).toEqual([]);
+      expect((await call(m, "mcp__g__ok")).output).toBe("ok from ok");
+      await m.close();
+      for (const out of await Promise.all(pending)) expect(out.isError).toBe(true);
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
     }
   }, T);
 

@@ -10,7 +10,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { allFiles, makeHome, runCli } from "../helpers/cli.js";
-import { faultyStdio } from "../helpers/mcp-servers.js";
+import { faultyStdio, managerFor } from "../helpers/mcp-servers.js";
 import { approve } from "../../src/extensions/approvals.js";
 import { REDACTED } from "../../src/config/secrets.js";
 import { readRecord, writeConfig } from "../reliability/lib.js";
@@ -74,5 +74,67 @@ describe("what counts as a secret", () => {
     expect(stored).toContain(answer);
     expect(stored).toContain(`value=${REDACTED}`);
     for (const f of await allFiles(h.root)) expect((await fs.readFile(f)).includes(TOKEN), f).toBe(false);
+  }, 90_000);
+
+  it("a credential in a URL an entry cannot use is not repeated by the sentence refusing it: not on stderr, in the log, the record or /mcp", async () => {
+    const h = await makeHome({ ANTHROPIC_API_KEY: KEY });
+    // a URL's credential-named query values are secrets; these URLs are refused (no http(s)
+    // scheme, no URL at all) before they are used
+    const creds = ["sk_live_9f8e7d6c5b4a3z2y1x0Qw", "tok_8e7d6c5b4a3z2y1x0wVu9"];
+    const mcpServers = {
+      scheme: { url: `localhost:3001/mcp?api_key=${creds[0]}` },
+      broken: { url: `http//127.0.0.1:3001/mcp?token=${creds[1]}` },
+    };
+    const configFile = await writeConfig(h, { mcpServers });
+    fake.script({ text: "Fine." });
+    const r = await runCli(["-p", "hello", "--base-url", fake.anthropicBase, "--provider", "anthropic", "--model", "claude-sonnet-4-5"], h);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('mcpServers.scheme: "url" must be http(s)');
+    expect(r.stderr).toContain('mcpServers.broken: "url" is not a URL');
+    const { m } = managerFor({ workspace: h.workspace, configFile });
+    await m.start();
+    const listing = m.describe();
+    expect(listing).toContain("scheme (none): invalid");
+    for (const c of creds) {
+      // before: quoted whole, as the file writes it
+      expect(r.stderr).not.toContain(c);
+      expect(listing).not.toContain(c);
+      // the config file holds them, as the user wrote them; nothing else may
+      for (const f of await allFiles(h.root)) if (f !== configFile) expect((await fs.readFile(f)).includes(c), f).toBe(false);
+    }
+    await m.close();
+  }, 90_000);
+
+  it("an approved .mcp.json cannot blank ordinary text that mixes letters and digits, nor an ordinary variable of the environment; a token it is given is cut", async () => {
+    const h = await makeHome({ ANTHROPIC_API_KEY: KEY, TERM: "xterm-256color", GH_TOKEN: TOKEN });
+    const ws = h.workspace;
+    const ordinary = ["x86_64-linux-gnu", "localhost:3000", "utf8mb4_unicode_ci", "2024-01-15T10:30:00Z", "xterm-256color"];
+    const project = JSON.stringify({
+      mcpServers: {
+        proj: {
+          ...faultyStdio(),
+          // named like credentials, literal or from the environment: before, each was cut
+          // from everything (prompt, tool output, answer) once the file was approved
+          env: { API_KEY: ordinary[0], SESSION_ID: ordinary[1], AUTH: ordinary[2], SECRET: ordinary[3], SHOWN_TERM: "${TERM}", GITHUB_TOKEN: "${GH_TOKEN}" },
+        },
+      },
+    });
+    await fs.writeFile(path.join(ws, ".mcp.json"), project);
+    approve(ws, crypto.createHash("sha256").update(project).digest("hex"), path.join(h.env.XDG_STATE_HOME as string, "albedo", "mcp-approvals.json"));
+    const text = `Built for ${ordinary.join(", ")}.`;
+    await writeConfig(h, { permission: "auto" });
+    fake.script({ toolCalls: [{ name: "mcp__proj__env", input: { name: "SHOWN_TERM" } }, { name: "mcp__proj__env", input: { name: "GITHUB_TOKEN" } }] }, { text });
+    const r = await runCli(["-p", text, "--base-url", fake.anthropicBase, "--provider", "anthropic", "--model", "claude-sonnet-4-5"], h);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${text}\n`);
+    const sent = fake.requests.at(-1)!.rawBody;
+    expect(sent).toContain(text);
+    expect(sent).toContain("value=xterm-256color");
+    expect(sent).toContain(`value=${REDACTED}`);
+    expect(sent).not.toContain(TOKEN);
+    const stored = JSON.stringify((await readRecord(h.db)).messages.map((m) => m.blocks));
+    expect(stored.split(text).length).toBe(3); // the prompt and the answer
+    expect(stored).toContain("value=xterm-256color");
+    expect(stored).not.toContain(TOKEN);
   }, 90_000);
 });

@@ -14,7 +14,20 @@ import type { App } from "../../src/session/controller/controller.js";
 import { bundleGraph, closure, moduleAt } from "../helpers/bundle-graph.js";
 
 /** what the turn needs and the session's frame does not */
-const TURN_PARTS = ["src/provider/anthropic.ts", "src/provider/openai.ts", "src/provider/responses.ts", "src/tools/run.ts", "src/tools/bash.ts", "src/session/turn/turn.ts", "src/context/capture.ts"];
+const TURN_PARTS = [
+  "src/provider/adapter.ts",
+  "src/provider/anthropic/adapter.ts",
+  "src/provider/anthropic/stream.ts",
+  "src/provider/openai.ts",
+  "src/provider/chat/stream.ts",
+  "src/provider/responses/adapter.ts",
+  "src/provider/responses/stream.ts",
+  "src/provider/http.ts",
+  "src/tools/run.ts",
+  "src/tools/bash.ts",
+  "src/session/turn/turn.ts",
+  "src/context/capture.ts",
+];
 
 describe("the built controller", () => {
   it("runs without the adapters, the tools and the turn; the parts it imports lazily have them", () => {

@@ -8,7 +8,7 @@ import path from "node:path";
 import { startFakeProvider, type FakeProvider, type RecordedRequest } from "../helpers/fake-provider.js";
 import { makeHome, runCli, type Home } from "../helpers/cli.js";
 import { openStore } from "../../src/session/store/store.js";
-import { OPAQUE_OPENAI_REASONING } from "../../src/provider/responses.js";
+import { OPAQUE_OPENAI_REASONING } from "../../src/provider/responses/encode.js";
 
 const KEY = "sk-test-responses-turn-SECRET-7070";
 let fake: FakeProvider;

@@ -3,7 +3,8 @@
 // the newest one; never more than 4; none where the prefix is below the model's minimum; the
 // TTL field only for the hour. And the capture's marker: in the page, not in the bytes.
 import { describe, expect, it } from "vitest";
-import { encodeAnthropic, estimatePrefixTokens, MAX_CACHE_BREAKPOINTS } from "../../src/provider/anthropic.js";
+import { estimatePrefixTokens, MAX_CACHE_BREAKPOINTS } from "../../src/provider/anthropic/cache.js";
+import { encodeAnthropic } from "../../src/provider/anthropic/encode.js";
 import { minCacheableTokens } from "../../src/provider/catalog.js";
 import { captureRequest, paginate } from "../../src/context/capture.js";
 import { summaryRequest, turnRequest, type RequestSettings } from "../../src/replay/request.js";

@@ -5,7 +5,8 @@
 // whose thinking lost its signature (the redactor dropped it) goes without thinking, which the
 // API would otherwise refuse.
 import { describe, expect, it } from "vitest";
-import { encodeAnthropicBody, OPAQUE_THINKING_SIGNATURE } from "../../src/provider/anthropic.js";
+import { encodeAnthropicBody } from "../../src/provider/anthropic/encode.js";
+import { OPAQUE_THINKING_SIGNATURE } from "../../src/provider/anthropic/parts.js";
 import { supportsReasoning } from "../../src/provider/catalog.js";
 import type { ReasoningLevel, Request, WireMessage } from "../../src/provider/types.js";
 import { anthropicThinkingRefusal, toolLoopThinkingRefusal } from "../helpers/fake-thinking.js";

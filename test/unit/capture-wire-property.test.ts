@@ -10,7 +10,7 @@ import { prng } from "../helpers/prng.js";
 import { countBreakpoints, normalizeMarkers, readBody } from "../helpers/wire-reader.js";
 import { readResponsesBody } from "../helpers/wire-reader-responses.js";
 import { sealReasoning } from "../helpers/fake-responses.js";
-import { OPAQUE_OPENAI_REASONING } from "../../src/provider/responses.js";
+import { OPAQUE_OPENAI_REASONING } from "../../src/provider/responses/encode.js";
 import { FakeCache } from "../helpers/fake-cache.js";
 import { createProvider } from "../../src/provider/create.js";
 import { captureRequest } from "../../src/context/capture.js";

@@ -73,12 +73,30 @@ describe("NotificationGate", () => {
     expect(named).toEqual(["sent more than 100 notifications a second; the rest are dropped"]);
   });
 
-  it("passes answers and requests whatever the flood", () => {
+  it("passes answers and requests whatever the flood of notifications", () => {
     const gate = new NotificationGate(() => undefined, 1, { now: () => 0 });
     for (let i = 0; i < 10; i++) gate.judge({ jsonrpc: "2.0", method: "notifications/message" });
     expect(gate.judge({ jsonrpc: "2.0", id: 1, result: {} })).toBe("pass");
     expect(gate.judge({ jsonrpc: "2.0", id: 2, method: "ping" })).toBe("pass");
     expect(gate.judge({ jsonrpc: "2.0", method: "notifications/message" })).toBe("drop");
+  });
+
+  it("limits a flood of the server's own requests (each costs an answer) on a bucket of their own, named once", () => {
+    let now = 0;
+    const named: string[] = [];
+    const gate = new NotificationGate((t) => named.push(t), 100, { now: () => now });
+    const seen = { pass: 0, drop: 0, "tools changed": 0 };
+    for (let i = 0; i < 100_000; i++) {
+      now = (i * 6000) / 100_000;
+      seen[gate.judge({ jsonrpc: "2.0", id: i, method: "ping" })]++;
+    }
+    expect(seen.pass).toBeLessThanOrEqual(100 + 600);
+    expect(seen.pass + seen.drop).toBe(100_000);
+    expect(gate.droppedRequests).toBe(seen.drop);
+    expect(named).toEqual(["sent more than 100 requests a second; the rest are dropped"]);
+    // answers still pass, and notifications have their own tokens
+    expect(gate.judge({ jsonrpc: "2.0", id: 1, result: {} })).toBe("pass");
+    expect(gate.judge({ jsonrpc: "2.0", method: "notifications/message" })).toBe("pass");
   });
 });
 

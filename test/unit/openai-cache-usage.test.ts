@@ -3,9 +3,9 @@
 // only when the server reported no cached_tokens at all. The whole prompt stays
 // input + cacheRead (input_tokens / prompt_tokens count the cached part).
 import { describe, expect, it } from "vitest";
-import { ResponsesStreamHandler } from "../../src/provider/responses.js";
-import { OpenAIStreamHandler } from "../../src/provider/openai.js";
-import { AnswerBudget } from "../../src/provider/http.js";
+import { ResponsesStreamHandler } from "../../src/provider/responses/stream.js";
+import { OpenAIStreamHandler } from "../../src/provider/chat/stream.js";
+import { AnswerBudget } from "../../src/provider/budget.js";
 import type { SseFrame } from "../../src/provider/sse.js";
 import type { Usage } from "../../src/provider/types.js";
 import { cacheHitShare, formatCacheShare } from "../../src/context/format.js";

@@ -1,15 +1,8 @@
 // The request bodies, as pure functions of the provider-neutral Request.
 import { describe, expect, it } from "vitest";
-import { encodeAnthropic, encodeAnthropicBody } from "../../src/provider/anthropic.js";
-import {
-  ChatSession,
-  CHAT_OPTIONAL_FIELDS,
-  encodeOpenAI,
-  encodeOpenAIBody,
-  optionalFieldsOf,
-  refusedFields,
-  type ChatOptionalField,
-} from "../../src/provider/openai.js";
+import { encodeAnthropic, encodeAnthropicBody } from "../../src/provider/anthropic/encode.js";
+import { CHAT_OPTIONAL_FIELDS, encodeOpenAI, encodeOpenAIBody, optionalFieldsOf, type ChatOptionalField } from "../../src/provider/chat/encode.js";
+import { ChatSession, refusedFields } from "../../src/provider/chat/refused.js";
 import { createProvider } from "../../src/provider/create.js";
 import { encodeRequest } from "../../src/provider/encode.js";
 import { encodeAnthropicTool, encodeOpenAITool } from "../../src/provider/encode-tools.js";

@@ -3,18 +3,15 @@
 import { describe, expect, it } from "vitest";
 import { readSse, readSseBatches, SseEventTooLarge, type SseFrame } from "../../src/provider/sse.js";
 import { prng } from "../helpers/prng.js";
+import { ANSWER_BYTES_PER_TOKEN, ANSWER_FLOOR_BYTES, answerBounds, megabytes } from "../../src/provider/bounds.js";
+import { AnswerBudget } from "../../src/provider/budget.js";
+import { parseErrorBody } from "../../src/provider/error-body.js";
 import {
-  ANSWER_BYTES_PER_TOKEN,
-  ANSWER_FLOOR_BYTES,
-  AnswerBudget,
-  answerBounds,
-  megabytes,
-  parseErrorBody,
   retryAfterMs,
   scrub,
-  StreamFault,
   warningCap,
 } from "../../src/provider/http.js";
+import { StreamFault } from "../../src/provider/failures.js";
 import type { StreamEvent } from "../../src/provider/types.js";
 
 const MB = 1024 * 1024;

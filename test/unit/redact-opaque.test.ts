@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { redactBlocks, redactRequest } from "../../src/session/turn/redact.js";
 import { KEY_PIECE, redactorFor, REDACTED } from "../../src/config/secrets.js";
-import { OPAQUE_THINKING_SIGNATURE, OPAQUE_REDACTED_THINKING } from "../../src/provider/anthropic.js";
-import { OPAQUE_OPENAI_REASONING } from "../../src/provider/responses.js";
+import { OPAQUE_THINKING_SIGNATURE, OPAQUE_REDACTED_THINKING } from "../../src/provider/anthropic/parts.js";
+import { OPAQUE_OPENAI_REASONING } from "../../src/provider/responses/encode.js";
 import type { Block, ReasoningBlock } from "../../src/record/types.js";
 import type { Request } from "../../src/provider/types.js";
 

@@ -4,8 +4,9 @@
 // the adapter ignores, another reasoning item, or nothing, it keeps its text only and crosses
 // as prose; otherwise the live round would put it before an item it did not precede.
 import { describe, expect, it } from "vitest";
-import { OPAQUE_OPENAI_REASONING, ResponsesStreamHandler } from "../../src/provider/responses.js";
-import { AnswerBudget } from "../../src/provider/http.js";
+import { OPAQUE_OPENAI_REASONING } from "../../src/provider/responses/encode.js";
+import { ResponsesStreamHandler } from "../../src/provider/responses/stream.js";
+import { AnswerBudget } from "../../src/provider/budget.js";
 import type { SseFrame } from "../../src/provider/sse.js";
 import type { Block } from "../../src/record/types.js";
 

@@ -1,10 +1,11 @@
-// Which optional fields of a Responses body a refusal names (src/provider/responses.ts): the
+// Which optional fields of a Responses body a refusal names (src/provider/responses/refused.ts): the
 // same servers' wordings Chat reads (refusals.ts), plus the Responses API's own (error.param,
 // "reasoning.effort", the verification sentence for summaries). A local server forced to
 // this shape words its refusals as it does for Chat.
 import { describe, expect, it } from "vitest";
-import { RequestRefused } from "../../src/provider/http.js";
-import { refusedFields, type ResponsesOptionalField } from "../../src/provider/responses.js";
+import { RequestRefused } from "../../src/provider/error-body.js";
+import type { ResponsesOptionalField } from "../../src/provider/responses/encode.js";
+import { refusedFields } from "../../src/provider/responses/refused.js";
 
 const BODY = {
   model: "m",

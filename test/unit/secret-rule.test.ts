@@ -192,4 +192,23 @@ describe("what an MCP entry makes secret", () => {
     expect(secrets).toEqual([]);
     expect(ws.endsWith(path.join("home", "me", "app"))).toBe(true);
   });
+
+  it("a project's file marks only values holding a generated run, and reads whole only variables named like credentials", async () => {
+    const env = { TERM: "xterm-256color", GH_TOKEN: "ghp_Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6", PLAIN: "a3f1c9e07b2d4e5f8a9b0c1d2e3f4a5b", WORDS_TOKEN: "correcthorsebatterystaple" };
+    const project = {
+      mcpServers: {
+        p: {
+          command: "srv",
+          args: ["--token", "x86_64-linux-gnu", "${PLAIN}"],
+          env: { API_KEY: "localhost:3000", AUTH: "2024-01-15T10:30:00Z", SECRET: "lit_env_Ii99Jj00Kk11", SHOWN: "${TERM}", GITHUB_TOKEN: "${GH_TOKEN}", PASSPHRASE_TOKEN: "${WORDS_TOKEN}" },
+        },
+      },
+    };
+    const { secrets } = await load({}, project, env);
+    expect(secrets).toEqual(["lit_env_Ii99Jj00Kk11", env.GH_TOKEN, env.PLAIN, env.WORDS_TOKEN].sort());
+    // the same text in the user's own file counts as the rule for every file says
+    const own = await load({ mcpServers: project.mcpServers }, undefined, env);
+    expect(own.secrets).toContain("localhost:3000");
+    expect(own.secrets).toContain("xterm-256color");
+  });
 });

@@ -3,10 +3,13 @@
 // random and hostile events, the hand check and zod agree on accept/reject for those shapes
 // and give equal values, and an event the hand check refuses is worded by zod as before.
 import { describe, expect, it } from "vitest";
-import { AnthropicStreamHandler, anthropicDeltaSchemas, fastAnthropicDelta } from "../../src/provider/anthropic.js";
-import { OpenAIStreamHandler, chatChunkSchema, fastChatChunk } from "../../src/provider/openai.js";
-import { ResponsesStreamHandler, fastResponsesDelta, responsesEventSchemas } from "../../src/provider/responses.js";
-import { AnswerBudget } from "../../src/provider/http.js";
+import { anthropicDeltaSchemas, fastAnthropicDelta } from "../../src/provider/anthropic/events.js";
+import { AnthropicStreamHandler } from "../../src/provider/anthropic/stream.js";
+import { chatChunkSchema, fastChatChunk } from "../../src/provider/chat/events.js";
+import { OpenAIStreamHandler } from "../../src/provider/chat/stream.js";
+import { fastResponsesDelta, responsesEventSchemas } from "../../src/provider/responses/events.js";
+import { ResponsesStreamHandler } from "../../src/provider/responses/stream.js";
+import { AnswerBudget } from "../../src/provider/budget.js";
 import type { StreamEvent } from "../../src/provider/types.js";
 import { prng } from "../helpers/prng.js";
 

@@ -3,10 +3,10 @@
 // more than the prompt, so the status line's hit share stays within 0–100 % and the answer's
 // stored usage reads back (a stored value the store's schema refuses costs the figure).
 import { describe, expect, it } from "vitest";
-import { AnthropicStreamHandler } from "../../src/provider/anthropic.js";
-import { ResponsesStreamHandler } from "../../src/provider/responses.js";
-import { OpenAIStreamHandler } from "../../src/provider/openai.js";
-import { AnswerBudget } from "../../src/provider/http.js";
+import { AnthropicStreamHandler } from "../../src/provider/anthropic/stream.js";
+import { ResponsesStreamHandler } from "../../src/provider/responses/stream.js";
+import { OpenAIStreamHandler } from "../../src/provider/chat/stream.js";
+import { AnswerBudget } from "../../src/provider/budget.js";
 import type { SseFrame } from "../../src/provider/sse.js";
 import type { Usage } from "../../src/provider/types.js";
 import { parseUsage } from "../../src/session/store/messages.js";
