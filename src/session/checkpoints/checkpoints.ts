@@ -7,6 +7,7 @@ import { CheckpointFiles } from "./record.js";
 import { applyRewind, itemDiff, planRewind, recoverRewind, type PlannedItem, type RewindPlan, type RewindResult, type RewindSource } from "./rewind.js";
 import { DEFAULT_LIMITS, type Limits } from "./state.js";
 import { TurnCheckpoint } from "./turn.js";
+import type { Snapshot } from "./snapshot.js";
 
 export interface CheckpointOptions {
   /** the checkpoints' folder (the CLI's: $XDG_STATE_HOME/albedo/checkpoints) */
@@ -50,8 +51,11 @@ export class Checkpoints {
       : undefined;
   }
 
+  /** the last walk of each workspace, as a turn left it */
+  private readonly lastWalks = new Map<string, Snapshot>();
+
   private deps() {
-    return { files: this.files, blobs: this.blobs, limits: this.limits, exclude: this.exclude, holdsSecret: this.holdsSecret };
+    return { files: this.files, blobs: this.blobs, limits: this.limits, exclude: this.exclude, holdsSecret: this.holdsSecret, lastWalks: this.lastWalks };
   }
 
   /** The checkpoint of one turn: prompt `prompt` of `session`, in the workspace at `root`

@@ -4,7 +4,7 @@
 import path from "node:path";
 import { quoteId } from "../../record/session-id.js";
 import type { RecordedChange } from "./record.js";
-import { captureOne, fpTimes, RACY_NS, type Snapshot } from "./snapshot.js";
+import { captureOne, fpTimes, RACY_MS, type Snapshot } from "./snapshot.js";
 import { describeState, sameState } from "./state.js";
 
 // C0 and C1 controls, DEL, line and paragraph separators, bidi controls
@@ -40,7 +40,7 @@ export async function diffWalks(a: Snapshot, b: Snapshot, by: string, deps: Para
       out.push({ path: ea.o.real, before: s, after: s, by });
     }
   }
-  const since = a.takenAtNs - RACY_NS;
+  const since = a.takenAtMs - RACY_MS;
   for (const [p, eb] of b.entries) {
     if (a.entries.has(p)) continue;
     // new in this walk: made by the turn, or there before but not walked then (ignored then,
@@ -48,7 +48,7 @@ export async function diffWalks(a: Snapshot, b: Snapshot, by: string, deps: Para
     let existed = !a.complete;
     if (!existed && eb.f !== undefined) {
       const [, ctime, btime] = fpTimes(eb.f);
-      existed = (btime > 0n ? btime : ctime) < since;
+      existed = (btime > 0 ? btime : ctime) < since;
     }
     const before = existed
       ? { kind: "uncopied" as const, what: describeState(eb.s), why: "it was not checkpointed when the turn began (ignored then, or past the file limit)" }

@@ -28,6 +28,8 @@ export interface IgnoreRule {
   tokens: Token[];
   /** the pattern has no wildcard: compared as text */
   literal: string | undefined;
+  /** the pattern is `*` then text without "/" ("*.log"): the name ends with it */
+  suffix: string | undefined;
 }
 
 /** A .gitignore longer than this is read only this far (a rule list, not data). */
@@ -57,8 +59,11 @@ export function parseIgnoreFile(text: string, base: string): IgnoreRule[] {
     if (line.startsWith("/")) line = line.replace(/^\/+/, "");
     if (line === "") continue;
     const tokens = compile(line);
-    const literal = tokens.every((t) => t.t === "lit") ? tokens.map((t) => (t as { c: string }).c).join("") : undefined;
-    rules.push({ base, negated, dirOnly, anchored, tokens, literal });
+    const text = (ts: readonly Token[]): string | undefined => (ts.every((t) => t.t === "lit") ? ts.map((t) => (t as { c: string }).c).join("") : undefined);
+    const literal = text(tokens);
+    const tail = tokens[0]?.t === "star" ? text(tokens.slice(1)) : undefined;
+    const suffix = tail !== undefined && !tail.includes("/") ? tail : undefined;
+    rules.push({ base, negated, dirOnly, anchored, tokens, literal, suffix });
   }
   return rules;
 }
@@ -224,6 +229,7 @@ function ruleMatches(r: IgnoreRule, rel: string, isDir: boolean): boolean {
   else return false;
   const target = r.anchored ? sub : sub.slice(sub.lastIndexOf("/") + 1);
   if (r.literal !== undefined) return target === r.literal;
+  if (r.suffix !== undefined) return target.endsWith(r.suffix) && !target.slice(0, target.length - r.suffix.length).includes("/");
   return matchTokens(r.tokens, target);
 }
 

@@ -59,20 +59,21 @@ const turnRecordSchema: z.ZodType<TurnRecord> = z.object({
 const snapshotFileSchema = z.object({
   v: z.literal(1),
   root: z.string(),
-  takenAtNs: z.string().regex(/^[0-9]+$/),
+  takenAtMs: z.number().nonnegative(),
   complete: z.boolean(),
   notes: z.array(z.string()),
   entries: z.array(z.tuple([z.string(), snapEntrySchema])),
 });
 
-/** Writes `text` so that a reader sees the old file or the new one, never a part. */
-export async function writeAtomic(file: string, text: string): Promise<void> {
+/** Writes `text` so that a reader sees the old file or the new one, never a part; `sync`
+ * flushes it first, so a power loss keeps one of the two as well. */
+export async function writeAtomic(file: string, text: string, sync = true): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
   const fh = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
     await fh.writeFile(text);
-    await fh.sync();
+    if (sync) await fh.sync();
   } finally {
     await fh.close();
   }
@@ -148,8 +149,10 @@ export class CheckpointFiles {
   }
 
   async writeSnapshot(file: string, s: Snapshot): Promise<void> {
-    const body = { v: 1, root: s.root, takenAtNs: String(s.takenAtNs), complete: s.complete, notes: s.notes, entries: [...s.entries] };
-    await writeAtomic(file, JSON.stringify(body));
+    const body = { v: 1, root: s.root, takenAtMs: s.takenAtMs, complete: s.complete, notes: s.notes, entries: [...s.entries] };
+    // not flushed: a walk is a cache of hashes, or a killed turn's fallback; one lost to a
+    // power cut costs a re-read, or is named as missing
+    await writeAtomic(file, JSON.stringify(body), false);
   }
 
   /** A walk read back; undefined when there is none or it cannot be read (it is only a cache
@@ -164,7 +167,7 @@ export class CheckpointFiles {
     const r = snapshotFileSchema.safeParse(raw);
     if (!r.success) return undefined;
     const d = r.data;
-    return { root: d.root, takenAtNs: BigInt(d.takenAtNs), complete: d.complete, notes: d.notes, entries: new Map<string, SnapEntry>(d.entries) };
+    return { root: d.root, takenAtMs: d.takenAtMs, complete: d.complete, notes: d.notes, entries: new Map<string, SnapEntry>(d.entries) };
   }
 }
 

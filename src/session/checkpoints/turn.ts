@@ -21,6 +21,9 @@ export interface CheckpointDeps {
   /** real paths never walked (the state folder, the database) */
   exclude: readonly string[];
   holdsSecret?: ((bytes: Buffer) => boolean) | undefined;
+  /** the last walk of each workspace this process made: its hashes are the next walk's
+   * without reading the file they are kept in (a run's turns follow one another) */
+  lastWalks: Map<string, Snapshot>;
 }
 
 /** What a turn changed, for its notice. */
@@ -99,7 +102,7 @@ export class TurnCheckpoint {
 
   private async beforeCommand(tool: string): Promise<void> {
     if (this.snapshot) return;
-    const prev = await this.deps.files.readSnapshot(this.deps.files.indexFile(this.root));
+    const prev = this.deps.lastWalks.get(this.root) ?? (await this.deps.files.readSnapshot(this.deps.files.indexFile(this.root)));
     const snap = await walk({ root: this.root, limits: this.deps.limits, blobs: this.deps.blobs, prev: prev?.root === this.root ? prev : undefined, exclude: this.deps.exclude, holdsSecret: this.deps.holdsSecret });
     this.snapshot = snap;
     this.commandBy = tool;
@@ -123,6 +126,7 @@ export class TurnCheckpoint {
     const changes = new Map<string, RecordedChange>();
     if (this.snapshot) {
       const after = await walk({ root: this.root, limits: this.deps.limits, blobs: this.deps.blobs, prev: this.snapshot, exclude: this.deps.exclude, holdsSecret: this.deps.holdsSecret });
+      this.deps.lastWalks.set(this.root, after);
       await this.deps.files.writeSnapshot(this.deps.files.indexFile(this.root), after).catch(() => undefined);
       for (const c of await diffWalks(this.snapshot, after, this.commandBy, this.deps)) changes.set(c.path, c);
     }
