@@ -114,6 +114,9 @@ function actionFor(target: PathState, current: PathState): PlannedAction | undef
 
 const depth = (p: string): number => p.split("/").length;
 
+/** files restored at once: each waits for its flush, and the waits overlap */
+const RESTORE_PARALLEL = 8;
+
 /** Records of the sources, in prompt order. */
 async function gather(deps: RewindDeps, sources: readonly RewindSource[], notes: string[]): Promise<TurnRecord[]> {
   const out: TurnRecord[] = [];
@@ -362,7 +365,8 @@ export async function applyRewind(
   const jfile = deps.files.journalFile(root);
   await writeAtomic(jfile, JSON.stringify(journal));
   try {
-    for (const item of plan.items) {
+    const results: Array<{ line: string; ok: boolean } | undefined> = new Array<{ line: string; ok: boolean } | undefined>(plan.items.length);
+    const one = async (item: PlannedItem, i: number): Promise<void> => {
       try {
         const t = item.target;
         const cur = item.current.kind;
@@ -396,11 +400,26 @@ export async function applyRewind(
           }
         }
         const line = `${DONE[item.action]} ${shownPath(item.path)}`;
-        done.push(line);
+        results[i] = { line, ok: true };
         onItem?.(line);
       } catch (e) {
-        failed.push(`${shownPath(item.path)}: ${messageOf(e)}`);
+        results[i] = { line: `${shownPath(item.path)}: ${messageOf(e)}`, ok: false };
       }
+    };
+    // removals and folders in order (deepest removals first, then folders from the top);
+    // then the files and links, whose folders are there by now, several at a time: each
+    // waits for its flush to the disk, and the waits overlap
+    const items = plan.items;
+    let next = 0;
+    for (; next < items.length && items[next]!.target.kind !== "file" && items[next]!.target.kind !== "link"; next++) await one(items[next]!, next);
+    const workers = Array.from({ length: Math.min(RESTORE_PARALLEL, items.length - next) }, async () => {
+      for (let i = next++; i < items.length; i = next++) await one(items[i]!, i);
+    });
+    await Promise.all(workers);
+    for (const r of results) {
+      if (!r) continue;
+      if (r.ok) done.push(r.line);
+      else failed.push(r.line);
     }
   } finally {
     await fs.unlink(jfile).catch(() => undefined);
