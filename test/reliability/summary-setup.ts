@@ -103,6 +103,7 @@ export function teardown(): void {
     io: read("io-boundary"),
     mcpSecrets: read("mcp-secrets"),
     mcpFailures: read("mcp-failures"),
+    rewindHostile: read("rewind-hostile"),
   };
   const traps = readTraps();
   fs.rmSync(runDir, { recursive: true, force: true });
@@ -164,6 +165,10 @@ export function teardown(): void {
       f.mcpSecrets ? `${num(f.mcpSecrets.secretsFound)} (${num(f.mcpSecrets.secrets)} secrets and their pieces, ${num(f.mcpSecrets.placesChecked)} places checked)` : notRun,
     ],
     ["secrets found", `${secretsFound}${f.secrets ? ` (${num(f.secrets.placesScanned)} outputs and every file of every home scanned)` : ""}`],
+    [
+      "hostile repository rewound: paths put back / named as not restorable",
+      f.rewindHostile ? `${num(f.rewindHostile.restored)} / ${num(f.rewindHostile.named)} (${held(f.rewindHostile)} checks held)` : notRun,
+    ],
     [
       "traps: next turn works / records lost",
       traps.files

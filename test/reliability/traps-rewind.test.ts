@@ -72,6 +72,8 @@ describe("traps: kill -9 during a rewind", () => {
       const halfWritten = atKill.filter((c, i) => c !== before(i) && c !== after(i)).length;
       expect(halfWritten).toBe(0);
       expect((await fs.readdir(journals)).length).toBe(1);
+      // the files being written at the kill: their temporary copies are still there
+      const tempsAtKill = (await fs.readdir(path.join(h.workspace, "d"))).filter((f) => f.includes(".albedo-")).length;
 
       // the next start: cleans up, says how to finish, and the turn works
       fake.script({ text: "The next turn works." });
@@ -100,7 +102,7 @@ describe("traps: kill -9 during a rewind", () => {
       expect(again.stdout).toMatch(new RegExp(`Restored ${FILES - restored} paths:`));
       expect((await contents(h)).every((c, i) => c === before(i))).toBe(true);
       expect(await secretHits([h.root], [KEY])).toEqual([]);
-      traps.push({ trap: "kill -9 during a rewind", nextTurnWorks: true, recordsLost, detail: `killed with ${restored} of ${FILES} files put back, none half-written` });
+      traps.push({ trap: "kill -9 during a rewind", nextTurnWorks: true, recordsLost, detail: `killed with ${restored} of ${FILES} files put back, none half-written, ${tempsAtKill} temporary copies cleaned up at the next start` });
     },
     240_000,
   );
