@@ -26,6 +26,8 @@ describe("a turn's checkpoint", () => {
     const checkpointDir = path.join(dir, "state", "checkpoints");
     const outside = path.join(dir, "outside.txt");
     await fs.writeFile(outside, "outside\n");
+    const outsideWritten = path.join(dir, "outside-written.txt");
+    await fs.writeFile(outsideWritten, "before\n");
     const { app, workspace } = await makeApp(fake, { dir, checkpointDir });
     const w = (p: string): string => path.join(workspace, p);
     await fs.writeFile(w(".gitignore"), "*.log\nbuild/\n");
@@ -49,6 +51,8 @@ describe("a turn's checkpoint", () => {
         toolCalls: [
           { name: "edit", input: { path: "edited.txt", old_string: "beta", new_string: "gamma" } },
           { name: "write", input: { path: "new/written.txt", content: "written\n" } },
+          // allowed (auto), and out of a checkpoint's reach: named
+          { name: "write", input: { path: outsideWritten, content: "changed outside\n" } },
           {
             name: "bash",
             input: { command: "echo made > created.txt; echo more >> kept.txt; rm gone.txt pipe; echo x > a.log; echo y >> build/out.js; echo z >> big.bin; echo w >> link-out" },
@@ -90,6 +94,8 @@ describe("a turn's checkpoint", () => {
     expect(warning).toMatch(/pipe: a FIFO/);
     expect(warning).toMatch(/big\.bin: a file of 1\.0 GB, over the 10\.0 MB per-file cap/);
     expect(warning).toContain(outside);
+    expect(by.get(outsideWritten)).toMatchObject({ by: "write", before: { kind: "uncopied", why: "it is outside the workspace, where checkpoints do not reach" } });
+    expect(warning).toContain(`${outsideWritten}: a file, it is outside the workspace, where checkpoints do not reach`);
     // the before contents are kept, outside the workspace
     const blobs = await fs.readdir(path.join(checkpointDir, "blobs"));
     expect(blobs.length).toBeGreaterThan(0);
