@@ -40,6 +40,8 @@ export interface WalkOptions {
   holdsSecret?: (bytes: Buffer) => boolean;
   /** copy what is read into the blob store (a walk that only compares need not) */
   store?: boolean;
+  /** Esc: the walk stops at its next slice (the command it comes before will not run) */
+  signal?: AbortSignal | undefined;
 }
 
 /** A file time's slack: file systems stamp with a coarse clock, so a file changed within this
@@ -210,6 +212,7 @@ const SLICE_MS = 8;
  */
 export async function walk(opts: WalkOptions): Promise<Snapshot> {
   const { root, limits, blobs } = opts;
+  if (opts.signal?.aborted) throw new Error("interrupted");
   const takenAtMs = Date.now();
   const entries = new Map<string, SnapEntry>();
   const notes: string[] = [];
@@ -226,6 +229,7 @@ export async function walk(opts: WalkOptions): Promise<Snapshot> {
   while (todo.length > 0 && complete) {
     if (performance.now() - sliceStart > SLICE_MS) {
       await new Promise<void>((r) => setImmediate(r));
+      if (opts.signal?.aborted) throw new Error("interrupted");
       sliceStart = performance.now();
     }
     const dir = todo.pop()!;
@@ -298,6 +302,7 @@ export async function walk(opts: WalkOptions): Promise<Snapshot> {
   for (const c of files) {
     if (performance.now() - sliceStart > SLICE_MS) {
       await new Promise<void>((r) => setImmediate(r));
+      if (opts.signal?.aborted) throw new Error("interrupted");
       sliceStart = performance.now();
     }
     const f = fingerprint(c.st);

@@ -79,11 +79,13 @@ export class TurnCheckpoint {
 
   /** The hook the tools call (ToolContext.beforeChange). A failure here is noted and never
    * stops the call: the change goes on, named as not checkpointed. */
-  readonly beforeChange = async (change: { tool: string; kind: "write" | "exec"; paths: readonly string[] }): Promise<void> => {
+  readonly beforeChange = async (change: { tool: string; kind: "write" | "exec"; paths: readonly string[]; signal?: AbortSignal }): Promise<void> => {
     try {
-      if (change.kind === "exec") await this.beforeCommand(change.tool);
+      if (change.kind === "exec") await this.beforeCommand(change.tool, change.signal);
       else for (const p of change.paths) await this.beforeWrite(p, change.tool);
     } catch (e) {
+      // stopped by Esc: the call it came before does not run either, so nothing is missed
+      if (change.signal?.aborted) return;
       this.notes.push(`the checkpoint before ${change.tool} failed: ${messageOf(e)}`);
       await this.save().catch(() => undefined);
     }
@@ -100,10 +102,10 @@ export class TurnCheckpoint {
     await this.save();
   }
 
-  private async beforeCommand(tool: string): Promise<void> {
+  private async beforeCommand(tool: string, signal?: AbortSignal): Promise<void> {
     if (this.snapshot) return;
     const prev = this.deps.lastWalks.get(this.root) ?? (await this.deps.files.readSnapshot(this.deps.files.indexFile(this.root)));
-    const snap = await walk({ root: this.root, limits: this.deps.limits, blobs: this.deps.blobs, prev: prev?.root === this.root ? prev : undefined, exclude: this.deps.exclude, holdsSecret: this.deps.holdsSecret });
+    const snap = await walk({ root: this.root, limits: this.deps.limits, blobs: this.deps.blobs, prev: prev?.root === this.root ? prev : undefined, exclude: this.deps.exclude, holdsSecret: this.deps.holdsSecret, signal });
     this.snapshot = snap;
     this.commandBy = tool;
     this.notes.push(...snap.notes);
