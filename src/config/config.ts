@@ -81,6 +81,8 @@ export const configSchema = z
         maxTotalBytes: z.number().int().positive().optional(),
         /** one walk stops after this many paths */
         maxFiles: z.number().int().positive().optional(),
+        /** a turn's checkpoint is kept this many days */
+        keepDays: z.number().positive().optional(),
       })
       .strict()
       .optional(),

@@ -63,7 +63,7 @@ export interface Settings {
   credentials: Credentials;
   /** the config's "checkpoints": whether a turn keeps what it changes, and the bounds
    * (absent: on, with the defaults of src/session/checkpoints/state.ts) */
-  checkpoints?: { enabled: boolean; maxFileBytes?: number; maxTotalBytes?: number; maxFiles?: number };
+  checkpoints?: { enabled: boolean; maxFileBytes?: number; maxTotalBytes?: number; maxFiles?: number; keepDays?: number };
 }
 
 export class UsageError extends Error {}

@@ -8,6 +8,7 @@ import { applyRewind, itemDiff, planRewind, recoverRewind, type PlannedItem, typ
 import { DEFAULT_LIMITS, type Limits } from "./state.js";
 import { TurnCheckpoint } from "./turn.js";
 import type { Snapshot } from "./snapshot.js";
+import { pruneCheckpoints, type PruneResult } from "./prune.js";
 
 export interface CheckpointOptions {
   /** the checkpoints' folder (the CLI's: $XDG_STATE_HOME/albedo/checkpoints) */
@@ -74,6 +75,11 @@ export class Checkpoints {
 
   apply(plan: RewindPlan, who: { session: string; prompt: number }, onItem?: (line: string) => void): Promise<RewindResult> {
     return applyRewind(this.deps(), plan, who, onItem);
+  }
+
+  /** Old records, old walks, and the copies nothing names any more go (once a day). */
+  prune(keepDays?: number): Promise<PruneResult | undefined> {
+    return pruneCheckpoints(this.files, this.blobs, keepDays);
   }
 
   /** Cleans up after a rewind that was killed; the sentence to show, when there was one. */

@@ -290,6 +290,8 @@ export class App implements Controller {
   private async recoverRewind(): Promise<void> {
     try {
       const cps = this.checkpoints();
+      // old checkpoints go behind the start, at most once a day; never in the way of a turn
+      if (cps) void this.inBackground(cps.prune(this.opts.checkpoints?.keepDays).catch(() => undefined));
       const note = cps ? await cps.recover(await fs.realpath(this.opts.workspace)) : undefined;
       if (!note) return;
       this.startNotes.push(note);
