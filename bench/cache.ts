@@ -1,4 +1,4 @@
-// Benchmark of issue 17: prompt caching with cache-aware compaction. A scripted 40-turn
+// Benchmark: prompt caching with cache-aware compaction. A scripted 40-turn
 // session with tool rounds (edits, bash, reads; outputs from a few bytes to ~30 kB) runs
 // through the real controller (real SQLite, real tools in a temporary workspace, real HTTP)
 // against the caching fake provider (test/helpers/fake-cache.ts) in a process of its own over
@@ -10,7 +10,7 @@
 //   order: tools, system, messages; cache_control marks left out) equal to the previous
 //   conversation request's prefix; the minimum and the median.
 // Summary requests count toward share and cost (they are paid for) but not toward stability
-// (they are side requests). "today" is the behaviour before issue 17: no caching (share 0,
+// (they are side requests). "today" is the baseline without caching work: no caching (share 0,
 // cost 1 by definition) and microcompact moving its boundary every round (step 1).
 //
 // Tokens are the fake's rule (ceil(chars/4) of each block's JSON), the same for every run:

@@ -1,4 +1,4 @@
-// Issue 18's figure: start-up to the first usable frame with two MCP servers configured
+// The MCP figure: start-up to the first usable frame with two MCP servers configured
 // (server-everything over stdio, twice) against the same start-up with none, in alternating
 // rounds of fresh homes, through the real program in a pseudo-terminal. The servers start
 // after that frame, so the target is within 5%. Also: when both servers' tools are listed by
@@ -76,7 +76,7 @@ export async function benchMcp(quick: boolean): Promise<Row[]> {
       albedo: fmtMs(median(toolsReady)),
       floor: "—",
       ratio: null,
-      target: "— (none in issue 18)",
+      target: "— (no target)",
       met: null,
       raw: { runs, readyMs: toolsReady },
     },

@@ -1,4 +1,4 @@
-// The benchmark suite of issue 7: `npm run bench` (all), `npm run bench -- startup store`
+// The benchmark suite: `npm run bench` (all), `npm run bench -- startup store`
 // (some), `npm run bench -- --quick` (a short version that only proves the suite runs).
 //
 // Each benchmark measures albedo-tui and a floor in the same run and reports medians and the
@@ -29,7 +29,7 @@ const BENCHES: Bench[] = [
   { name: "store", what: "store append and load", run: async (q) => (await import("./store.js")).benchStore(q) },
   { name: "compaction", what: "compaction strategies", run: runCompaction },
   { name: "cache", what: "prompt caching: 40-turn session per compaction strategy", run: async (q) => (await import("./cache.js")).benchCache(q) },
-  { name: "mcp", what: "first usable frame with two MCP servers vs none (issue 18)", cli: true, run: async (q) => (await import("./mcp.js")).benchMcp(q) },
+  { name: "mcp", what: "first usable frame with two MCP servers vs none", cli: true, run: async (q) => (await import("./mcp.js")).benchMcp(q) },
   { name: "mcp-wire", what: "an MCP server's output: a 15 MB result, a flood of notifications", run: async (q) => (await import("./mcp.js")).benchMcpWire(q) },
   { name: "checkpoints", what: "a turn's checkpoint on 10,000 files vs git stash create (issue 26)", run: async (q) => (await import("./checkpoints.js")).benchCheckpoints(q) },
 ];
@@ -57,7 +57,7 @@ function toRow(r: unknown, fallbackName: string): Row {
     albedo: typeof o["albedo"] === "string" ? o["albedo"] : ms(o["ms"] ?? o["value"]),
     floor: typeof o["floor"] === "string" ? o["floor"] : ms(o["floorMs"], " JSON.stringify"),
     ratio,
-    target: typeof o["target"] === "string" ? o["target"] : "— (none in issue 7)",
+    target: typeof o["target"] === "string" ? o["target"] : "— (no target)",
     met,
     raw: o,
     ...(typeof o["note"] === "string" && o["note"] ? { note: o["note"] } : {}),

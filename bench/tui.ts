@@ -162,7 +162,7 @@ export async function benchStartup(quick: boolean): Promise<Row[]> {
       albedo: fmtMs(r.a),
       floor: `${fmtMs(r.f)} blessed box`,
       ratio: r.ratio,
-      target: "≤ 1.5× (issue 19)",
+      target: "≤ 1.5×",
       met: r.ratio <= 1.5,
       raw: { runs, readyMs: ready, floorMs: floor },
     },

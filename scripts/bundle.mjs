@@ -1,4 +1,4 @@
-// The CLI as one bundle (issue 19): start → session loaded was mostly module compilation.
+// The CLI as one bundle: start → session loaded was mostly module compilation.
 // Loaded as ~110 separate ES modules, Node resolved, read and compiled each, and `zod` alone
 // (its index re-exports ~50 locale files) took ~57 ms to import. esbuild joins our code and the
 // pure-JS packages into a few files and drops what nothing uses (zod's locales among it).
@@ -10,7 +10,7 @@
 // folders below the package root, as tsc's dist/<layer>/*.js do, so paths taken from
 // import.meta.url ("../../keymaps", "../../package.json") mean the same in both builds.
 //
-// Left outside, loaded from node_modules as before: blessed (its optional requires of
+// Left outside, loaded from node_modules: blessed (its optional requires of
 // pty.js/term.js break a bundle), sqlite3 (native), undici (loaded after the session's frame),
 // the MCP SDK (only when a server starts), cli-highlight (highlight.js requires its languages
 // by name), gpt-tokenizer and tinyglobby (resolved by path at run time).

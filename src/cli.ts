@@ -105,7 +105,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
     for (const f of opts.image ?? []) images.push(await loadImage(path.resolve(settings.workspace, f), settings.provider));
   }
   const store = await openDb(opts.db);
-  const { App, UnknownSessionError, MissingKeyError } = await import("./session/controller/controller.js");
+  const { App, UnknownSessionError, MissingKeyError, SessionHeldError } = await import("./session/controller/controller.js");
   let app;
   try {
     app = await App.create({
@@ -126,7 +126,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
     });
   } catch (e) {
     await store.close();
-    if (e instanceof UnknownSessionError || e instanceof MissingKeyError) throw new CliError(e.message);
+    if (e instanceof UnknownSessionError || e instanceof MissingKeyError || e instanceof SessionHeldError) throw new CliError(e.message);
     throw e;
   }
 
@@ -152,7 +152,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
 }
 
 /**
- * Loading undici takes 100–250 ms of the main thread on these machines (issue 19): paid at the
+ * Loading undici takes 100–250 ms of the main thread on these machines: paid at the
  * first request it stood between Enter and the request leaving. The screen loads it a moment
  * after the frame that shows the session (attach draws that frame within a few ms once its
  * parts are in, and they load while the session does), so it neither delays that frame nor
@@ -255,7 +255,7 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command();
   program
     .name("albedo-tui")
@@ -419,10 +419,11 @@ export function buildProgram(): Command {
         const s = await store.getSession(id);
         if (!s) throw new CliError(noSession(id, store));
         const { messages, bad } = await store.loadHistory(id);
+        const summaries = await store.loadSummaries(id);
         for (const b of bad) process.stderr.write(forStream(`warning: message #${b.seq} could not be read: ${b.error}`, process.stderr) + "\n");
         const { exportJson, exportMarkdown } = await import("./session/controller/export.js");
         // Markdown is inert already (it may be cat-ed later); JSON is escaped only for a terminal
-        process.stdout.write(o.format === "json" ? jsonForStream(exportJson(s, messages), process.stdout) : exportMarkdown(s, messages));
+        process.stdout.write(o.format === "json" ? jsonForStream(exportJson(s, messages, summaries), process.stdout) : exportMarkdown(s, messages, summaries));
       } finally {
         await store.close();
       }
@@ -491,7 +492,7 @@ function endQuietlyOnClosedStdout(): void {
   });
 }
 
-export async function run(argv: string[]): Promise<void> {
+async function run(argv: string[]): Promise<void> {
   endQuietlyOnClosedStdout();
   try {
     await buildProgram().parseAsync(argv);

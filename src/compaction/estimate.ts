@@ -12,7 +12,7 @@ import {
 import { countTokens, type TokenMethod } from "../tokens/count.js";
 
 /** The token method plus anything else the estimate relied on. */
-export type EstimateMethod = TokenMethod | `${TokenMethod} + images by size`;
+type EstimateMethod = TokenMethod | `${TokenMethod} + images by size`;
 
 /** A history estimate. `method` names everything used ("chars/4 + images by size");
  * `tokenizer` is the text method alone, for callers that count more text the same way. */
@@ -34,7 +34,7 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
 /** Anthropic's published ceiling for one image after its automatic resize. */
 export const IMAGE_TOKENS_MAX = 1600;
 /** Anthropic resizes images whose long edge exceeds this before counting them. */
-export const IMAGE_LONG_EDGE = 1568;
+const IMAGE_LONG_EDGE = 1568;
 
 /** Tokens for one image, by Anthropic's rule (width × height / 750) after the provider's
  * resize to a 1568 px long edge, capped at ~1,600. Unknown size counts as the cap: an image

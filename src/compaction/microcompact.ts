@@ -15,7 +15,7 @@ import type { Block, ToolResultBlock } from "../record/types.js";
 import type { PreparedMessage, Removed } from "./types.js";
 import { formatInt } from "../record/numbers.js";
 
-export interface MicrocompactResult {
+interface MicrocompactResult {
   messages: PreparedMessage[];
   removed: Removed;
 }
@@ -23,23 +23,6 @@ export interface MicrocompactResult {
 /** "[output of bash cleared: 48,213 bytes]" / "[error output of bash cleared: 1,024 bytes]" */
 export function clearedOutputMarker(name: string, isError: boolean, bytes: number): string {
   return `[${isError ? "error output" : "output"} of ${name} cleared: ${formatInt(bytes)} bytes]`;
-}
-
-/** Index of the first message of the K most recent tool rounds, or msgs.length when K is 0.
- * A round starts at an assistant message that called tools; its results follow it. */
-export function recentRoundsStart(msgs: ReadonlyArray<{ role: string; blocks: readonly Block[] }>, keepRounds: number): number {
-  const k = Number.isFinite(keepRounds) ? Math.max(0, Math.floor(keepRounds)) : Number.POSITIVE_INFINITY;
-  if (k === 0) return msgs.length;
-  let seen = 0;
-  for (let i = msgs.length - 1; i >= 0; i--) {
-    const m = msgs[i]!;
-    if (m.role === "assistant" && m.blocks.some((b) => b.type === "tool_use")) {
-      seen++;
-      if (seen === k) return i;
-    }
-  }
-  // fewer rounds than K: everything is recent
-  return 0;
 }
 
 /** Whether a message starts a tool round. */
@@ -85,7 +68,7 @@ function roundStartIndex(msgs: ReadonlyArray<{ role: string; blocks: readonly Bl
   return msgs.length;
 }
 
-export interface MicrocompactOptions {
+interface MicrocompactOptions {
   keepRounds: number;
   /** rounds blurred at once (default 1: the boundary moves every round) */
   step?: number;
@@ -147,7 +130,7 @@ export function describeRemoved(r: Removed): string {
   return `${formatInt(r.outputs)} ${r.outputs === 1 ? "output" : "outputs"}, ${formatBytes(r.bytes)}`;
 }
 
-export function formatBytes(n: number): string {
+function formatBytes(n: number): string {
   if (n < 1000) return `${n} bytes`;
   const kb = Math.round(n / 1000);
   if (kb < 1000) return `${kb} kB`;

@@ -1,7 +1,7 @@
 // The step before every request: stored history → the messages this request replays, with
 // what was left out and how full the context is. Pure: the record is read, never written, and
 // the summary itself is requested and stored by the caller when needsSummary says so.
-import type { StoredMessage } from "../record/types.js";
+import { assertNever, type StoredMessage } from "../record/types.js";
 import type { CompactionStrategy } from "./types.js";
 import type { StoredSummary } from "./types.js";
 import { estimateMessages, type HistoryEstimate } from "./estimate.js";
@@ -13,8 +13,8 @@ import { formatInt } from "../record/numbers.js";
 
 export type { PreparedMessage } from "./types.js";
 
-export const DEFAULT_KEEP_ROUNDS = 3;
-export const DEFAULT_THRESHOLD = 0.8;
+const DEFAULT_KEEP_ROUNDS = 3;
+const DEFAULT_THRESHOLD = 0.8;
 /** Share of the usable budget a summary keeps verbatim after its cut. */
 export const KEEP_RECENT_SHARE = 0.3;
 
@@ -92,10 +92,8 @@ export function prepareHistory(history: readonly StoredMessage[], opts: PrepareO
     case "microcompact+summary":
       [useMicro, useSummary] = [true, true];
       break;
-    default: {
-      const never: never = opts.strategy;
-      throw new Error(`unknown compaction strategy ${String(never)}`);
-    }
+    default:
+      assertNever(opts.strategy, "compaction strategy");
   }
 
   // The summary goes first: it only removes an older prefix, so microcompact's "most recent

@@ -9,7 +9,7 @@ import type { PreparedMessage } from "./types.js";
 import { formatInt } from "../record/numbers.js";
 
 /** A summarised prefix smaller than this saves less than the note itself costs. */
-export const MIN_SUMMARY_PREFIX_TOKENS = 800;
+const MIN_SUMMARY_PREFIX_TOKENS = 800;
 
 /** A real user prompt: a user message that carries no tool results. Turns start here, and it
  * is the only place a cut keeps every tool round whole. */
@@ -17,7 +17,7 @@ export function isPlainPrompt(m: Pick<StoredMessage, "role" | "blocks">): boolea
   return m.role === "user" && !m.blocks.some((b) => b.type === "tool_result");
 }
 
-export interface PlanSummaryOptions extends EstimateOptions {
+interface PlanSummaryOptions extends EstimateOptions {
   /** at least about this many tokens of the newest history stay as they are */
   keepRecentTokens: number;
   method: TokenMethod;
@@ -107,7 +107,7 @@ export function summaryRequestParts(
 
 /** Whether a summary covers a prefix of this history: same session, starting at or before
  * the first message, ending inside the history. */
-export function coversPrefix(msgs: readonly StoredMessage[], s: StoredSummary): boolean {
+function coversPrefix(msgs: readonly StoredMessage[], s: StoredSummary): boolean {
   const first = msgs[0];
   const last = msgs[msgs.length - 1];
   if (!first || !last) return false;
@@ -117,7 +117,7 @@ export function coversPrefix(msgs: readonly StoredMessage[], s: StoredSummary): 
 
 /** The newest stored summary that covers a prefix of the history: a later summary already
  * folds in the earlier ones, so it supersedes them. */
-export function pickSummary(
+function pickSummary(
   msgs: readonly StoredMessage[],
   summaries: StoredSummary | readonly StoredSummary[],
 ): StoredSummary | undefined {
@@ -176,7 +176,7 @@ function prepared(m: StoredMessage): PreparedMessage {
 
 /** What a new summary request covers: the newest applicable summary (if any) and the stored
  * messages after it up to the planned cut. The new summary spans fromSeq..toSeq. */
-export interface SummaryInput {
+interface SummaryInput {
   fromSeq: number;
   toSeq: number;
   prefix: StoredMessage[];

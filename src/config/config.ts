@@ -1,6 +1,5 @@
 // The config file ($XDG_CONFIG_HOME/albedo/config.json), validated with zod so a bad
 // field is named. Keys may live here or in the environment; either way only in memory.
-import fs from "node:fs";
 import { z } from "zod";
 import { messageOf } from "../record/errors.js";
 import { decodeUtf8, jsonSyntaxProblem, readStartFileSync, StartFileError } from "./files.js";
@@ -9,7 +8,7 @@ import { defaultConfigPath, tightenFile } from "./paths.js";
 const keyBinding = z.union([z.string(), z.array(z.string())]);
 
 /** the screen's colours: for a dark or a light background, or "auto": ask the terminal */
-export const THEME_CHOICES = ["dark", "light", "auto"] as const;
+const THEME_CHOICES = ["dark", "light", "auto"] as const;
 export type ThemeChoice = (typeof THEME_CHOICES)[number];
 
 /** One MCP server, in the shape Claude Code, Codex and others use: `command`,

@@ -13,12 +13,11 @@ import fs from "node:fs";
 import { messageOf } from "../record/errors.js";
 import { log } from "./log.js";
 
-export const KEY_VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"] as const;
-export type KeyVar = (typeof KEY_VARS)[number];
-export type EnvKeys = Readonly<Partial<Record<KeyVar, string>>>;
+const KEY_VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"] as const;
+type KeyVar = (typeof KEY_VARS)[number];
+type EnvKeys = Readonly<Partial<Record<KeyVar, string>>>;
 
 let taken: EnvKeys | undefined;
-let scrubbed: { ok: true } | { ok: false; reason: string } | undefined;
 
 /**
  * Takes the provider keys out of the environment (process.env and, on Linux, the initial
@@ -36,7 +35,7 @@ export function takeEnvKeys(): EnvKeys {
   }
   taken = Object.freeze(keys);
   if (Object.keys(keys).length > 0) {
-    scrubbed = scrubInitialEnvironment(Object.keys(keys));
+    const scrubbed = scrubInitialEnvironment(Object.keys(keys));
     if (!scrubbed.ok) log("warning", `the API key could not be removed from /proc/${process.pid}/environ: ${scrubbed.reason}`);
   }
   return taken;
@@ -47,16 +46,11 @@ export function startEnv(): NodeJS.ProcessEnv {
   return { ...process.env, ...(taken ?? {}) };
 }
 
-/** Whether the initial environment block was scrubbed (undefined: there was nothing to do). */
-export function scrubOutcome(): { ok: true } | { ok: false; reason: string } | undefined {
-  return scrubbed;
-}
-
 /** The largest environment block we expect; anything else means the fields were misread. */
 const MAX_ENV_BLOCK = 16 * 1024 * 1024;
 
 /** Overwrites NAME=value entries of the process's initial environment block with NUL bytes. */
-export function scrubInitialEnvironment(names: readonly string[]): { ok: true } | { ok: false; reason: string } {
+function scrubInitialEnvironment(names: readonly string[]): { ok: true } | { ok: false; reason: string } {
   if (process.platform !== "linux") return { ok: false, reason: `no /proc/self/mem on ${process.platform}` };
   const prefixes = names.map((n) => Buffer.from(`${n}=`, "latin1"));
   const hasAny = (block: Buffer): boolean => {

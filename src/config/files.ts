@@ -34,11 +34,11 @@ export function fileKind(st: fs.Stats): string {
   return "not a regular file";
 }
 
-export function megabytes(bytes: number): string {
+function megabytes(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} kB`;
 }
 
-export interface ReadLimits {
+interface ReadLimits {
   /** what the file is, for messages: "the config file", "keymap", "image" */
   what: string;
   maxBytes: number;
@@ -217,7 +217,7 @@ export function decodeUtf8(bytes: Buffer, label: string): string {
 }
 
 /** The largest prompt `-p -` takes from stdin. */
-export const MAX_STDIN_PROMPT = 32 * 1024 * 1024;
+const MAX_STDIN_PROMPT = 32 * 1024 * 1024;
 
 /**
  * The whole of stdin as the prompt (`-p -`): UTF-8, at most `max` bytes. A terminal on stdin

@@ -7,7 +7,7 @@ import { ensurePrivateDir, stateDir, tightenMode } from "./paths.js";
 let file: string | undefined;
 let prepared = false;
 
-export function logFile(): string {
+function logFile(): string {
   file ??= path.join(stateDir(), "albedo.log");
   return file;
 }

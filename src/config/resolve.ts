@@ -20,7 +20,7 @@ export interface Flags {
   reasoning?: string;
 }
 
-export interface Credentials {
+interface Credentials {
   /** keys by provider, in memory only */
   keys: Partial<Record<ProviderName, string>>;
   /** base URLs by provider from the environment or config */
@@ -63,7 +63,7 @@ export interface Settings {
   credentials: Credentials;
   /** the config's "checkpoints": whether a turn keeps what it changes, and the bounds
    * (absent: on, with the defaults of src/session/checkpoints/state.ts) */
-  checkpoints?: { enabled: boolean; maxFileBytes?: number; maxTotalBytes?: number; maxFiles?: number; keepDays?: number };
+  checkpoints?: { enabled: boolean; maxFileBytes?: number | undefined; maxTotalBytes?: number | undefined; maxFiles?: number | undefined; keepDays?: number | undefined };
 }
 
 export class UsageError extends Error {}

@@ -25,10 +25,10 @@ import { encodeRequest } from "../provider/encode.js";
 import { describeChange, printEncoded, SIDE_REQUEST_CHANGE, type RequestPrint } from "./change.js";
 import { assertNever } from "../record/types.js";
 import { formatInt } from "../record/numbers.js";
-import { countTokens, methodFor, type TokenMethod } from "../tokens/count.js";
+import { countTokens, methodFor, opaqueTokens, type TokenMethod } from "../tokens/count.js";
 import { PAGE_CHARS, type Capture, type SectionKind, type SectionSummary, type TokenEstimate } from "./types.js";
 
-export interface CaptureOptions {
+interface CaptureOptions {
   /** 1-based iteration of the model/tool loop within the turn */
   iteration: number;
   /** ISO time; passed in so that capture stays a pure function */
@@ -58,21 +58,21 @@ export const MARKER_MAX = 200;
 export const MARKER_RE = /\[[a-z0-9][a-z0-9 .-]{0,39} omitted: [^[\]\n]{1,120}\]/g;
 /** A cache breakpoint's marker, on its own line after the block it marks: a mark in the body,
  * not content, so it counts no bytes and no tokens (docs/architecture.md, The inspector). */
-export function breakpointMarker(ttl: string): string {
+function breakpointMarker(ttl: string): string {
   return `\n[cache breakpoint: ${ttl}]`;
 }
-export const BREAKPOINT_RE = /\[cache breakpoint: (5m|1h)\]/g;
+const BREAKPOINT_RE = /\[cache breakpoint: (5m|1h)\]/g;
 // either marker anchored at a position, for the page-boundary check: no page cuts one
 const MARKER_AT = new RegExp(`${MARKER_RE.source}|${BREAKPOINT_RE.source}`, "y");
 
 const PREVIEW_CHARS = 200;
 /** Flat image estimate when the size is unknown: about what a large image costs either provider. */
-export const UNKNOWN_IMAGE_TOKENS = 1600;
+const UNKNOWN_IMAGE_TOKENS = 1600;
 
 const nf = { format: formatInt };
 
 /** The key that links a section to the same section of the previous capture. */
-export function sectionKey(s: Pick<SectionSummary, "kind" | "source">): string {
+function sectionKey(s: Pick<SectionSummary, "kind" | "source">): string {
   return `${s.kind}:${s.source}`;
 }
 
@@ -115,7 +115,7 @@ export function opaqueMarker(kind: string, bodyBytes: number): string {
 }
 
 /** Rough image cost by the provider's published rule; a flat figure when the size is unknown. */
-export function imageTokens(provider: ProviderName, width?: number, height?: number): number {
+function imageTokens(provider: ProviderName, width?: number, height?: number): number {
   if (!width || !height) return UNKNOWN_IMAGE_TOKENS;
   switch (provider) {
     case "anthropic": {
@@ -159,7 +159,7 @@ function cutUnits(s: string, n: number): string {
 }
 
 /** One line, at most PREVIEW_CHARS units, control characters and runs of space folded. */
-export function previewOf(text: string, max = PREVIEW_CHARS): string {
+function previewOf(text: string, max = PREVIEW_CHARS): string {
   // only the head is looked at: previews are built for multi-megabyte histories too
   const headLen = max * 4;
   const head = cutUnits(text, headLen);
@@ -229,6 +229,8 @@ class SectionReader {
   /** images with a known size, and without */
   known = 0;
   unknown = 0;
+  /** opaque bodies: counted by size (tokens/count.ts, opaqueTokens) */
+  opaque = 0;
   readonly roles = new Map<string, number>();
   /** content blocks of the current item so far */
   private blocks = 0;
@@ -281,6 +283,8 @@ class SectionReader {
       case "opaque": {
         const n = utf8(p.body);
         this.bytes += n;
+        this.tokens += opaqueTokens(n);
+        this.opaque++;
         return opaqueMarker(p.kind, n);
       }
       case "schema":
@@ -302,7 +306,7 @@ class SectionReader {
       items: this.items,
       bytes: this.bytes,
       text: this.out.join(""),
-      estimate: { tokens: this.tokens, method: method + imageMethod(this.known, this.unknown) },
+      estimate: { tokens: this.tokens, method: method + imageMethod(this.known, this.unknown) + (this.opaque > 0 ? " + opaque bodies by size" : "") },
     };
     if (preview !== undefined) b.preview = preview;
     if (this.kind === "history" && this.items > 0) {

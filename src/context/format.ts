@@ -95,7 +95,7 @@ export function formatCacheUsage(u: Usage): string {
   return `${parts.join(", ")} tokens (${formatCacheShare(share)})`;
 }
 
-export function formatUsage(u: Usage): string {
+function formatUsage(u: Usage): string {
   const parts = [`${num(u.inputTokens)} input`, `${num(u.outputTokens)} output`];
   if (u.cacheReadTokens !== undefined) parts.push(`${num(u.cacheReadTokens)} cache read`);
   if (u.cacheWriteTokens !== undefined) parts.push(`${num(u.cacheWriteTokens)} cache write`);
@@ -131,7 +131,7 @@ function table(header: string[], rows: string[][], rightAligned: boolean[]): str
   return [line(header), ...rows.map(line)].join("\n");
 }
 
-export function formatSectionsTable(sections: ReadonlyArray<SectionSummary>): string {
+function formatSectionsTable(sections: ReadonlyArray<SectionSummary>): string {
   const rows = sections.map((s) => [
     String(forPeople(s.index)),
     neutralizeControls(s.source),

@@ -15,7 +15,7 @@ const approvalsSchema = z.object({
 });
 type Approvals = z.infer<typeof approvalsSchema>;
 
-export function approvalsFile(): string {
+function approvalsFile(): string {
   return path.join(stateDir(), "mcp-approvals.json");
 }
 
@@ -35,10 +35,6 @@ export function readApprovals(file = approvalsFile()): { approvals: Approvals["a
   } catch {
     return { approvals: [], problem: `the MCP approvals file ${file} is ${jsonSyntaxProblem(text)}; project servers need approving again` };
   }
-}
-
-export function isApproved(workspace: string, sha256: string, file = approvalsFile()): boolean {
-  return readApprovals(file).approvals.some((a) => a.workspace === workspace && a.sha256 === sha256);
 }
 
 /** Records a yes for this workspace and this content (an older one for the workspace goes). */

@@ -30,7 +30,7 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export interface ConnectHooks {
+interface ConnectHooks {
   /** the server said its tools changed, and here they are */
   onTools(tools: McpTool[], note: string | undefined): void;
   /** the connection ended without close() (a crash, a dropped link): why */
@@ -109,11 +109,11 @@ export const MAX_TOOL_DESCRIPTION = 10_000;
 /** all of one server's tools, as JSON (name, description, schema) */
 export const MAX_TOOLS_BYTES = 1024 * 1024;
 /** the most one HTTP response from a server may bring (stdio has its own bound per message) */
-export const MAX_HTTP_RESPONSE_BYTES = 16 * 1024 * 1024;
+const MAX_HTTP_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** fetch, with every response body cut off (as an error) past `max` bytes: a server must not
  * be able to fill memory with one answer */
-export function boundedFetch(max = MAX_HTTP_RESPONSE_BYTES): typeof fetch {
+function boundedFetch(max = MAX_HTTP_RESPONSE_BYTES): typeof fetch {
   return async (input, init) => {
     const res = await fetch(input, init);
     if (!res.body) return res;
@@ -141,7 +141,7 @@ function toolsOf(list: ReadonlyArray<{ name: string; description?: string | unde
 
 /** The tools kept of a list, in its order, within MAX_TOOLS and MAX_TOOLS_BYTES, and a
  * sentence naming what was left out. */
-export function boundTools(all: readonly McpTool[]): { tools: McpTool[]; note: string | undefined } {
+function boundTools(all: readonly McpTool[]): { tools: McpTool[]; note: string | undefined } {
   const tools: McpTool[] = [];
   let bytes = 0;
   let over = 0;
@@ -182,10 +182,8 @@ export async function connect(spec: ServerSpec, owner: object, hooks: ConnectHoo
     case "http":
       transport = new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: t.headers }, fetch: boundedFetch() });
       break;
-    default: {
-      const never: never = t;
-      throw new Error(`unexpected transport ${JSON.stringify(never)}`);
-    }
+    default:
+      assertNever(t, "transport");
   }
   const client = new Client({ name: "albedo-tui", version: "0.1.0" }, { capabilities: {} });
   const timeout = spec.startupTimeoutMs;

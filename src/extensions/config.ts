@@ -20,7 +20,7 @@ export const PROJECT_FILE = ".mcp.json";
 const DEFAULT_STARTUP_MS = 30_000;
 const DEFAULT_TOOL_MS = 120_000;
 
-export type Transport =
+type Transport =
   | { kind: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd: string }
   | { kind: "http"; url: string; headers: Record<string, string> };
 
@@ -50,7 +50,7 @@ export interface ServerSpec {
 }
 
 /** Every field of an entry that decides what starts, as the file writes it. */
-export interface LaunchText {
+interface LaunchText {
   command?: string;
   args: string[];
   /** as written; undefined: the workspace */
@@ -127,7 +127,7 @@ function flagValues(args: readonly string[]): string[] {
 /** One entry of mcpServers as a spec; never throws: a bad entry carries its problem. Its
  * secrets (config/secrets.ts: the candidates of normalizeEntry that pass the rule) are the
  * spec's own and are added to `secrets`. */
-export function normalizeServer(name: string, raw: unknown, where: EntryPlace, env: NodeJS.ProcessEnv, secrets: string[]): ServerSpec {
+function normalizeServer(name: string, raw: unknown, where: EntryPlace, env: NodeJS.ProcessEnv, secrets: string[]): ServerSpec {
   const candidates: string[] = [];
   const expanded: string[] = [];
   const spec = normalizeEntry(name, raw, where, env, candidates, expanded);

@@ -8,14 +8,14 @@ import { visibleEscape } from "../text/sanitize.js";
 import type { ServerSpec } from "./config.js";
 
 /** the most characters of one value shown; a longer one is cut there, and says so */
-export const MAX_SHOWN_VALUE = 4000;
+const MAX_SHOWN_VALUE = 4000;
 
 /**
  * Environment variables that make a program load or run code other than its own (or fetch
  * it from elsewhere): a project file that sets one can run anything once approved, whatever
  * its command looks like. By exact name, or by prefix (a name ending in "*").
  */
-export const CODE_LOADING_ENV: readonly { names: readonly string[]; why: string }[] = [
+const CODE_LOADING_ENV: readonly { names: readonly string[]; why: string }[] = [
   { names: ["NODE_OPTIONS"], why: "node loads the modules it names (--require, --import) before the server's own code" },
   { names: ["NODE_PATH"], why: "node looks for modules there" },
   { names: ["ELECTRON_RUN_AS_NODE"], why: "an Electron program runs as node, taking node's options" },
@@ -45,7 +45,7 @@ export const CODE_LOADING_ENV: readonly { names: readonly string[]; why: string 
 ];
 
 /** why a variable makes programs load code, when it is one of CODE_LOADING_ENV */
-export function codeLoadingReason(name: string): string | undefined {
+function codeLoadingReason(name: string): string | undefined {
   for (const g of CODE_LOADING_ENV) {
     for (const n of g.names) {
       const hit = n.endsWith("*") ? name.startsWith(n.slice(0, -1)) : name === n;
@@ -58,7 +58,7 @@ export function codeLoadingReason(name: string): string | undefined {
 
 /** One value as a JSON string, every character one cannot see escaped, cut with a mark past
  * MAX_SHOWN_VALUE characters shown. */
-export function shownValue(raw: string, file: string): string {
+function shownValue(raw: string, file: string): string {
   const out: string[] = [];
   let used = 0;
   let i = 0;

@@ -10,7 +10,6 @@ import type { ContextItem } from "../provider/types.js";
 import type { ToolDef, ToolOutput } from "../tools/types.js";
 import { messageOf } from "../record/errors.js";
 import { keyHoldsSecret } from "../config/secrets.js";
-import { assertNever } from "../record/types.js";
 import { visibleEscape } from "../text/sanitize.js";
 import { loadExtensionConfig, PROJECT_FILE, type ExtensionConfig, type ServerSpec } from "./config.js";
 import { approve, readApprovals } from "./approvals.js";
@@ -19,8 +18,8 @@ import { assignNames, sanitizeName } from "./names.js";
 import { mapResult } from "./results.js";
 import type { Connection, McpTool } from "./client.js";
 
-export type ServerState = "disabled" | "invalid" | "not approved" | "idle" | "starting" | "ready" | "failed" | "stopped";
-export type Approval = "not needed" | "approved" | "not approved";
+type ServerState = "disabled" | "invalid" | "not approved" | "idle" | "starting" | "ready" | "failed" | "stopped";
+type Approval = "not needed" | "approved" | "not approved";
 
 export interface ServerStatus {
   name: string;
@@ -67,7 +66,7 @@ export interface ManagerOptions {
 }
 
 /** The instructions a server may add to every request (longer ones are cut, and say so). */
-export const MAX_INSTRUCTIONS = 20_000;
+const MAX_INSTRUCTIONS = 20_000;
 
 /** the most of what a server says (an error, its stderr) kept as its last error */
 const MAX_ERROR = 600;
@@ -103,7 +102,7 @@ export class ExtensionManager {
 
   /** Reads the configuration (no server starts). A bad config file throws, as at start. */
   configure(): void {
-    this.config = loadExtensionConfig({ workspace: this.opts.workspace, env: this.opts.env, ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}) });
+    this.config = loadExtensionConfig({ workspace: this.opts.workspace, ...(this.opts.env ? { env: this.opts.env } : {}), ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}) });
     this.projectOk = this.projectApproved();
     this.servers = this.config.servers.map((spec) => ({ spec, state: this.initialState(spec), tools: [] }));
     this.rebuildTools();
@@ -418,7 +417,7 @@ export class ExtensionManager {
   async reload(): Promise<string> {
     const before = this.signature();
     const old = new Map(this.servers.map((s) => [`${s.spec.origin}:${s.spec.name}`, s]));
-    this.config = loadExtensionConfig({ workspace: this.opts.workspace, env: this.opts.env, ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}) });
+    this.config = loadExtensionConfig({ workspace: this.opts.workspace, ...(this.opts.env ? { env: this.opts.env } : {}), ...(this.opts.configFile ? { configFile: this.opts.configFile } : {}) });
     this.projectOk = this.projectApproved();
     const next: Server[] = [];
     const said: string[] = [];
@@ -464,28 +463,4 @@ export class ExtensionManager {
   async close(): Promise<void> {
     await Promise.all(this.servers.map((s) => this.stopServer(s)));
   }
-}
-
-/** State words for a status line: "2 MCP servers ready, 1 failed". */
-export function summarizeStates(list: readonly ServerStatus[]): string {
-  const counts = new Map<ServerState, number>();
-  for (const s of list) counts.set(s.state, (counts.get(s.state) ?? 0) + 1);
-  const parts: string[] = [];
-  for (const [state, n] of counts) {
-    switch (state) {
-      case "ready":
-      case "starting":
-      case "failed":
-      case "not approved":
-      case "disabled":
-      case "invalid":
-      case "idle":
-      case "stopped":
-        parts.push(`${n} ${state}`);
-        break;
-      default:
-        assertNever(state, "server state");
-    }
-  }
-  return parts.join(", ");
 }

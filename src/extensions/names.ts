@@ -3,17 +3,17 @@
 // with the same name are a collision: the later one is refused by name, never renamed
 // silently, so a call always reaches the tool it names.
 
-export const MAX_TOOL_NAME = 64;
+const MAX_TOOL_NAME = 64;
 
 export function sanitizeName(s: string): string {
   return s.replace(/[^A-Za-z0-9_-]/g, "_");
 }
 
-export function wireName(server: string, tool: string): string {
+function wireName(server: string, tool: string): string {
   return `mcp__${sanitizeName(server)}__${sanitizeName(tool)}`.slice(0, MAX_TOOL_NAME);
 }
 
-export interface NamedTool<T> {
+interface NamedTool<T> {
   wire: string;
   server: string;
   tool: string;

@@ -11,7 +11,7 @@ export interface Clock {
   clearTimeout(t: unknown): void;
 }
 
-export const realClock: Clock = {
+const realClock: Clock = {
   now: () => performance.now(),
   setTimeout: (f, ms) => setTimeout(f, ms),
   clearTimeout: (t) => clearTimeout(t as ReturnType<typeof setTimeout>),
@@ -115,7 +115,7 @@ export class Coalescer {
 }
 
 /** What the gate does with one message from a server. */
-export type Verdict = "pass" | "drop" | "tools changed";
+type Verdict = "pass" | "drop" | "tools changed";
 
 /**
  * The gate one server's messages pass: answers go on; notifications take a token of their

@@ -13,7 +13,7 @@ import type { ToolOutput } from "../tools/types.js";
 import { formatInt } from "../record/numbers.js";
 
 /** A tool's output that may bring images: the turn stores them after the results. */
-export interface ExtensionToolOutput extends ToolOutput {
+interface ExtensionToolOutput extends ToolOutput {
   images?: ImageBlock[];
 }
 

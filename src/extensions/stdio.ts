@@ -18,7 +18,7 @@ export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 /** A server sent one message over MAX_MESSAGE_BYTES: it is refused, and the server with it
  * (the stream cannot be framed past a line that is not read). */
-export class MessageTooLargeError extends Error {
+class MessageTooLargeError extends Error {
   override readonly name = "MessageTooLargeError";
   constructor(readonly max: number) {
     super(`it sent a message over ${max / 1048576} MB and was disconnected`);

@@ -15,7 +15,7 @@ import vm from "node:vm";
 import { isPrivateDir } from "../config/paths.js";
 
 /** what makes a saved cache belong to this program: V8 also checks its own version and flags */
-export interface CacheIdentity {
+interface CacheIdentity {
   /** the bundle's absolute path: two installs (a global one, a checkout) keep a cache each */
   file: string;
   /** the bundle's content hash, from the build's mark on its last line */
@@ -58,14 +58,14 @@ export function unsealCache(file: Buffer): Buffer | undefined {
   return digest.equals(file.subarray(0, DIGEST)) ? data : undefined;
 }
 
-export interface RunResult {
+interface RunResult {
   /** "used": V8 took the saved code; otherwise why not */
   cache: "used" | "none" | "damaged" | "rejected" | "off";
   /** writes the cache now (the timer does it otherwise); true when a file was written */
   save(): boolean;
 }
 
-export interface RunOptions {
+interface RunOptions {
   /** the bundle: a CommonJS file, its last line `//# albedo-build <id>` (scripts/bundle.mjs) */
   file: string;
   /** where caches live; undefined: no cache at all */
@@ -77,7 +77,7 @@ export interface RunOptions {
 /** The build's mark, the bundle's last line: its content hash, written by the build. */
 const BUILD_MARK = /\n\/\/# albedo-build ([0-9a-f]{16,64})\n?$/;
 
-export function buildIdOf(source: string): string | undefined {
+function buildIdOf(source: string): string | undefined {
   return BUILD_MARK.exec(source.slice(-100))?.[1];
 }
 

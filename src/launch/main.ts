@@ -9,7 +9,8 @@ import { runWithCodeCache } from "./code-cache.js";
 
 // undici parses HTTP with WebAssembly; V8's optimising tier compiles it with a ~30 MB
 // native transient at the first request. The baseline tier is fast enough for a parser
-// reading a few MB a minute, and keeps peak memory down (see the README's performance section).
+// reading a few MB a minute, and keeps peak memory down (docs/performance.md, "What the gaps
+// are made of").
 v8.setFlagsFromString("--liftoff-only");
 // V8 doubles the young generation (up to 2 × 16 MB) whenever enough survives its collections,
 // and a streamed answer is built a word at a time in three places: its peak RSS went from

@@ -33,7 +33,7 @@ export interface Shape<F extends string = string> {
   refusals?: Refusals<F>;
 }
 
-export interface Refusals<F extends string> {
+interface Refusals<F extends string> {
   /** what the server refused so far, per model: the encodings leave it out */
   memory: RefusalMemory<F>;
   /** the optional fields a refusal names, of those the body carried */

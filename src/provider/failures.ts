@@ -10,7 +10,7 @@ import type { ProviderErrorKind, ProviderIdentity } from "./types.js";
 import { hostOf, origin } from "./url.js";
 
 /** Which bound an answer passed: what it may bring, or the event stream around it. */
-export type BoundRule = "answer" | "wire";
+type BoundRule = "answer" | "wire";
 
 const RULES: Record<BoundRule, string> = {
   answer: `an answer may bring ${ANSWER_BYTES_PER_TOKEN} bytes per max-output token, at least ${megabytes(ANSWER_FLOOR_BYTES)}`,
@@ -34,7 +34,7 @@ export class StreamFault extends Error {
 }
 
 /** What the stream was waiting for when the idle wait ran out. */
-export type Waiting = "start" | "more" | "tool_input";
+type Waiting = "start" | "more" | "tool_input";
 
 /** How a provider answered a request it did not stream, by its status. */
 export type StatusMeaning = "rate_limited" | "overloaded" | "server_error" | "not_taken" | "rejected";

@@ -68,7 +68,7 @@ export interface TransportOptions {
   contextWindow?: number;
 }
 
-export const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
 const DEFAULT_MAX_RETRIES = 3;
 const DEFAULT_BASE_DELAY_MS = 500;
 const DEFAULT_MAX_DELAY_MS = 8_000;
@@ -111,7 +111,7 @@ const CONTEXT_OVERFLOW = [
   /model_context_window_exceeded/i,
 ];
 
-export interface PostArgs {
+interface PostArgs {
   who: ProviderIdentity;
   model: string;
   url: string;
@@ -384,7 +384,7 @@ function cancelledError(args: PostArgs): ProviderError {
 }
 
 /** 0.5 s × 2^n, capped, minus up to a quarter so that many clients do not retry in step. */
-export function backoff(attempt: number, baseMs: number, capMs: number): number {
+function backoff(attempt: number, baseMs: number, capMs: number): number {
   const raw = Math.min(baseMs * 2 ** attempt, capMs);
   return raw * (1 - Math.random() * 0.25);
 }
@@ -416,7 +416,7 @@ export function scrub(text: string, secret: string | undefined): string {
   return redactorFor(() => [secret])(text.split(secret).join(REDACTED));
 }
 
-export function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 }

@@ -10,7 +10,7 @@
  * minutes at ordinary speeds, but not forever. */
 export const TOOL_INPUT_IDLE_PERIODS = 10;
 
-export interface IdleTimerOptions {
+interface IdleTimerOptions {
   /** the longest wait for content */
   idleMs: number;
   /** true while a tool call's input is open (asked when the wait runs out) */

@@ -7,8 +7,9 @@
 import { z } from "zod";
 import type { ProviderName } from "./types.js";
 import { ANTHROPIC_VERSION } from "./anthropic/adapter.js";
+import { assertNever } from "../record/types.js";
 
-export interface ServedModel {
+interface ServedModel {
   id: string;
   /** the server's own name for it, when it gives one (Anthropic's display_name) */
   displayName?: string;
@@ -17,11 +18,11 @@ export interface ServedModel {
 export class ModelsError extends Error {}
 
 /** The whole call, connect to last byte: a list is a convenience, not worth a long wait. */
-export const MODELS_TIMEOUT_MS = 5000;
+const MODELS_TIMEOUT_MS = 5000;
 /** OpenAI's own list is about 100 kB; a local server's far less. */
-export const MODELS_MAX_BYTES = 2 * 1024 * 1024;
+const MODELS_MAX_BYTES = 2 * 1024 * 1024;
 /** More than anyone picks from; the rest are said to be left out. */
-export const MODELS_MAX_COUNT = 500;
+const MODELS_MAX_COUNT = 500;
 
 const OpenAIList = z.object({ data: z.array(z.object({ id: z.string().min(1) })) });
 const AnthropicList = z.object({
@@ -29,7 +30,7 @@ const AnthropicList = z.object({
   has_more: z.boolean().optional(),
 });
 
-export interface FetchModelsOptions {
+interface FetchModelsOptions {
   provider: ProviderName;
   baseUrl: string;
   apiKey?: string;
@@ -39,17 +40,15 @@ export interface FetchModelsOptions {
 }
 
 /** Where the list is: OpenAI's base URL already ends in /v1, Anthropic's does not. */
-export function modelsUrl(provider: ProviderName, baseUrl: string): string {
+function modelsUrl(provider: ProviderName, baseUrl: string): string {
   const base = baseUrl.replace(/\/+$/, "");
   switch (provider) {
     case "anthropic":
       return `${base}/v1/models?limit=1000`;
     case "openai":
       return `${base}/models`;
-    default: {
-      const never: never = provider;
-      throw new Error(`unknown provider ${String(never)}`);
-    }
+    default:
+      return assertNever(provider, "provider");
   }
 }
 

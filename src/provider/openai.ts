@@ -11,7 +11,7 @@ import { ResponsesSession } from "./responses/refused.js";
 import type { OpenAIApi, Provider } from "./types.js";
 import { baseUrl, hostOf } from "./url.js";
 
-export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 /** The optional fields one OpenAI-shaped server refused, per model, in either API. */
 export interface ServerMemory {
@@ -23,7 +23,7 @@ export function serverMemory(baseUrl: string | undefined): ServerMemory {
   return { chat: new ChatSession(isOpenAIHosted(baseUrl)), responses: new ResponsesSession() };
 }
 
-export interface OpenAIConfig {
+interface OpenAIConfig {
   baseUrl?: string;
   /** optional: local servers need none */
   apiKey?: string;

@@ -35,7 +35,7 @@ export interface FrameHandler {
 }
 
 /** An event of a stream whose events name their type (Anthropic, Responses). */
-export type TypedEvent = Record<string, unknown> & { type: string };
+type TypedEvent = Record<string, unknown> & { type: string };
 
 export abstract class AnswerParser implements FrameHandler {
   protected readonly emit: (e: StreamEvent) => void;

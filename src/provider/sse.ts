@@ -10,7 +10,7 @@ export interface SseFrame {
   data: string;
 }
 
-export interface ReadSseOptions {
+interface ReadSseOptions {
   /** called for every chunk of bytes, before parsing, with its size in bytes */
   onChunk?: (bytes: number) => void;
   /** called when a chunk completes at least one line: progress, as opposed to bytes. A

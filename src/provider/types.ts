@@ -27,7 +27,7 @@ export interface ToolCallPart {
   name: string;
   input: unknown;
 }
-export interface ToolResultPart {
+interface ToolResultPart {
   type: "tool_result";
   callId: string;
   name: string;

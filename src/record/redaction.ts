@@ -2,7 +2,7 @@
 // layer that forms text from outside (the provider adapters' error messages included), so
 // that everything passes the same rule; config/secrets.ts says what is a secret.
 // Best effort by nature: it finds exact copies of a secret and pieces of it cut at its start
-// or its end, not a secret split, encoded or partly quoted (the README says so).
+// or its end, not a secret split, encoded or partly quoted (docs/providers.md, "Keys").
 
 /** Secrets shorter than this are placeholders for local servers ("ollama", "none"): cutting
  * them out of text would only garble ordinary words. */

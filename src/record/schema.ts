@@ -5,7 +5,7 @@ import { messageOf } from "./errors.js";
 
 const opaque = z.object({ kind: z.string(), body: z.string() });
 
-export const blockSchema = z.discriminatedUnion("type", [
+const blockSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
   z.object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() }),
   z.object({
@@ -15,14 +15,14 @@ export const blockSchema = z.discriminatedUnion("type", [
     output: z.string(),
     isError: z.boolean(),
   }),
-  z.object({ type: z.literal("reasoning"), text: z.string(), opaque: opaque.optional() }),
+  z.object({ type: z.literal("reasoning"), text: z.string(), opaque: opaque.exactOptional() }),
   z.object({
     type: z.literal("image"),
     mediaType: z.string(),
     data: z.string(),
     bytes: z.number().int().nonnegative(),
-    width: z.number().int().positive().optional(),
-    height: z.number().int().positive().optional(),
+    width: z.number().int().positive().exactOptional(),
+    height: z.number().int().positive().exactOptional(),
   }),
 ]);
 

@@ -47,7 +47,6 @@ export interface ImageBlock {
 }
 
 export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock | ImageBlock;
-export type BlockType = Block["type"];
 
 export type Role = "user" | "assistant";
 export type MessageStatus = "complete" | "interrupted";

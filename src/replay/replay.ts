@@ -63,12 +63,12 @@ export function noResultProse(name: string): string {
 export const LEADING_USER_MARKER = "(conversation so far)";
 
 /** Why an image is not seen, as its marker says it: the reason, and the figures behind it. */
-export interface Unseen {
+interface Unseen {
   why: string;
   detail?: string;
 }
 
-export const CANNOT_VIEW: Unseen = { why: "the model cannot view images" };
+const CANNOT_VIEW: Unseen = { why: "the model cannot view images" };
 
 export function imageNotSeenMarker(mediaType: string, bytes: number, width?: number, height?: number, unseen: Unseen = CANNOT_VIEW): string {
   const dims = width && height ? `, ${width}×${height}` : "";
@@ -77,7 +77,7 @@ export function imageNotSeenMarker(mediaType: string, bytes: number, width?: num
 }
 
 /** The size of an image's standard base64 (what Anthropic counts): 4 characters per 3 bytes. */
-export function base64Bytes(bytes: number): number {
+function base64Bytes(bytes: number): number {
   return Math.ceil(bytes / 3) * 4;
 }
 
@@ -203,7 +203,7 @@ function imagePart(block: ImageBlock): ImagePart {
 }
 
 /** Image blinding: a target that cannot take the image is told what was there, and why. */
-export function blindImage(block: ImageBlock, unseen: Unseen = CANNOT_VIEW): TextPart {
+function blindImage(block: ImageBlock, unseen: Unseen = CANNOT_VIEW): TextPart {
   return { type: "text", text: imageNotSeenMarker(block.mediaType, block.bytes, block.width, block.height, unseen) };
 }
 
@@ -251,12 +251,12 @@ function nativeAssistantPart(b: Block, opts: ReplayOptions): AssistantPart {
 
 /** Empty-part filtering: providers reject empty or whitespace-only text parts (Anthropic:
  * "text content blocks must contain non-whitespace text"). */
-export function dropBlankText<P extends WirePart>(parts: P[]): P[] {
+function dropBlankText<P extends WirePart>(parts: P[]): P[] {
   return parts.filter((p) => p.type !== "text" || p.text.trim().length > 0);
 }
 
 /** Providers reject a message with no content: an empty one says what happened instead. */
-export function markEmpty<P extends WirePart>(parts: P[]): Array<P | TextPart> {
+function markEmpty<P extends WirePart>(parts: P[]): Array<P | TextPart> {
   return parts.length > 0 ? parts : [{ type: "text", text: EMPTY_MESSAGE_MARKER }];
 }
 
@@ -290,7 +290,7 @@ export function replayMessages(stored: ReadonlyArray<Replayable>, opts: ReplayOp
 
 /** The native wire form of one of the live round's complete messages: call ids kept, signed
  * reasoning kept, each part in a role that can carry it. */
-export function nativeMessage(msg: Replayable, opts: ReplayOptions): WireMessage {
+function nativeMessage(msg: Replayable, opts: ReplayOptions): WireMessage {
   switch (msg.role) {
     case "user":
       return { role: "user", content: markEmpty(dropBlankText(msg.blocks.map((b) => nativeUserPart(b, opts)))) };
@@ -312,6 +312,44 @@ export function liveMessage(msg: Replayable & { status: StoredMessage["status"] 
     default:
       return assertNever(msg.status, "message status");
   }
+}
+
+/**
+ * The opaque-body bound: each round of the live round may bring a signature or an encrypted
+ * reasoning item that must go back verbatim, and every request of the turn carries them all
+ * again, so a provider that sends megabytes of them a round makes each request larger than
+ * the last (and the process hold every one). From the newest, bodies are kept while their
+ * UTF-8 bytes fit `maxBytes`; from the first that does not, that one and every older one
+ * cross without their body: the reasoning's text goes as prose, the path a body the redactor
+ * drops takes. Kept from the newest because the newest round's body is the one a provider
+ * needs most (Anthropic wants the tool loop's last thinking signed). Unchanged messages are
+ * returned as they are.
+ */
+export function boundOpaque(live: readonly WireMessage[], maxBytes: number): WireMessage[] {
+  let used = 0;
+  let over = false;
+  const out = live.slice();
+  for (let i = live.length - 1; i >= 0; i--) {
+    const m = live[i]!;
+    if (m.role !== "assistant") continue;
+    let parts: AssistantPart[] | undefined;
+    for (let j = m.content.length - 1; j >= 0; j--) {
+      const p = m.content[j]!;
+      if (p.type !== "reasoning" || p.opaque === undefined) continue;
+      if (!over) {
+        const n = Buffer.byteLength(p.opaque.body, "utf8");
+        if (used + n <= maxBytes) {
+          used += n;
+          continue;
+        }
+        over = true;
+      }
+      parts ??= m.content.slice();
+      parts[j] = { type: "reasoning", text: p.text };
+    }
+    if (parts) out[i] = { role: "assistant", content: parts };
+  }
+  return out;
 }
 
 /** The leading-user marker: a request must open with a user message (a session whose first

@@ -13,7 +13,8 @@ import type {
   ToolSchema,
   WireMessage,
 } from "../provider/types.js";
-import { BLIND, leadWithUser, liveMessage, replayMessages, targetForRequest, type ImageTarget } from "./replay.js";
+import { OPAQUE_BYTES_PER_TOKEN } from "../tokens/count.js";
+import { BLIND, boundOpaque, leadWithUser, liveMessage, replayMessages, targetForRequest, type ImageTarget } from "./replay.js";
 
 /** Everything of a request that is not its messages. */
 export interface RequestSettings {
@@ -31,6 +32,22 @@ export interface RequestSettings {
   api?: OpenAIApi;
   /** prompt caching hints (absent: none) */
   cache?: RequestCache;
+  /** the model's context window in tokens, when known: it bounds the live round's opaque bodies */
+  contextWindow?: number;
+}
+
+/** The most bytes of opaque bodies one request carries, whatever the window: a provider
+ * refuses bodies past a few tens of MB (Anthropic: 32 MB), and each request is held whole in
+ * memory while it is sent. Real signatures and encrypted reasoning items are a few kB a round. */
+export const OPAQUE_MAX_BYTES = 2 * 1024 * 1024;
+/** ...and at most this share of the context window, counted as the estimate counts them
+ * (tokens/count.ts, opaqueTokens): the live round's other content needs the rest. */
+export const OPAQUE_WINDOW_SHARE = 0.25;
+
+/** The bytes of opaque bodies a request may carry for a model with this window. */
+export function opaqueBudget(contextWindow?: number): number {
+  if (contextWindow === undefined || !Number.isFinite(contextWindow) || contextWindow <= 0) return OPAQUE_MAX_BYTES;
+  return Math.min(OPAQUE_MAX_BYTES, Math.floor(contextWindow * OPAQUE_WINDOW_SHARE) * OPAQUE_BYTES_PER_TOKEN);
 }
 
 type Replayable = { role: StoredMessage["role"]; blocks: Block[] };
@@ -46,7 +63,10 @@ export function turnRequest(
   settings: RequestSettings,
 ): Request {
   const opts = { vision: targetForRequest(settings.vision, [...prior, ...live]) };
-  const liveWire = live.map((m) => liveMessage(m, opts));
+  const liveWire = boundOpaque(
+    live.map((m) => liveMessage(m, opts)),
+    opaqueBudget(settings.contextWindow),
+  );
   const history = leadWithUser(replayMessages(prior, opts), liveWire);
   return {
     provider: settings.provider,

@@ -166,7 +166,7 @@ const NOT_VISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\u00a0\u1680\u20
 
 const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", "\\": "\\\\" };
 
-export interface EscapeOptions {
+interface EscapeOptions {
   /** \n, \t and \r\n stay as they are: text laid out in lines (a script, a diff) */
   layout?: boolean;
   /** a backslash stays single: the text is JSON already (its backslashes are its escapes),

@@ -4,10 +4,11 @@
 import { createRequire } from "node:module";
 import type { ProviderName } from "../provider/types.js";
 import { formatInt } from "../record/numbers.js";
+import { assertNever } from "../record/types.js";
 
 export type TokenMethod = "o200k tokenizer" | "cl100k tokenizer" | "chars/4";
 
-export interface Estimate {
+interface Estimate {
   tokens: number;
   method: TokenMethod;
 }
@@ -35,10 +36,8 @@ function counter(method: TokenMethod): Counter {
     case "chars/4":
       c = (t) => Math.ceil(t.length / 4);
       break;
-    default: {
-      const never: never = method;
-      throw new Error(`unknown token method ${String(never)}`);
-    }
+    default:
+      assertNever(method, "token method");
   }
   counters.set(method, c);
   return c;
@@ -91,8 +90,13 @@ export function countTokens(text: string, method: TokenMethod): number {
   }
 }
 
-export function estimateText(text: string, method: TokenMethod): Estimate {
-  return { tokens: countTokens(text, method), method };
+/** Opaque provider bodies (a thinking signature, encrypted reasoning) are no text a tokenizer
+ * reads: they are counted by size, a token per 4 bytes. That overstates what the providers
+ * charge for them (the safe side), and a body megabytes long counts as what it weighs. */
+export const OPAQUE_BYTES_PER_TOKEN = 4;
+
+export function opaqueTokens(bytes: number): number {
+  return Math.ceil(Math.max(0, bytes) / OPAQUE_BYTES_PER_TOKEN);
 }
 
 /** "≈ 41,200 tokens (o200k tokenizer)". Takes any method label, so a history estimate that

@@ -9,8 +9,8 @@ import type { ToolDef, ToolOutput } from "./types.js";
 import { HeadTailBuffer } from "./cap.js";
 import { beginRun, endRun, runAlive, stopToolProcesses } from "./processes.js";
 
-export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
-export const MAX_BASH_TIMEOUT_MS = 600_000;
+const DEFAULT_BASH_TIMEOUT_MS = 120_000;
+const MAX_BASH_TIMEOUT_MS = 600_000;
 /** Characters of output kept: half from the start, half from the end. */
 export const BASH_OUTPUT_MAX = 30_000;
 /** After the shell exits, how long to wait for background children to release the pipes. */
@@ -42,7 +42,7 @@ function childEnv(): NodeJS.ProcessEnv {
 }
 
 /** Why bash could not start, in words naming the cause (the workspace, PATH, descriptors…). */
-export function spawnFailure(err: unknown, workspace: string): string {
+function spawnFailure(err: unknown, workspace: string): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const folderProblem = (): string | undefined => {
     try {

@@ -16,7 +16,7 @@ export interface PlannedChange {
   diff: string | undefined;
 }
 
-export interface ChangeToolSpec<S extends z.ZodType<{ path: string }>, P extends PlannedChange> {
+interface ChangeToolSpec<S extends z.ZodType<{ path: string }>, P extends PlannedChange> {
   name: string;
   description: string;
   input: S;

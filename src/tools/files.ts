@@ -11,9 +11,9 @@ import { messageOf } from "../record/errors.js";
 /** Files above this are read only by line range and never edited or diffed whole. */
 export const MAX_TEXT_FILE = 10 * 1024 * 1024;
 /** How much of a file's start is checked for NUL bytes to call it binary. */
-export const BINARY_SNIFF_BYTES = 8 * 1024;
+const BINARY_SNIFF_BYTES = 8 * 1024;
 
-export type OpenResult = { ok: true; fh: FileHandle; size: number } | { ok: false; error: string };
+type OpenResult = { ok: true; fh: FileHandle; size: number } | { ok: false; error: string };
 
 /** Thrown by tools that notice ctx.signal; runTool reports it as "interrupted". */
 export class InterruptedError extends Error {
@@ -302,7 +302,7 @@ export function looksBinaryBuffer(buf: Buffer): boolean {
   return buf.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
-export type TextFile = { ok: true; text: string } | { ok: false; error: string; missing?: boolean };
+type TextFile = { ok: true; text: string } | { ok: false; error: string; missing?: boolean };
 
 /** The whole text of a file that edit or write may change; refuses binary and huge files. */
 export async function readTextFile(real: string, shown: string): Promise<TextFile> {

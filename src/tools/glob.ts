@@ -8,9 +8,9 @@ import { boundaryProblem, displayPath, isWithin, resolvePath, workspaceReal } fr
 import { describeFsError, throwIfAborted } from "./files.js";
 import { LIST_TIME_LIMIT_MS, SearchWorker } from "./search-worker.js";
 
-export const MAX_GLOB_RESULTS = 500;
+const MAX_GLOB_RESULTS = 500;
 /** Never worth walking: dependency trees and git internals. */
-export const ALWAYS_IGNORED = ["**/node_modules/**", "**/.git/**"];
+const ALWAYS_IGNORED = ["**/node_modules/**", "**/.git/**"];
 
 const input = z.object({
   pattern: z.string().min(1).describe('Glob pattern relative to path, e.g. "**/*.ts" or "src/**/test_*.py"'),

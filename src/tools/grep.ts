@@ -9,9 +9,9 @@ import { describeFsError, InterruptedError, looksBinaryBuffer, openRegular, thro
 import { listInside, listTimeoutMessage, outsideNote, patternProblem, type FoundFile } from "./glob.js";
 import { REGEX_TIME_LIMIT_MS, SearchWorker } from "./search-worker.js";
 
-export const MAX_GREP_MATCHES = 200;
+const MAX_GREP_MATCHES = 200;
 /** Bigger files are skipped: generated bundles and data, rarely what is being looked for. */
-export const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
+const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_SHOWN_LINE = 300;
 
 const input = z.object({

@@ -7,7 +7,7 @@ import type { ToolDef } from "./types.js";
 import { boundaryProblem, resolvePath } from "./paths.js";
 import { describeFsError, fdRealPath, openedElsewhere } from "./files.js";
 
-export const MAX_LS_ENTRIES = 1000;
+const MAX_LS_ENTRIES = 1000;
 
 const input = z.object({
   path: z.string().optional().describe("Directory to list, relative to the workspace or absolute (default: the workspace)"),

@@ -13,9 +13,9 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 
-export const RUN_MARKER_VAR = "ALBEDO_TOOL_RUN";
+const RUN_MARKER_VAR = "ALBEDO_TOOL_RUN";
 /** Between SIGTERM and SIGKILL: time for a process to clean up, not to keep running. */
-export const KILL_GRACE_MS = 2_000;
+const KILL_GRACE_MS = 2_000;
 const POLL_MS = 50;
 
 // One id per albedo-tui process, so two agents never match each other's runs.
@@ -206,7 +206,7 @@ export async function stopToolProcesses(opts: { owner?: object; runs?: ToolRun[]
  * SIGKILLs every tracked process now, synchronously: for process exit, where nothing can be
  * awaited. A second round catches what the first one's victims forked meanwhile.
  */
-export function killToolProcessesNow(): void {
+function killToolProcessesNow(): void {
   const runs = [...live];
   if (runs.length === 0) return;
   for (let round = 0; round < 3; round++) {

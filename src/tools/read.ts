@@ -7,11 +7,11 @@ import { boundaryProblem, resolvePath } from "./paths.js";
 import { humanSize, looksBinary, MAX_TEXT_FILE, openRegular, throwIfAborted } from "./files.js";
 import { formatInt } from "../record/numbers.js";
 
-export const DEFAULT_READ_LIMIT = 2000;
+const DEFAULT_READ_LIMIT = 2000;
 /** Longer lines are cut (minified bundles, data dumps): they cost context and say little. */
-export const MAX_LINE_CHARS = 2000;
+const MAX_LINE_CHARS = 2000;
 /** Stop adding lines past this many characters; the note says where to continue. */
-export const READ_BUDGET_CHARS = 40_000;
+const READ_BUDGET_CHARS = 40_000;
 
 const input = z.object({
   path: z.string().min(1).describe("File to read, relative to the workspace or absolute"),

@@ -14,7 +14,7 @@ export const REGEX_TIME_LIMIT_MS = 5_000;
 /** Listing files may take this long: a big tree is slow to walk, so this is generous. */
 export const LIST_TIME_LIMIT_MS = 30_000;
 
-export interface LineHit {
+interface LineHit {
   /** 1-based line number */
   line: number;
   /** the line without a trailing \r, cut to the length asked for */
@@ -23,9 +23,9 @@ export interface LineHit {
 }
 
 /** "timeout": stopped at the time limit; what was found before it is kept. */
-export type Bounded<T> = { kind: "done"; value: T } | { kind: "timeout"; value: T };
+type Bounded<T> = { kind: "done"; value: T } | { kind: "timeout"; value: T };
 
-export interface ListOptions {
+interface ListOptions {
   cwd: string;
   ignore: string[];
   expandDirectories: boolean;

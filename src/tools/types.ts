@@ -4,7 +4,7 @@ import type { z } from "zod";
 export type PermissionPolicy = "ask" | "auto" | "read-only";
 
 /** read: looks only; write: changes files; exec: runs commands. */
-export type ToolKind = "read" | "write" | "exec";
+type ToolKind = "read" | "write" | "exec";
 
 export interface PermissionRequest {
   tool: string;

@@ -50,13 +50,13 @@ import type { NoticeLevel } from "./transcript-item.js";
 export type { Keymap } from "./bindings.js";
 export type { Terminal } from "./screen.js";
 
-export interface StartOptions {
+interface StartOptions {
   noColor: boolean;
   /** the process's own terminal when not given */
   terminal?: Terminal;
 }
 
-export interface AttachOptions {
+interface AttachOptions {
   keymap: Keymap;
   keymapWarnings: string[];
   /** the config's "theme"; "auto" (the default) follows the terminal's background */
@@ -65,7 +65,7 @@ export interface AttachOptions {
   afterSessionFrame?: () => void;
 }
 
-export interface TuiOptions extends StartOptions, AttachOptions {}
+interface TuiOptions extends StartOptions, AttachOptions {}
 
 /** The screen between startTui() and the end of the session. */
 export interface Tui {
@@ -267,7 +267,7 @@ class TuiApp {
     this.s = a;
     this.offs.push(controller.subscribe((e) => this.onEvent(a, e), { answersPermissions: true }));
 
-    transcript.load(controller.history());
+    transcript.load(controller.history(), controller.summaries());
     const info = controller.info();
     if (controller.history().length === 0) {
       transcript.notice(
@@ -277,6 +277,9 @@ class TuiApp {
     }
     for (const w of opts.keymapWarnings) transcript.notice("warning", w);
     if (info.keyProblem) transcript.notice("error", info.keyProblem);
+    // open in another process: shown, never written to from here
+    const readOnly = controller.readOnly();
+    if (readOnly) transcript.notice("warning", readOnly);
     // with --api: printed before the screen, the address would be lost under it
     if (info.api) transcript.notice("info", `Local API on ${info.api.url} (token in ${info.api.tokenFile}); /api shows its routes.`);
     const fork = controller.session().forkedFrom;
@@ -440,7 +443,7 @@ class TuiApp {
         this.refreshStatus(true);
         break;
       case "session":
-        t.load(a.controller.history());
+        t.load(a.controller.history(), a.controller.summaries());
         // ↑ recalls this session's prompts (all of them, once the whole record is read), and
         // the provider's usage shown belongs to the session left behind
         a.history.replace(promptsOf(a.controller));

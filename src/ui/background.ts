@@ -64,7 +64,7 @@ function channel(c: number): number {
 }
 
 /** WCAG 2 relative luminance, 0 (black) to 1 (white) */
-export function luminance([r, g, b]: Rgb): number {
+function luminance([r, g, b]: Rgb): number {
   return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
 }
 
@@ -109,13 +109,13 @@ export const BACKGROUND_QUERY = "\x1b]11;?\x07";
 const ANSWER_MS = 3000;
 
 /** what is needed of the screen's terminal (screen.ts's Terminal has it) */
-export interface BackgroundTerminal {
+interface BackgroundTerminal {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
   output: { isTTY?: boolean };
   name: string | undefined;
 }
 
-export interface BackgroundWatch {
+interface BackgroundWatch {
   /** what COLORFGBG said at start, if anything */
   initial: Background | undefined;
   /** stops listening (the screen is closing) */

@@ -217,7 +217,7 @@ export const DEFAULT_BINDINGS: Record<Action, string[]> = {
 /** where keys are read: the focus's three places and the two boxes */
 export type Place = "prompt" | "transcript" | "context" | "permission" | "sessions" | "rewind";
 
-export interface PlaceSpec {
+interface PlaceSpec {
   /** for warnings: "in the context pane" */
   label: string;
   /** the actions read in this place, in the order the key router tries them */
@@ -230,8 +230,8 @@ export interface PlaceSpec {
 }
 
 /** read before any place's own keys (not in a box, where only quitting and suspending are) */
-export const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "app.redraw"];
-export const BOX_GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend"];
+const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "app.redraw"];
+const BOX_GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend"];
 
 
 // The actions read in each place, in the order the key router tries them.

@@ -1,9 +1,9 @@
 // Slash commands: what exists, parsing a prompt that starts with "/", and completion hints.
 
-export const COMMAND_NAMES = ["help", "new", "sessions", "rewind", "fork", "model", "image", "reload", "compact", "context", "export", "api", "mcp", "clear-screen", "quit"] as const;
+const COMMAND_NAMES = ["help", "new", "sessions", "rewind", "fork", "model", "image", "reload", "compact", "context", "export", "api", "mcp", "clear-screen", "quit"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
-export interface CommandSpec {
+interface CommandSpec {
   name: CommandName;
   args: string;
   help: string;
@@ -14,7 +14,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "new", args: "", help: "start a new session" },
   { name: "sessions", args: "", help: "pick a session to switch to" },
   { name: "rewind", args: "[N]", help: "go back to before a prompt: restore the code, fork the conversation, or both (also Esc Esc)" },
-  { name: "fork", args: "", help: "fork this session here: a copy with its whole record to go on in; the original stays" },
+  { name: "fork", args: "", help: "continue in a new session with this one's record copied" },
   { name: "model", args: "[NAME | anthropic:NAME | openai:NAME]", help: "show or switch the model / provider" },
   { name: "image", args: "PATH | clear", help: "attach an image to the next prompt" },
   { name: "reload", args: "", help: "re-read AGENTS.md and the config" },
@@ -27,7 +27,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "quit", args: "", help: "quit" },
 ];
 
-export type Parsed =
+type Parsed =
   | { kind: "prompt"; text: string }
   | { kind: "command"; name: CommandName; arg: string }
   | { kind: "unknown"; name: string };

@@ -18,7 +18,7 @@ export interface InspectorSource {
   contextStatus?(): { compaction: string; figure?: ContextFigure | undefined };
 }
 
-export interface PaneKeys {
+interface PaneKeys {
   page: string;
   section: string;
   scroll: string;

@@ -36,7 +36,7 @@ export function diffLines(diff: string): Line[] {
 }
 
 /** the diff an edit made, from its input alone (for sessions loaded from the record) */
-export function editDiff(path: string, oldString: string, newString: string): string {
+function editDiff(path: string, oldString: string, newString: string): string {
   return diff().createTwoFilesPatch(path, path, oldString, newString, undefined, undefined, { context: 3 });
 }
 

@@ -5,10 +5,10 @@
 // timers here, so closing the screen stops all of them at once and none fires on a screen
 // that is gone.
 
-export const FRAME_MS = 20;
+const FRAME_MS = 20;
 
 /** the screen's timers by what they wait for; setting one replaces the one of that name */
-export type TimerName =
+type TimerName =
   /** a lone Esc byte: wait a moment for the rest of a key sequence */
   | "esc"
   /** a flash message expires: repaint without it */

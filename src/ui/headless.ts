@@ -1,6 +1,6 @@
 // Headless mode (-p): one user turn to the end; the final text on stdout, progress on stderr.
 import type { Controller } from "../session/controller/types.js";
-import type { ImageBlock } from "../record/types.js";
+import { assertNever, type ImageBlock } from "../record/types.js";
 import { log } from "../config/log.js";
 import os from "node:os";
 import { sanitizeForTerminal } from "../text/sanitize.js";
@@ -52,10 +52,8 @@ export async function runHeadless(app: Controller, prompt: string, images: Image
       case "permission":
         e.answer("deny");
         break;
-      default: {
-        const never: never = e;
-        throw new Error(`unknown session event ${JSON.stringify(never)}`);
-      }
+      default:
+        assertNever(e, "session event");
     }
   });
   // A signal ends the run as Esc ends a turn in the screen: what arrived is kept, the turn's

@@ -7,7 +7,7 @@ import type { Line } from "./style.js";
 import { formatBytes, formatInt, graphemes, graphemesOf, graphemeWidth } from "./text.js";
 
 export const PASTE_FOLD_CHARS = 2000;
-export const PASTE_FOLD_LINES = 20;
+const PASTE_FOLD_LINES = 20;
 
 const ATOM = /\[pasted #(\d+) · [^\]\n]*\]/g;
 
@@ -31,7 +31,7 @@ interface Row {
 }
 
 /** normalises pasted or typed text: CRLF/CR → LF, other control characters dropped (tabs → spaces) */
-export function cleanInput(s: string): string {
+function cleanInput(s: string): string {
   // eslint-disable-next-line no-control-regex
   return s.replace(/\r\n?/g, "\n").replace(/\t/g, "    ").replace(/[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]/g, "");
 }

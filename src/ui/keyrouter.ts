@@ -28,6 +28,7 @@ import {
 } from "./bindings.js";
 import type { InputEvent, KeyEvent } from "./keys.js";
 import type { StyleName } from "./style.js";
+import { assertNever } from "../record/types.js";
 
 /** a second Ctrl-C within this long quits */
 export const QUIT_WINDOW_MS = 2000;
@@ -109,7 +110,7 @@ export type Intent =
   /** in the rewind box's preview: show or hide the diffs */
   | { type: "rewindDiff" };
 
-export interface Rect {
+interface Rect {
   x: number;
   y: number;
   w: number;
@@ -195,10 +196,8 @@ function typeAheadSafe(i: Intent): boolean {
     case "rewind":
     case "rewindDiff":
       return false;
-    default: {
-      const never: never = i;
-      throw new Error(`unknown intent ${JSON.stringify(never)}`);
-    }
+    default:
+      return assertNever(i, "intent");
   }
 }
 
@@ -259,10 +258,8 @@ export class KeyRouter {
         return view.paneOpen ? [{ type: "compose" }, paste] : [paste];
       case "input":
         return [paste];
-      default: {
-        const never: never = view.focus;
-        throw new Error(`unknown focus ${String(never)}`);
-      }
+      default:
+        return assertNever(view.focus, "focus");
     }
   }
 
@@ -356,10 +353,8 @@ export class KeyRouter {
         return [{ type: "pickerClose" }];
       case "rewind.diff":
         return [{ type: "rewindDiff" }];
-      default: {
-        const never: never = a;
-        throw new Error(`unknown box action ${String(never)}`);
-      }
+      default:
+        return assertNever(a, "box action");
     }
   }
 
@@ -392,10 +387,8 @@ export class KeyRouter {
         return [...(view.paneCovers ? [{ type: "pane", op: "close" } as const] : []), { type: "focusTranscript" }];
       case "context.focusPrompt":
         return [{ type: "focus", to: "input" }];
-      default: {
-        const never: never = a;
-        throw new Error(`unknown pane action ${String(never)}`);
-      }
+      default:
+        return assertNever(a, "pane action");
     }
   }
 
@@ -432,10 +425,8 @@ export class KeyRouter {
       case "input.focus":
       case "transcript.focus":
         return [...LEAVE_TRANSCRIPT];
-      default: {
-        const never: never = a;
-        throw new Error(`unknown transcript action ${String(never)}`);
-      }
+      default:
+        return assertNever(a, "transcript action");
     }
   }
 
@@ -497,10 +488,8 @@ export class KeyRouter {
       case "input.killToEnd":
       case "input.killToStart":
         return [{ type: "edit", op: EDIT_OPS[a] }];
-      default: {
-        const never: never = a;
-        throw new Error(`unknown prompt action ${String(never)}`);
-      }
+      default:
+        return assertNever(a, "prompt action");
     }
   }
 }

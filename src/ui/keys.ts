@@ -20,7 +20,7 @@ export interface KeyEvent {
   at?: { x: number; y: number };
 }
 
-export interface PasteEvent {
+interface PasteEvent {
   type: "paste";
   text: string;
 }

@@ -13,7 +13,7 @@ export const SIDE_BY_SIDE_COLS = 110;
 /** the prompt grows to at most this many rows (and 40% of the screen) */
 const MAX_INPUT_ROWS = 12;
 /** the prompt's gutter: "› " */
-export const PROMPT_GUTTER = 2;
+const PROMPT_GUTTER = 2;
 
 export interface Rect {
   x: number;
@@ -22,7 +22,7 @@ export interface Rect {
   h: number;
 }
 
-export interface LayoutInput {
+interface LayoutInput {
   cols: number;
   rows: number;
   /** how many rows the prompt's text takes at promptWidth(cols) */

@@ -23,14 +23,14 @@ export type RewindStep =
       scroll: number;
       maxScroll: number;
       /** the diffs shown, by path (undefined: no text diff); "loading" while they are read */
-      diffs?: ReadonlyMap<string, string | undefined> | "loading";
+      diffs?: ReadonlyMap<string, string | undefined> | "loading" | undefined;
     };
 
 /** the three choices of the mode step, in order */
 export const REWIND_CHOICES: readonly RewindMode[] = ["both", "conversation", "code"];
 
 /** a permission question waiting for its answer */
-export interface Question {
+interface Question {
   req: PermissionRequest;
   answer: (a: PermissionAnswer) => void;
 }

@@ -90,7 +90,7 @@ export function choiceRows(choices: Line[], width: number): Line[] {
   return out;
 }
 
-export interface PermissionKeys {
+interface PermissionKeys {
   once: string;
   session: string;
   deny: string;
@@ -135,7 +135,7 @@ export function permissionBox(
   return { box: frame("Permission needed", visible, footer, width, height), maxScroll };
 }
 
-export interface SessionsKeys {
+interface SessionsKeys {
   /** "↑/↓" */
   move: string;
   choose: string;

@@ -8,7 +8,7 @@ import { inertLine } from "./inert.js";
 import type { Line } from "./style.js";
 import { fit, formatInt, restyle, textWidth, truncate, wrapText } from "./text.js";
 
-export interface ModelRow {
+interface ModelRow {
   /** what /model is given when the row is chosen: "provider:id" */
   spec: string;
   provider: string;
@@ -59,7 +59,7 @@ export function buildModelPicker(c: ModelChoices): ModelPicker {
   return { rows, notes, index };
 }
 
-export interface ModelsKeys {
+interface ModelsKeys {
   /** "↑/↓" */
   move: string;
   choose: string;

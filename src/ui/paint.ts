@@ -51,7 +51,7 @@ export interface ScreenState {
 }
 
 /** lines for one rectangle; cells past a line's end take `fill`'s style */
-export interface Area {
+interface Area {
   rect: Rect;
   lines: Line[];
   fill?: Seg;

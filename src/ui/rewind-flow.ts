@@ -3,6 +3,7 @@
 // preview's Enter to the rewind itself. Each new step waits to be seen before it takes keys
 // (the screen's box guard), so keys typed ahead can never run through to a rewind unread.
 // After it, what was restored is in the transcript and the prompt's text is in the input box.
+import { assertNever } from "../record/types.js";
 import type { Controller } from "../session/controller/types.js";
 import { doneLines } from "../session/controller/rewind.js";
 import { inertLine } from "./inert.js";
@@ -76,10 +77,8 @@ export function chooseRewind(h: RewindHost, index?: number): void {
       run(h.handle, c, preview);
       return;
     }
-    default: {
-      const never: never = st;
-      throw new Error(`unknown rewind step ${JSON.stringify(never)}`);
-    }
+    default:
+      return assertNever(st, "rewind step");
   }
 }
 

@@ -97,7 +97,7 @@ export function submitPrompt(s: ScreenHandle): void {
   );
 }
 
-export function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
+function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
   const c = s.controller;
   const info = (line: string): void => {
     s.transcript.notice("info", line);
@@ -162,6 +162,13 @@ export function runCommand(s: ScreenHandle, name: CommandName, arg: string): voi
     case "reload":
       guard("/reload", c.reload().then(info));
       return;
+    case "fork":
+      if (c.busy()) {
+        s.flash("a turn is running; fork after it ends", "warn", true);
+        return;
+      }
+      guard("/fork", c.fork().then(info));
+      return;
     case "compact":
       if (c.busy()) {
         s.flash("a turn is running; compact after it ends", "warn", true);
@@ -198,16 +205,6 @@ export function runCommand(s: ScreenHandle, name: CommandName, arg: string): voi
     case "rewind":
       openRewind(s, arg);
       return;
-    case "fork": {
-      const r = c.rewind;
-      if (!r) return info("Forking is not available in this screen.");
-      const from = c.session().id;
-      guard(
-        "/fork",
-        r.fork().then((f) => info(`Forked session ${from} here: you are in the fork, ${f.id}, with the whole record; the original stays as it was (/sessions lists both, each naming the other).`)),
-      );
-      return;
-    }
     case "clear-screen":
       s.transcript.clearView();
       s.repaintAll();

@@ -144,7 +144,7 @@ const PASTE_OFF = "\x1b[?2004l";
 const MOUSE_ON = "\x1b[?1000h\x1b[?1006h";
 const MOUSE_OFF = "\x1b[?1006l\x1b[?1000l";
 
-export interface SurfaceOptions {
+interface SurfaceOptions {
   theme: Theme;
   output?: Terminal["output"];
   /** the terminfo name; TERM when not given */

@@ -10,7 +10,7 @@ import os from "node:os";
 import { messageOf } from "../record/errors.js";
 import type { Terminal } from "./screen.js";
 
-export interface ProcessEnds {
+interface ProcessEnds {
   closed(): boolean;
   quit(code: number): void;
   /** restores the terminal, so that what is printed after it is readable */

@@ -152,7 +152,7 @@ export function startingHint(h: { flash: Flash | undefined; held: boolean; km: K
   return [{ t: "─".repeat(Math.max(0, cols - lineWidth(r) - 2)) + " ", s: "rule" }, ...r];
 }
 
-export interface HintInput {
+interface HintInput {
   /** images waiting to go with the next prompt */
   attachments: number;
   flash: Flash | undefined;

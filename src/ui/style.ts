@@ -4,6 +4,7 @@
 // text ever passes through blessed's tag or escape parsing.
 
 import type { Background, ThemeChoice } from "./background.js";
+import { assertNever } from "../record/types.js";
 
 export type StyleName =
   | "plain"
@@ -66,19 +67,6 @@ export interface Seg {
 
 export type Line = Seg[];
 
-export function seg(t: string, s?: StyleName, extra?: { b?: boolean; u?: boolean; inv?: boolean }): Seg {
-  const out: Seg = { t };
-  if (s && s !== "plain") out.s = s;
-  if (extra?.b) out.b = true;
-  if (extra?.u) out.u = true;
-  if (extra?.inv) out.inv = true;
-  return out;
-}
-
-export function plainLine(text: string, s?: StyleName): Line {
-  return text ? [seg(text, s)] : [];
-}
-
 export function lineText(line: Line): string {
   let out = "";
   for (const s of line) out += s.t;
@@ -90,7 +78,7 @@ export function lineText(line: Line): string {
  * 16–255 only, the 8/16-colour ones 0–7 only, so blessed passes them through unchanged and what
  * is emitted is what the palette says. Unset colours are the terminal's own.
  */
-export interface StyleDef {
+interface StyleDef {
   fg?: number;
   bg?: number;
   bold?: boolean;
@@ -103,7 +91,7 @@ export interface StyleDef {
   noBold?: boolean;
 }
 
-export type Palette = Record<StyleName, StyleDef>;
+type Palette = Record<StyleName, StyleDef>;
 
 /** the styles drawn as lines and frames rather than read: these need 3:1, text 4.5:1 */
 export const DECORATION: ReadonlySet<StyleName> = new Set<StyleName>(["rule", "border"]);
@@ -315,10 +303,8 @@ export function paletteFor(bg: Background, colors: number): Palette {
       return deep ? DARK_256 : DARK_16;
     case "light":
       return deep ? LIGHT_256 : LIGHT_16;
-    default: {
-      const never: never = bg;
-      throw new Error(`unknown background ${String(never)}`);
-    }
+    default:
+      return assertNever(bg, "background");
   }
 }
 

@@ -5,7 +5,7 @@
 // no shell to continue it is not stopped at all; both are said in the hint line.
 import type { Surface, Terminal } from "./screen.js";
 
-export interface Suspendable {
+interface Suspendable {
   term: Terminal;
   surface: Surface;
   /** the terminal is the screen's again, before the repaint (an open box waits to be seen again) */

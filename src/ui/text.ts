@@ -135,18 +135,6 @@ function withText(style: Seg, t: string): Seg {
   return out;
 }
 
-/** merges neighbouring segments of the same style and drops empty ones */
-export function compact(line: Line): Line {
-  const out: Line = [];
-  for (const s of line) {
-    if (!s.t) continue;
-    const last = out[out.length - 1];
-    if (last && sameStyle(last, s)) out[out.length - 1] = withText(last, last.t + s.t);
-    else out.push(s);
-  }
-  return out;
-}
-
 interface Unit {
   g: string;
   w: number;
@@ -192,7 +180,7 @@ function build(us: Unit[], from: number, to: number): Line {
   return out;
 }
 
-export interface WrapOptions {
+interface WrapOptions {
   /** put in front of every line after the first (a hanging indent) */
   indent?: Line;
   /** break anywhere rather than at spaces (code, tool output) */
@@ -281,11 +269,6 @@ export function truncate(line: Line, width: number, ellipsis = "…"): Line {
   const lastStyle = us[Math.max(0, i - 1)]?.style;
   out.push(lastStyle ? withText(lastStyle, ellipsis) : { t: ellipsis });
   return out;
-}
-
-export function truncateText(text: string, width: number): string {
-  if (textWidth(text) <= width) return text;
-  return truncate([{ t: text }], width).map((s) => s.t).join("");
 }
 
 /** pads with spaces (in `fill`'s style) to exactly `width` cells, truncating if longer */

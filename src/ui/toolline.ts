@@ -10,7 +10,7 @@ import { capText, formatBytes, formatInt, lineWidth, truncate, wrapLine, wrapTex
 import type { ToolCallState } from "./toolcall.js";
 
 /** "receiving": the model is still writing the call's input (`bytes` of it so far) */
-export type ToolState = "receiving" | "queued" | "running" | "ok" | "error" | "waiting" | "none";
+type ToolState = "receiving" | "queued" | "running" | "ok" | "error" | "waiting" | "none";
 
 function str(o: Record<string, unknown>, k: string): string | undefined {
   const v = o[k];
@@ -69,7 +69,7 @@ export function formatDuration(ms: number): string {
   return `${m}m ${String(s).padStart(2, "0")}s`;
 }
 
-export interface ToolLineOpts {
+interface ToolLineOpts {
   name: string;
   summary: string;
   state: ToolState;
@@ -122,7 +122,7 @@ const MAX_EXPANDED_LINES = 300;
 /** the body's indent under the line */
 const BODY_INDENT = 4;
 
-export interface ToolCallView {
+interface ToolCallView {
   expanded: boolean;
   /** the turn waits for a permission answer: a running call says so */
   waitingForPermission: boolean;

@@ -2,6 +2,7 @@
 // per answer while it streams. An item's version goes up whenever what it shows changes, so
 // its cached layout (transcript-lines.ts) is made again only then.
 import type { StoredMessage } from "../record/types.js";
+import type { StoredSummary } from "../compaction/types.js";
 import type { AnswerId } from "../session/turn/events.js";
 import type { GrowingMarkdown } from "./markdown.js";
 import type { Line } from "./style.js";
@@ -11,6 +12,8 @@ export type NoticeLevel = "error" | "warning" | "info";
 export type Body =
   | { kind: "message"; msg: StoredMessage }
   | { kind: "notice"; level: NoticeLevel; text: string }
+  /** a /compact summary, where the messages it replaced end: its text folds under its heading */
+  | { kind: "summary"; summary: StoredSummary }
   | { kind: "lines"; lines: Line[] }
   | {
       kind: "live";

@@ -9,6 +9,7 @@
 import { assertNever, type Block, type StoredMessage } from "../record/types.js";
 import { plainMisses } from "./highlight.js";
 import { inert } from "./inert.js";
+import { summaryHeading } from "../compaction/heading.js";
 import { renderMarkdown } from "./markdown.js";
 import type { Line, StyleName } from "./style.js";
 import { countLines, firstLines, formatBytes, formatInt, restyle, wrapLine, wrapText } from "./text.js";
@@ -17,7 +18,7 @@ import { formatToolLine, toolCallLines } from "./toolline.js";
 import type { Item } from "./transcript-item.js";
 
 /** an expandable part (a tool call, reasoning, long user text) and the line it starts on */
-export interface Target {
+interface Target {
   id: string;
   line: number;
 }
@@ -27,7 +28,7 @@ export interface ItemLines {
   targets: Target[];
 }
 
-export interface LayoutContext {
+interface LayoutContext {
   /** the parts open now, by their target id */
   expanded: ReadonlySet<string>;
   /** the selected part, when it is in this item: drawn inverted */
@@ -86,6 +87,16 @@ export function layOutItem(item: Item, width: number, ctx: LayoutContext): ItemL
       const [mark, style]: [string, StyleName] = body.level === "error" ? ["✗ ", "err"] : body.level === "warning" ? ["⚠ ", "warn"] : ["· ", "info"];
       const text = wrapText(inert(body.text), Math.max(1, inner - 2), style);
       text.forEach((l, i) => lines.push([...pad, { t: i === 0 ? mark : "  ", s: style }, ...l]));
+      break;
+    }
+    case "summary": {
+      const id = `s:${item.uid}`;
+      const text = inert(body.summary.text);
+      const open = ctx.expanded.has(id);
+      const n = countLines(text);
+      const label = `${open ? "▾" : "▸"} ${summaryHeading(body.summary)} · ${inert(body.summary.model)} · ${formatInt(n)} line${n === 1 ? "" : "s"}`;
+      target(id, [{ t: label, s: "dim" }]);
+      if (open) for (const l of wrapText(text, inner, "dim")) lines.push([...pad, ...l]);
       break;
     }
     case "lines":

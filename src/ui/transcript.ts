@@ -10,6 +10,8 @@
 // message once that is complete or the turn ends. Its events and stored messages all carry
 // its AnswerId, so nothing here has to guess which item a stored message belongs to.
 import type { StoredMessage } from "../record/types.js";
+import type { StoredSummary } from "../compaction/types.js";
+import { summariesInOrder } from "../compaction/heading.js";
 import type { AnswerId } from "../session/turn/events.js";
 import { GrowingMarkdown } from "./markdown.js";
 import type { Line } from "./style.js";
@@ -17,7 +19,7 @@ import { ToolCalls } from "./toolcall.js";
 import { isOpenLive, type Body, type Item, type LiveBody, type NoticeLevel } from "./transcript-item.js";
 import { layOutItem, LineCache, type ItemLines } from "./transcript-lines.js";
 
-export interface Anchor {
+interface Anchor {
   index: number;
   offset: number;
 }
@@ -50,8 +52,9 @@ export class Transcript {
 
   // ---- content -------------------------------------------------------------------------
 
-  /** replaces everything with the record (start-up, /new, /sessions) */
-  load(history: readonly StoredMessage[]): void {
+  /** replaces everything with the record (start-up, /new, /sessions), each /compact summary
+   * after the last message it replaced */
+  load(history: readonly StoredMessage[], summaries: readonly StoredSummary[] = []): void {
     this.items = [];
     this.byUid.clear();
     this.byMsgId.clear();
@@ -60,7 +63,12 @@ export class Transcript {
     this.calls.clear();
     this.selected = undefined;
     this.follow = true;
-    for (const m of history) this.upsert(m);
+    const waiting = summariesInOrder(summaries);
+    for (const m of history) {
+      while (waiting[0] && waiting[0].toSeq < m.seq) this.add({ kind: "summary", summary: waiting.shift()! });
+      this.upsert(m);
+    }
+    for (const s of waiting) this.add({ kind: "summary", summary: s });
   }
 
   /** drops what is on screen; the record is untouched (/clear-screen) */

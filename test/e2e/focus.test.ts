@@ -1,4 +1,4 @@
-// Focus, type-ahead and job control on a real terminal (issue 14): the built CLI in a
+// Focus, type-ahead and job control on a real terminal: the built CLI in a
 // pseudo-terminal, its output parsed by a headless xterm, against the strict fake provider
 // over loopback HTTP with a real SQLite file. Ctrl-Z runs the CLI under a real interactive
 // bash, so the stop and the shell's fg are the kernel's and the shell's own.

@@ -58,7 +58,7 @@ describe("MCP in the screen", () => {
     await waitUntil(() => !alive(pid), 10_000, "the server stopped with the app");
   }, 90_000);
 
-  it("an approved .mcp.json whose server exits at start: the screen stays, names why, and answers (before: ReferenceError, and every later start too)", async () => {
+  it("an approved .mcp.json whose server exits at start: the screen stays, names why, and answers (no ReferenceError, at this start or any later one)", async () => {
     const text = JSON.stringify({ mcpServers: { proj: { command: "false" } } });
     await fsp.writeFile(path.join(e2e.home.workspace, ".mcp.json"), text);
     approve(e2e.home.workspace, crypto.createHash("sha256").update(text).digest("hex"), path.join(e2e.home.root, "state", "albedo", "mcp-approvals.json"));
@@ -83,7 +83,7 @@ describe("MCP in the screen", () => {
     const s = tui();
     await s.waitFor("they start only once you approve", WAIT);
     await type(s, "/mcp");
-    // before: "filesystem runs: npx -y @modelcontextprotocol/server-filesystem ." (the title and its text removed)
+    // not "filesystem runs: npx -y @modelcontextprotocol/server-filesystem ." (the title and its text removed)
     await s.waitFor('command: "\\u001b]0;./\\u0007npx"', WAIT);
     await s.waitFor('env "NODE_OPTIONS": "--require evil.cjs"', WAIT);
     await s.waitFor("⚠ env NODE_OPTIONS loads code", WAIT);

@@ -1,4 +1,4 @@
-// /model with no argument on a real terminal (issue 16, item 5): the built CLI in a
+// /model with no argument on a real terminal: the built CLI in a
 // pseudo-terminal, against the strict fake acting as a local OpenAI-compatible server (its
 // own models, no key needed) and as Anthropic (configured by ANTHROPIC_BASE_URL). The list
 // shows the servers' models and the catalog's; a number or ↑/↓ + Enter switches, and the
@@ -121,7 +121,7 @@ describe("/model lists the models", () => {
     await s.waitFor("answered the model list with status 503", WAIT);
     expect(s.screenText()).toContain("openai:gpt-4o");
     expect(s.screenText()).toMatch(/openai:llama3\.2:3b .*in use/);
-    // Esc closes it once it takes keys (before, Esc would be typed ahead)
+    // Esc closes it once it takes keys (not typed ahead into the prompt)
     await s.waitFor("pick by number", WAIT);
     s.send(KEYS.escape);
     await s.waitForGone("Models (", WAIT);

@@ -239,8 +239,9 @@ describe("forks", () => {
     s.send("/fork");
     await s.waitFor("› /fork", WAIT);
     s.send(KEYS.enter);
-    await s.waitFor(/Forked session ([0-9a-f]{12}) here: you are in the fork, ([0-9a-f]{12})/, WAIT);
-    const [, from, to] = /Forked session ([0-9a-f]{12}) here: you are in the fork, ([0-9a-f]{12})/.exec(s.screenText())!;
+    const said = /Forked: session ([0-9a-f]{12}) holds a copy of ([0-9a-f]{12})'s 2 messages/;
+    await s.waitFor(said, WAIT);
+    const [, to, from] = said.exec(s.screenText())!;
     e2e.fake.script({ text: "In the fork." });
     await ask(s, "next in the fork", "In the fork.");
     expect(await quit(s)).toBe(0);

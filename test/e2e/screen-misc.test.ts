@@ -1,4 +1,4 @@
-// The built CLI on a real pseudo-terminal (issue 14, items 5, 6 and 9): terminals that cannot
+// The built CLI on a real pseudo-terminal: terminals that cannot
 // draw the screen are refused before anything is drawn; with --api the screen says where the
 // API is (nothing is written under it), and what it says answers over real HTTP; Ctrl-O
 // pressed while the session opens opens the pane with it. Against the strict fake provider on
@@ -61,7 +61,7 @@ describe("terminals that cannot draw the screen", () => {
     expect(said).toMatch(new RegExp(`^albedo-tui: this terminal \\(TERM=${term}\\) .*cannot move the cursor`));
     expect(said).toContain('albedo-tui -p "your request"');
     await s.waitFor(`TERM=${term}`);
-    // before: the full screen's escape sequences, shown by such a terminal as garbage
+    // no full screen's escape sequences: such a terminal shows them as garbage
     expect(s.rawOutput()).not.toContain("\x1b");
     expect(s.buffer()).toBe("normal");
     // refused before the store or a session was opened
@@ -88,7 +88,7 @@ describe("with --api the screen says where the API is", () => {
     e2e.fake.script({ text: "One answer to capture." });
     const s = tui([...ARGS(), "--api"], { term: "xterm-256color", cols: 160, rows: 120 });
     await s.waitFor("Type a request", WAIT);
-    // before: the address went to stderr just before the screen, and the screen covered it
+    // not on stderr just before the screen: the screen would cover it
     expect(s.rawOutput()).not.toContain("albedo-tui: local API on");
     const start = /Local API on (http:\/\/127\.0\.0\.1:(\d+)) \(token in (\S+)\); \/api shows its routes\./.exec(s.screenText());
     expect(start, "the start notice").not.toBeNull();
@@ -125,7 +125,7 @@ describe("with --api the screen says where the API is", () => {
     s.send(KEYS.enter);
     await s.waitFor("Commands", WAIT);
     await s.waitFor(`address  ${url}`, WAIT);
-    // it ends: the API server is closed with the session (before, screen-first never closed it)
+    // it ends: the API server is closed with the session, screen-first too
     expect(await quit(s)).toBe(0);
     expect(fs.existsSync(tokenFile!)).toBe(false);
   });
@@ -142,7 +142,7 @@ describe("Ctrl-O while the session opens", () => {
       const s = tui([...ARGS(), "--db", e2e.home.db], { term: "xterm-256color", cols: 140, rows: 30 });
       await s.waitFor("Starting…", WAIT);
       s.send(KEYS.ctrl("o"));
-      // before: the key was dropped while "opening the session"
+      // the key is not dropped while "opening the session"
       await s.waitFor("the context pane opens once the session is open", WAIT);
       await lock.release();
       released = true;

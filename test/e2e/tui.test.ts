@@ -386,6 +386,11 @@ describe("the terminal interface", () => {
 
   it("a 2 MB paste is one atom in the prompt and goes out whole", async () => {
     fake.script({ text: "Got your paste." });
+    // ≈ 525,000 tokens: it goes out whole to a model whose window holds it (a larger one is
+    // refused at Enter, test/e2e/window.test.ts)
+    const config = path.join(home.env.XDG_CONFIG_HOME as string, "albedo", "config.json");
+    await fsp.mkdir(path.dirname(config), { recursive: true });
+    await fsp.writeFile(config, JSON.stringify({ contextWindow: 1_000_000 }));
     const s = tui();
     await ready(s);
     const big = "0123456789abcdefghijklmnopqrstuvwxyz-pasted-line\n".repeat(42_000);

@@ -54,8 +54,19 @@ export interface CliResult {
   stderr: string;
 }
 
-export function startCli(args: string[], home: Home, env: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<CliResult>; stdout: () => string; stderr: () => string } {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: home.workspace, env: { ...home.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/** `input`: what the child reads on stdin (`-p -`); without it stdin is closed. */
+export function startCli(
+  args: string[],
+  home: Home,
+  env: NodeJS.ProcessEnv = {},
+  input?: string,
+): { child: ChildProcess; done: Promise<CliResult>; stdout: () => string; stderr: () => string } {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: home.workspace, env: { ...home.env, ...env }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+  if (input !== undefined) {
+    // a child that exits before reading all of it closes the pipe: not the test's failure
+    child.stdin!.on("error", () => undefined);
+    child.stdin!.end(input);
+  }
   let stdout = "";
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -64,8 +75,8 @@ export function startCli(args: string[], home: Home, env: NodeJS.ProcessEnv = {}
   return { child, done, stdout: () => stdout, stderr: () => stderr };
 }
 
-export function runCli(args: string[], home: Home, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  return startCli(args, home, env).done;
+export function runCli(args: string[], home: Home, env: NodeJS.ProcessEnv = {}, input?: string): Promise<CliResult> {
+  return startCli(args, home, env, input).done;
 }
 
 /** Every file under a folder, recursively (for secret scans). */

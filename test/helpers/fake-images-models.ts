@@ -1,4 +1,4 @@
-// The fake provider's image limits and its models list (issue 16, items 3 and 5), hooked
+// The fake provider's image limits and its models list, hooked
 // into test/helpers/fake-provider.ts.
 //
 // Images: Anthropic refuses an image over 5 MB of base64, over 8000 px a side, or over

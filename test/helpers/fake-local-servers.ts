@@ -1,5 +1,5 @@
 // The strict fake's Chat Completions endpoint, made to behave like the OpenAI-compatible
-// servers people run locally (issue 16, item 4): startFakeProvider({ local: "ollama" }).
+// servers people run locally: startFakeProvider({ local: "ollama" }).
 // The request must still pass the strict OpenAI checks; then the server's own refusals apply,
 // and its answer is rendered with its quirks. Each profile holds the quirks reported for some
 // release of that server (docs/providers.md, "Local servers"); a profile is not a claim that

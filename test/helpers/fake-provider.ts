@@ -26,6 +26,9 @@ export interface TextStep {
   text: string;
   reasoning?: string;
   signature?: string;
+  /** the reasoning's opaque body, about this many bytes: Anthropic's signature, Responses'
+   * encrypted_content (sent when the request asks for it) */
+  opaqueBytes?: number;
   delayMs?: number;
   wordsPerEvent?: number;
   usage?: { input: number; output: number };
@@ -39,6 +42,8 @@ export interface ToolStep {
   text?: string;
   reasoning?: string;
   signature?: string;
+  /** as TextStep's */
+  opaqueBytes?: number;
   delayMs?: number;
   usage?: { input: number; output: number };
   reasoningField?: "reasoning_content" | "reasoning" | "reasoning_text";
@@ -156,6 +161,46 @@ export interface FakeOptions {
   respond?: (shape: Shape, body: unknown) => Step | undefined;
   /** the Chat endpoint behaves like a local server: its refusals and stream quirks (test/helpers/fake-local-servers.ts) */
   local?: LocalServer | LocalOptions;
+  /** refuse a request longer than this many tokens, in each API's words, as the real ones
+   * refuse a prompt over the model's window; the fake counts the body's characters / 4 */
+  contextWindow?: number;
+  /** told when the answer to a request has ended (or the request was refused): a test that
+   * sends megabytes can look at the body then and let it go */
+  onBody?: (rec: RecordedRequest) => void;
+}
+
+/** The fake's token count of a request body (FakeOptions.contextWindow). */
+export function fakeTokens(rawBody: string): number {
+  return Math.ceil(rawBody.length / 4);
+}
+
+/** What each API answers a prompt over the window, as the real ones word it. */
+function tooLongRefusal(shape: Shape | "responses", tokens: number, window: number): { status: number; body: unknown } {
+  switch (shape) {
+    case "anthropic":
+      return { status: 400, body: { type: "error", error: { type: "invalid_request_error", message: `prompt is too long: ${tokens} tokens > ${window} maximum` }, request_id: "req_fake" } };
+    case "openai":
+      return {
+        status: 400,
+        body: {
+          error: {
+            message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+            type: "invalid_request_error",
+            param: "messages",
+            code: "context_length_exceeded",
+          },
+        },
+      };
+    case "responses":
+      return {
+        status: 400,
+        body: { error: { message: "Your input exceeds the context window of this model. Please adjust your input and try again.", type: "invalid_request_error", param: "input", code: "context_length_exceeded" } },
+      };
+    default: {
+      const never: never = shape;
+      throw new Error(`unknown shape ${String(never)}`);
+    }
+  }
 }
 
 interface Rejection {
@@ -191,6 +236,18 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     });
   });
 
+  /** Refuses a request over the window (FakeOptions.contextWindow); true when it did. */
+  function tooLong(rec: RecordedRequest, res: http.ServerResponse, shape: Shape | "responses"): boolean {
+    if (opts.contextWindow === undefined) return false;
+    const tokens = fakeTokens(rec.rawBody);
+    if (tokens <= opts.contextWindow) return false;
+    const r = tooLongRefusal(shape, tokens, opts.contextWindow);
+    const b = r.body as { error: { message: string } };
+    rec.rejected = b.error.message;
+    sendJson(res, r.status, r.body);
+    return true;
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     opts.onRequest?.(req);
     const url = new URL(req.url ?? "/", "http://fake");
@@ -211,6 +268,8 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
       }
       const rec: RecordedRequest = { shape: "responses", headers: { ...req.headers }, body: parsed, rawBody };
       requests.push(rec);
+      if (opts.onBody) res.on("close", () => opts.onBody?.(rec));
+      if (tooLong(rec, res, "responses")) return;
       const next = (): Step => {
         if (queue.length === 0 && opts.repeat && lastScript.length > 0) queue.push(...lastScript);
         return queue.shift() ?? { text: "ok" };
@@ -231,6 +290,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     }
     const rec: RecordedRequest = { shape, headers: { ...req.headers }, body, rawBody };
     requests.push(rec);
+    if (opts.onBody) res.on("close", () => opts.onBody?.(rec));
     const rejection =
       shape === "anthropic" ? validateAnthropic(req.headers, body, key) : validateOpenAI(req.headers, body, key);
     if (rejection) {
@@ -238,6 +298,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
       sendJson(res, rejection.status, errorBody(shape, rejection));
       return;
     }
+    if (tooLong(rec, res, shape)) return;
     const localRefused = shape === "openai" && opts.local ? localRefusal(opts.local, body as Record<string, unknown>) : undefined;
     if (localRefused) {
       rec.rejected = localRefused.message;
@@ -1144,7 +1205,7 @@ function anthropicFrames(ctx: RenderCtx, step: TextStep | ToolStep): string[] {
     for (const p of pieces(step.reasoning, per)) {
       frames.push(sse("content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: p } }));
     }
-    const signature = step.signature ?? `sig_fake_${ctx.nextId()}`;
+    const signature = step.signature ?? padded(`sig_fake_${ctx.nextId()}_`, step.opaqueBytes);
     frames.push(sse("content_block_delta", { type: "content_block_delta", index, delta: { type: "signature_delta", signature } }));
     frames.push(sse("content_block_stop", { type: "content_block_stop", index }));
     index++;
@@ -1179,6 +1240,11 @@ function anthropicFrames(ctx: RenderCtx, step: TextStep | ToolStep): string[] {
   );
   frames.push(sse("message_stop", { type: "message_stop" }));
   return frames;
+}
+
+/** `start`, made about `bytes` long with base64-like filler (no more than `start` when absent) */
+export function padded(start: string, bytes: number | undefined): string {
+  return bytes === undefined || bytes <= start.length ? start : start + "Qk9EWQ".repeat(Math.ceil((bytes - start.length) / 6)).slice(0, bytes - start.length);
 }
 
 function openaiFrames(ctx: RenderCtx, step: TextStep | ToolStep): string[] {

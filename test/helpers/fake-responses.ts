@@ -70,6 +70,8 @@ export interface Sealed {
   id: string;
   summary: string;
   follows: { type: "message" } | { type: "function_call"; call_id: string };
+  /** filler that makes the sealed body as large as a step asks (TextStep.opaqueBytes) */
+  pad?: string;
 }
 
 /** What the fake's stream would have put in a reasoning item's encrypted_content: tests that
@@ -362,7 +364,7 @@ class Frames {
     const text = step.text ?? "";
     if (step.reasoning !== undefined) {
       const follows: Sealed["follows"] = text !== "" || calls.length === 0 ? { type: "message" } : { type: "function_call", call_id: calls[0]!.callId };
-      out.push(...this.reasoning(output.length, step.reasoning, follows, per, output));
+      out.push(...this.reasoning(output.length, step.reasoning, follows, per, output, step.opaqueBytes));
     }
     if (text !== "" || calls.length === 0) out.push(...this.message(output.length, text, per, output));
     for (const c of calls) out.push(...this.call(output.length, c.callId, c.name, c.rawArguments ?? JSON.stringify(c.input ?? {}), output));
@@ -380,7 +382,7 @@ class Frames {
     return out;
   }
 
-  reasoning(index: number, text: string, follows: Sealed["follows"], per: number | undefined, output: Obj[]): string[] {
+  reasoning(index: number, text: string, follows: Sealed["follows"], per: number | undefined, output: Obj[], opaqueBytes?: number): string[] {
     const id = `rs_fake_${this.s.nextId()}`;
     const out = [this.event("response.output_item.added", { output_index: index, item: { id, type: "reasoning", summary: [] } })];
     out.push(this.event("response.reasoning_summary_part.added", { item_id: id, output_index: index, summary_index: 0, part: { type: "summary_text", text: "" } }));
@@ -389,7 +391,9 @@ class Frames {
     out.push(this.event("response.reasoning_summary_part.done", { item_id: id, output_index: index, summary_index: 0, part: { type: "summary_text", text } }));
     const item: Obj = { id, type: "reasoning", summary: [{ type: "summary_text", text }] };
     // the real API sends the encrypted reasoning only when asked to (store:false clients must)
-    if (this.encrypted) item["encrypted_content"] = seal({ id, summary: text, follows });
+    // base64 makes 4 characters of every 3 bytes of the sealed JSON
+    const pad = opaqueBytes !== undefined ? "p".repeat(Math.max(0, Math.floor((opaqueBytes * 3) / 4) - 100)) : undefined;
+    if (this.encrypted) item["encrypted_content"] = seal({ id, summary: text, follows, ...(pad ? { pad } : {}) });
     out.push(this.event("response.output_item.done", { output_index: index, item }));
     output.push(item);
     return out;

@@ -39,7 +39,7 @@ if (argv.includes("--http")) {
     req.on("end", () => {
       void (async () => {
         const server = makeServer(`url=${req.url ?? ""} headers=${JSON.stringify(req.headers)}`, String(req.headers["x-api-key"] ?? "none"));
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true }); // no sessionIdGenerator: stateless
         await server.connect(transport);
         const text = Buffer.concat(chunks).toString("utf8");
         await transport.handleRequest(req, res, text ? JSON.parse(text) : undefined);

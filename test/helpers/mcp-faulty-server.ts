@@ -58,7 +58,7 @@ if (argv.includes("--hang-initialize")) {
       void (async () => {
         const server = makeServer();
         // --notify answers as an event stream, so a call's notifications can come before it
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !argv.includes("--notify") });
+        const transport = new StreamableHTTPServerTransport({ enableJsonResponse: !argv.includes("--notify") }); // no sessionIdGenerator: stateless
         await server.connect(transport);
         const text = Buffer.concat(chunks).toString("utf8");
         await transport.handleRequest(req, res, text ? JSON.parse(text) : undefined);

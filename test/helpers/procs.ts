@@ -11,10 +11,8 @@ export function newMark(label: string): string {
   return `${label}-${process.pid}-${randomBytes(6).toString("hex")}`;
 }
 
-/** pids of live (not zombie) processes whose environment holds TEST_MARK_VAR=mark */
-export function markedPids(mark: string): number[] {
-  const needle = Buffer.from(`\0${TEST_MARK_VAR}=${mark}\0`);
-  const first = Buffer.from(`${TEST_MARK_VAR}=${mark}\0`);
+/** pids of live (not zombie) processes for which `test` holds, given a reader of their /proc files */
+function livePids(test: (read: (file: string) => Buffer) => boolean): number[] {
   const out: number[] = [];
   for (const name of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
@@ -22,13 +20,27 @@ export function markedPids(mark: string): number[] {
       const stat = fs.readFileSync(`/proc/${name}/stat`, "latin1");
       const state = stat.slice(stat.lastIndexOf(")") + 2).charAt(0);
       if (state === "Z" || state === "X") continue;
-      const env = fs.readFileSync(`/proc/${name}/environ`);
-      if (env.includes(needle) || env.subarray(0, first.length).equals(first)) out.push(Number(name));
+      if (test((file) => fs.readFileSync(`/proc/${name}/${file}`))) out.push(Number(name));
     } catch {
       // gone meanwhile, or not ours to read
     }
   }
   return out;
+}
+
+/** pids of live (not zombie) processes whose environment holds TEST_MARK_VAR=mark */
+export function markedPids(mark: string): number[] {
+  const needle = Buffer.from(`\0${TEST_MARK_VAR}=${mark}\0`);
+  const first = Buffer.from(`${TEST_MARK_VAR}=${mark}\0`);
+  return livePids((read) => {
+    const env = read("environ");
+    return env.includes(needle) || env.subarray(0, first.length).equals(first);
+  });
+}
+
+/** pids of live (not zombie) processes one of whose arguments is exactly `arg` */
+export function pidsWithArg(arg: string): number[] {
+  return livePids((read) => read("cmdline").toString("utf8").split("\0").includes(arg));
 }
 
 /** the command line of a pid, for failure messages */

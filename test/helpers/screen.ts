@@ -2,6 +2,7 @@
 // headless xterm through an injected terminal, driven by a scripted controller that emits the
 // session's events. The real controller behind a real terminal is the pty suite's
 // (test/e2e/tui.test.ts); this one lets a test say exactly which events arrive when.
+import type { StoredSummary } from "../../src/compaction/types.js";
 import { PassThrough, Writable } from "node:stream";
 import type { AppInfo, ContextStatus, Controller } from "../../src/session/controller/types.js";
 import { EventHub, type SessionEvent, type SubscribeOptions } from "../../src/session/turn/events.js";
@@ -176,6 +177,18 @@ export class ScriptedController implements Omit<Controller, "events"> {
   }
   history(): readonly StoredMessage[] {
     return this.messages;
+  }
+  /** what summaries() and readOnly() report */
+  storedSummaries: StoredSummary[] = [];
+  readOnlyWhy: string | undefined;
+  summaries(): readonly StoredSummary[] {
+    return this.storedSummaries;
+  }
+  readOnly(): string | undefined {
+    return this.readOnlyWhy;
+  }
+  fork(): Promise<string> {
+    return Promise.resolve("forked");
   }
   busy(): boolean {
     return this.running;

@@ -1,4 +1,4 @@
-// The built CLI is one CommonJS bundle (scripts/bundle.mjs, issue 19), run by the bin
+// The built CLI is one CommonJS bundle (scripts/bundle.mjs), run by the bin
 // dist/cli.js through V8's code cache (src/launch/). These check what the bundle must keep
 // from the unbundled build (the version read from package.json, the lazy loads still lazy:
 // nothing the first frame does not need runs before it, the MCP SDK only when a server

@@ -1,4 +1,4 @@
-// The inspector's capture is made before the call and written alongside it (issue 19): the
+// The inspector's capture is made before the call and written alongside it: the
 // request does not wait for the capture's transaction, nothing of the answer is stored before
 // the capture is, and a capture that cannot be written stops the call and fails the turn with
 // the answer unstored. Real SQLite file, real HTTP to the strict fake provider; the store's

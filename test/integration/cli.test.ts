@@ -121,7 +121,7 @@ describe("albedo-tui command line", () => {
   });
 });
 
-// --- issue 11: the prompt from stdin, and what reaches a terminal ----------------------------
+// --- the prompt from stdin, and what reaches a terminal --------------------------------------
 
 const anthropicArgs = (): string[] => ["--base-url", fake.anthropicBase, "--model", "claude-sonnet-4-5"];
 
@@ -146,9 +146,14 @@ describe("-p - reads the prompt from stdin", () => {
   it("a prompt of several MB (over the argument limit) arrives whole, is answered and stored", async () => {
     const line = "a line of a very long prompt that no command line would take ~ STDIN-LINE\n";
     const prompt = line.repeat(Math.ceil((6 * 1024 * 1024) / line.length)) + "the end ✓";
+    // ≈ 1.6 M tokens: sent to a model whose window holds it (a larger prompt is refused before
+    // it is sent: traps-window.test.ts)
+    const config = path.join(home.env.XDG_CONFIG_HOME as string, "albedo", "config.json");
+    await fs.mkdir(path.dirname(config), { recursive: true });
+    await fs.writeFile(config, JSON.stringify({ contextWindow: 2_000_000 }));
     fake.script({ text: "Read all of it." });
     const n = fake.requests.length;
-    const r = await runWithStdin(["-p", "-", ...anthropicArgs()], Buffer.from(prompt));
+    const r = await runWithStdin(["-p", "-", ...anthropicArgs()], Buffer.from(prompt)).finally(() => fs.rm(config));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe("Read all of it.\n");
     const sent = fake.requests[n]!;
@@ -259,8 +264,8 @@ describe("output from the record is inert on a terminal and exact when piped", (
   }, 60_000);
 
   it("context: the summary and a page inert on a terminal, exact when piped", async () => {
-    // the inspector already shows controls as visible text (^[ and \u009b), so this held
-    // before issue 11 too; the terminal path now also passes the sanitizer, as the screen does
+    // the inspector already shows controls as visible text (^[ and \u009b), so this holds
+    // without the sanitizer too; the terminal path passes it all the same, as the screen does
     const view = JSON.parse((await runCli(["context", sid, "--json"], hostileHome)).stdout) as { sections: { source: string }[] };
     // --section counts from 1, the JSON's index from 0
     const hist = String(view.sections.findIndex((s) => s.source === "history") + 1);

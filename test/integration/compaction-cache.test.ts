@@ -1,4 +1,4 @@
-// Cache-aware compaction in real turns (issue 17, items 3 and 4), against the fake provider
+// Cache-aware compaction in real turns, against the fake provider
 // over loopback with a real SQLite file and real tool runs:
 // - microcompact in steps: the wire body of each turn's first request repeats the previous
 //   request's messages byte for byte up to the previous turn's own rounds (which now replay as

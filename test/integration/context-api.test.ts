@@ -317,7 +317,7 @@ describe("local API over the real store", () => {
           method,
           token,
           headers: { "content-type": "application/json" },
-          body: method === "HEAD" || method === "OPTIONS" ? undefined : '{"state":"pending"}',
+          ...(method === "HEAD" || method === "OPTIONS" ? {} : { body: '{"state":"pending"}' }),
         });
         expect(r.status, `${method} ${p}`).toBe(405);
         expect(r.headers.allow).toBe("GET");

@@ -1,4 +1,4 @@
-// What /model, /reload and /export do in the real controller (issue 14, item 9): a real SQLite
+// What /model, /reload and /export do in the real controller: a real SQLite
 // file, real HTTP to the fake provider on 127.0.0.1, real files written in the workspace.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
@@ -25,7 +25,7 @@ describe("/model chooses the provider from the catalog", () => {
   it("/model gpt-4o on Anthropic switches to OpenAI, says so, and the next request goes to the OpenAI endpoint", async () => {
     const { app } = await makeApp(fake, bothOnFake());
     const said = await app.setModel("gpt-4o");
-    // before: "Model: anthropic:gpt-4o", sent to Anthropic's API, which refuses it
+    // not "Model: anthropic:gpt-4o": Anthropic's API refuses that name
     expect(said).toMatch(/^Model: openai:gpt-4o \(context window 128,000 tokens\)\./);
     expect(said).toContain("Provider switched from anthropic to openai: the catalog lists gpt-4o as OpenAI's.");
     expect(app.info().provider).toBe("openai");
@@ -84,7 +84,7 @@ describe("/reload names everything it re-read", () => {
     };
     const { app } = await makeApp(fake, { configFile: "/etc/albedo-test/config.json", reloadConfig: async () => fresh });
     const same = await app.reload();
-    // before: "Reloaded: workspace facts." as if keys and URLs were not re-read
+    // keys and URLs are re-read too, so the sentence names them
     expect(same).toBe(
       "Reloaded the project context: workspace facts (unchanged). Reloaded from the config (/etc/albedo-test/config.json) and the environment: permission, compaction, reasoning, API keys and per-provider base URLs (changed: openai key removed). The model and --base-url stay as they are; /model switches.",
     );
@@ -119,7 +119,7 @@ describe("/export", () => {
     const row = await store.getSession(app.session().id);
     await store.close();
     expect(created).toBe(row!.createdAt);
-    // before: equal to Created (the session as it was when opened)
+    // the row's last change, not a copy of Created (the session as it was when opened)
     expect(updated).toBe(row!.updatedAt);
     expect(updated! > created!).toBe(true);
     const json = JSON.parse(await fs.readFile(await app.exportSession("json"), "utf8")) as { session: { updatedAt: string } };

@@ -1,4 +1,4 @@
-// Issue 11, finding 6: a provider key given in the environment must not be readable by the
+// A provider key given in the environment must not be readable by the
 // tools, by any route: not in their environment, and not in the agent's own
 // /proc/<pid>/environ (which shows the environment the process started with, whatever
 // process.env says later). Real CLI, real bash tool, real /proc.

@@ -40,7 +40,8 @@ beforeEach(async () => {
   fake.requests.length = 0;
 });
 
-const anthropic = (): string[] => ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase];
+// a model whose window (1M tokens) holds the megabyte prompt below
+const anthropic = (): string[] => ["--provider", "anthropic", "--model", "claude-sonnet-4-6", "--base-url", fake.anthropicBase];
 
 /**
  * A headless run whose prompt (`-p -`) comes on stdin. A prompt of a megabyte makes its

@@ -1,4 +1,4 @@
-// Images across providers (issue 16, item 3): an image is sent as itself only where the
+// Images across providers: an image is sent as itself only where the
 // target takes it. Attached under OpenAI (20 MB, no side limit) then /model to Anthropic
 // (5 MB of base64, 8000 px a side), the next request is one the strict fake accepts, with
 // the marker saying why where the image was; the other way round the image stays native.
@@ -130,7 +130,7 @@ describe("images across providers", () => {
     await app.submit("and now?");
     const sent = fake.requests.at(-1)!;
     expect(sent.shape).toBe("anthropic");
-    // before: all eight (37 MB of base64) went, and this and every later request was refused
+    // not all eight (37 MB of base64): that request, and every later one, would be refused
     expect(sent.rejected).toBeUndefined();
     expect(fake.rejections()).toHaveLength(refusedBefore);
     expect(sent.rawBody.match(/"type":"image"/g)).toHaveLength(5);

@@ -1,4 +1,4 @@
-// The servers people run with `--provider openai --base-url` (issue 16, item 4), each as the
+// The servers people run with `--provider openai --base-url`, each as the
 // strict fake configured to behave like it (test/helpers/fake-local-servers.ts), driven by the
 // built CLI in headless mode with no key anywhere: one test per quirk.
 import { afterEach, describe, expect, it } from "vitest";

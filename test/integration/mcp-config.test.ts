@@ -74,7 +74,7 @@ describe("MCP configuration", () => {
     ]);
   });
 
-  it("a timeout past what a timer can hold is refused by name (before: accepted, and the timer fired at once)", async () => {
+  it("a timeout past what a timer can hold is refused by name (accepted, the timer would fire at once)", async () => {
     const dir = await tempDir("albedo-mcp-cfg-");
     const configFile = path.join(dir, "config.json");
     await fs.writeFile(configFile, JSON.stringify({ mcpServers: { slow: { command: "x", startupTimeoutSeconds: 3_000_000 } } }));
@@ -91,7 +91,7 @@ describe("MCP configuration", () => {
     ]);
   });
 
-  it("an allowInReadOnly entry that can never match an MCP tool is refused by name (before: it silently allowed nothing)", async () => {
+  it("an allowInReadOnly entry that can never match an MCP tool is refused by name (accepted, it would silently allow nothing)", async () => {
     const dir = await tempDir("albedo-mcp-cfg-");
     const configFile = path.join(dir, "config.json");
     for (const bad of ["mcp__my.server__*", "fs/read_file", "mcp__*", "mcp__fs__read*"]) {
@@ -129,10 +129,10 @@ describe("MCP configuration", () => {
         JSON.stringify({ mcpServers: { proj: { command: "/nonexistent/proj", args: ["--token", "${PROJ_TOKEN}"], env: { WORDS: "ordinary words a file could pick" } } } }),
       );
       const { m } = managerFor({ workspace: dir, configFile, headless: false, env: { PROJ_TOKEN: "expanded-token-value-0002" } });
-      // before: every value of the unapproved file was cut out of the whole session
+      // only the approved file's values are secrets, not every value of the unapproved one
       expect(m.secrets()).toEqual(["config-secret-value-0001"]);
       const listing = m.describe();
-      // before: only the server's name was shown to be approved
+      // the whole entry is shown to be approved, not only the server's name
       expect(listing).toContain('    command: "/nonexistent/proj"\n    args: ["--token", "${PROJ_TOKEN}"]');
       expect(listing).toContain('    env "WORDS": "ordinary words a file could pick"');
       expect(listing).not.toContain("expanded-token-value-0002");

@@ -105,7 +105,7 @@ describe("headless -p with MCP servers", () => {
     await expect(fs.stat(marker)).rejects.toThrow(/ENOENT/);
   }, T);
 
-  it("names the project file escaped on stderr and in the log when its path holds control characters (before: the title sequence was removed with its text)", async () => {
+  it("names the project file escaped on stderr and in the log when its path holds control characters (the title sequence is shown, not removed with its text)", async () => {
     const ws = path.join(home.workspace, "ws\x1b]0;x\x07");
     await fs.mkdir(ws);
     await fs.writeFile(path.join(ws, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: "\x1b[8mhidden" } } }));

@@ -139,7 +139,7 @@ describe("what approving a .mcp.json shows", () => {
     const listing = m.describe();
     for (const name of Object.keys(env).filter((n) => n !== "HARMLESS")) expect(listing).toMatch(new RegExp(`⚠ env ${name} loads code: `));
     expect(listing).not.toContain("⚠ env HARMLESS");
-    // before: "(env: NODE_OPTIONS)", the value hidden
+    // the value shown, not "(env: NODE_OPTIONS)"
     expect(listing).toContain('    env "NODE_OPTIONS": "--require evil.cjs"');
     expect(listing).toContain(`    cwd: the workspace, ${ws}`);
   }, T);
@@ -151,7 +151,7 @@ describe("what approving a .mcp.json shows", () => {
     const { m } = manager(ws);
     await m.start();
     const listing = m.describe();
-    // before: the listing was cut at 600 characters with no mark; the "& touch" tail ran unseen
+    // not cut at 600 characters with no mark: the "& touch" tail would run unseen
     expect(listing).toContain(`"${tail}"`);
     expect(listing).not.toContain("END-OF-HUGE");
     expect(listing).toMatch(/"y{4000}" \[CUT: 1,011 more characters of this value are not shown; read .*\.mcp\.json before approving\]/);
@@ -165,7 +165,7 @@ describe("what approving a .mcp.json shows", () => {
       await m.start();
       expect(notices.length).toBeGreaterThan(0);
       for (const n of notices) expect(n).not.toMatch(INVISIBLE);
-      // before: the folder's name was raw (and the screen stripped the title with its text)
+      // the folder's name escaped, not raw (the screen would strip the title with its text)
       expect(notices.join("\n")).toContain(`ws\\u001b]0;.\\u0007${path.sep}.mcp.json`);
       if (headless) expect(notices.join("\n")).toContain("not starting p from");
       const listing = m.describe();
@@ -192,7 +192,7 @@ describe("what approving a .mcp.json shows", () => {
     const c = loadExtensionConfig({ workspace: ws });
     const problem = (n: string): string => c.servers.find((s) => s.name === n)!.problem ?? "";
     expect(problem("nul")).toContain("args.0 holds a NUL character");
-    // before: it set NODE_OPTIONS while naming another variable (and no warning matched it)
+    // such a name would set NODE_OPTIONS while naming another variable, unwarned
     expect(problem("eq")).toContain('holds "=": the variable it would set is not the one it names');
     expect(problem("url")).toContain('"url" holds a control character or a space');
   }, T);
@@ -219,7 +219,7 @@ describe(".mcp.json is read inside the workspace only", () => {
       await fs.writeFile(path.join(outside, "config.json"), JSON.stringify({ mcpServers: { mine: { command: "/nonexistent/users-own", env: { TOKEN: "users-own-secret-0042" } } } }));
       await c.make(ws, outside);
       const cfg = loadExtensionConfig({ workspace: ws });
-      // before: the user's own servers became "project" servers; environ's bytes were quoted
+      // followed, the user's own servers would become "project" servers, or environ's bytes be quoted
       expect(cfg.servers).toEqual([]);
       expect(cfg.project).toBeUndefined();
       expect(cfg.problems).toEqual([`the project's MCP file ${path.join(ws, ".mcp.json")} was not read: it leads outside the workspace`]);
@@ -252,7 +252,7 @@ describe(".mcp.json is read inside the workspace only", () => {
     ] as const) {
       await fs.writeFile(file, text);
       const [problem] = loadExtensionConfig({ workspace: ws }).problems;
-      // before: JSON.parse's message, which quotes the file's first bytes
+      // not JSON.parse's message, which quotes the file's first bytes
       expect(problem).toBe(`${file} is not valid JSON: ${where}`);
       expect(problem).not.toContain("ghp_");
     }

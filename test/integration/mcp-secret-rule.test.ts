@@ -96,7 +96,7 @@ describe("what counts as a secret", () => {
     const listing = m.describe();
     expect(listing).toContain("scheme (none): invalid");
     for (const c of creds) {
-      // before: quoted whole, as the file writes it
+      // not quoted whole, as the file writes it
       expect(r.stderr).not.toContain(c);
       expect(listing).not.toContain(c);
       // the config file holds them, as the user wrote them; nothing else may

@@ -1,4 +1,4 @@
-// A server's model list over real loopback HTTP (issue 16, item 5): both shapes, with their
+// A server's model list over real loopback HTTP: both shapes, with their
 // keys, and every way it can fail ending in a sentence, bounded in time and size; the
 // controller's list for /model keeps the catalog's models whatever the server does.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

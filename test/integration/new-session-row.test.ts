@@ -1,4 +1,4 @@
-// A new session's first prompt (issue 19, Enter → request): the draft's row is written with
+// A new session's first prompt (Enter → request): the draft's row is written with
 // its title in one statement before the prompt, not a row and then a setTitle (one more
 // transaction and commit between Enter and the request). Real SQLite file, real HTTP to the
 // fake provider; the store is the real one, its calls listed on the way through.

@@ -148,3 +148,53 @@ describe("a Responses reasoning item before a message of blank text", () => {
     expect(messages[1]!.blocks[0]).toEqual({ type: "reasoning", text: "Read the notes, then answer." });
   });
 });
+
+describe("the live round's opaque bodies are bounded per request", () => {
+  // claude-sonnet-4-5: 200,000 tokens, so a quarter of them by size: 200,000 bytes of bodies;
+  // gpt-5: 400,000 tokens, 400,000 bytes. Three bodies fit each; the fourth does not.
+  const rounds = 6;
+  const script = (bytes: number): void =>
+    fake.script(
+      ...Array.from({ length: rounds }, (_, i) => ({ reasoning: `Round ${i + 1}: read the notes.`, opaqueBytes: bytes, toolCalls: [{ name: "read", input: { path: "notes.txt" } }] })),
+      { text: "Heron, six times." },
+    );
+
+  it("Anthropic: the three newest signatures go back, the older thinking crosses as prose, and thinking stays on", async () => {
+    script(60_000);
+    const r = await runCli(["-p", "the word?", ...anthropic()], home);
+    expect(r.stderr).not.toContain("albedo-tui:");
+    expect(r.code).toBe(0);
+    expect(fake.rejections()).toEqual([]);
+    const last = fake.requests.at(-1)!.body as { thinking?: unknown; messages: { role: string; content: { type: string; text?: string; signature?: string }[] }[] };
+    expect(last.thinking).toEqual({ type: "enabled", budget_tokens: 24576 });
+    expect(toolLoopThinkingRefusal(last as unknown as Record<string, unknown>)).toBeUndefined();
+    const assistants = last.messages.filter((m) => m.role === "assistant");
+    expect(assistants).toHaveLength(rounds);
+    expect(assistants.map((m) => m.content[0]!.type)).toEqual(["text", "text", "text", "thinking", "thinking", "thinking"]);
+    expect(assistants.slice(0, 3).map((m) => m.content[0]!.text)).toEqual([1, 2, 3].map((i) => `[Reasoning]: Round ${i}: read the notes.`));
+    for (const m of assistants.slice(3)) expect(m.content[0]!.signature!.length).toBe(60_000);
+    // every request carried at most the bound of bodies
+    for (const q of fake.requests) expect(q.rawBody.length).toBeLessThan(200_000 + 64 * 1024);
+    // the record keeps every signature
+    const { messages } = await record();
+    const signed = messages.flatMap((m) => m.blocks).filter((b) => b.type === "reasoning" && b.opaque?.body.length === 60_000);
+    expect(signed).toHaveLength(rounds);
+  });
+
+  it("Responses: the three newest encrypted items go back, the older reasoning crosses as prose", async () => {
+    await responsesApi();
+    script(120_000);
+    const r = await runCli(["-p", "the word?", ...openai()], home);
+    expect(r.stderr).not.toContain("albedo-tui:");
+    expect(r.code).toBe(0);
+    expect(fake.rejections()).toEqual([]);
+    const input = inputOf(fake.requests.at(-1)!);
+    expect(input.filter((i) => i.type === "reasoning")).toHaveLength(3);
+    const prose = input.filter((i) => i.role === "assistant").flatMap((i) => (i.content ?? []).map((c) => c.text));
+    expect(prose).toEqual([1, 2, 3].map((i) => `[Reasoning]: Round ${i}: read the notes.`));
+    for (const q of fake.requests) expect(q.rawBody.length).toBeLessThan(400_000 + 64 * 1024);
+    const { messages } = await record();
+    const sealed = messages.flatMap((m) => m.blocks).filter((b) => b.type === "reasoning" && (b.opaque?.body.length ?? 0) > 100_000);
+    expect(sealed).toHaveLength(rounds);
+  });
+});

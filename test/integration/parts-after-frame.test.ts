@@ -1,4 +1,4 @@
-// Issue 19, start → session loaded: the screen shows the session before the providers'
+// Start → session loaded: the screen shows the session before the providers'
 // adapters, the tools and the turn are compiled (src/session/controller/parts.ts, imported lazily and
 // loaded by App.ready() after the session's frame). What must hold: they are really out of
 // what loads with the controller; a prompt sent before they are in waits for them and runs;

@@ -1,4 +1,4 @@
-// Prompt caching end to end (issue 17, items 1, 4, 5): the built CLI, headless, against the
+// Prompt caching end to end: the built CLI, headless, against the
 // caching fake over loopback HTTP, one process per turn, so every turn after the first starts
 // after a restart. Each request reads what the one before it wrote; the first request after
 // a restart reads the prefix the previous process wrote (the same bytes: prose replay is
@@ -111,7 +111,7 @@ describe("prompt caching over a multi-turn session with restarts", () => {
     await fs.rm(config);
   });
 
-  // review of issue 17: the API looks back only about 20 blocks from a mark, and a turn of a
+  // the API looks back only about 20 blocks from a mark, and a turn of a
   // dozen tool rounds replays as more prose than that
   it("after a turn of 12 tool rounds, the next process's first request reads everything up to that turn's prompt", { timeout: 120_000 }, async () => {
     const log = fake.cache!.log;

@@ -526,7 +526,7 @@ describe("openai: bounds on what one answer may bring", () => {
   });
 });
 
-describe("openai: a field the server refuses is dropped, once, and remembered (issue 16 item 2, issue 17 item 2)", () => {
+describe("openai: a field the server refuses is dropped, once, and remembered", () => {
   const cache = { key: "01JSESSIONKEY", ttl: "5m" as const };
   const warnings = (events: StreamEvent[]) => events.filter((e) => e.type === "warning").map((e) => (e.type === "warning" ? e.message : ""));
 

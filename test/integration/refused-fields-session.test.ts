@@ -1,4 +1,4 @@
-// A field a server refused is remembered for the session (issue 16, item 2), not for the
+// A field a server refused is remembered for the session, not for the
 // life of one provider object: /model (even back to the same model) and /reload build a new
 // provider, and before they forgot, so the server was asked again and refused again, with a
 // second warning. The real app in-process against the strict fake over loopback HTTP.

@@ -1,4 +1,4 @@
-// A killed turn never breaks the next request, on the Responses API too (issue 16 review):
+// A killed turn never breaks the next request, on the Responses API too:
 // the built CLI as a real process killed with SIGKILL mid-answer and mid-tool, against the
 // strict fake's /v1/responses, then --continue on the same shape. Whatever the killed turn
 // left (an interrupted answer with its reasoning; a call

@@ -114,8 +114,10 @@ describe("fork", () => {
     await store.close();
     const old = path.join(dir, "old.sqlite");
     const raw = await rawOpen(old);
-    await rawExec(raw, "CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (3);");
-    for (const m of migrations.slice(0, 3)) await rawExec(raw, m.sql);
+    // the schema before the fork's prompt (its last migration), with a fork made then (no prompt)
+    const before = migrations.length - 1;
+    await rawExec(raw, `CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (${before});`);
+    for (const m of migrations.slice(0, before)) await rawExec(raw, m.sql);
     await rawExec(raw, "INSERT INTO sessions (id, title, workspace, created_at, updated_at) VALUES ('old1', 't', '/w', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')");
     await rawExec(raw, `INSERT INTO messages (session_id, seq, role, status, blocks_json, created_at) VALUES ('old1', 1, 'user', 'complete', '[{"type":"text","text":"hi"}]', '2026-01-01T00:00:00.000Z')`);
     await rawClose(raw);
@@ -126,7 +128,7 @@ describe("fork", () => {
     const fork = await store.fork("old1", 2);
     expect((await store.loadHistory(fork.id)).messages.map((m) => m.blocks)).toEqual([text("hi")]);
     const check = await rawOpen(old);
-    expect(await rawAll(check, "SELECT version FROM schema_version")).toEqual([{ version: 4 }]);
+    expect(await rawAll(check, "SELECT version FROM schema_version")).toEqual([{ version: migrations.length }]);
     await rawClose(check);
   });
 });

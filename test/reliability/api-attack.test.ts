@@ -302,7 +302,7 @@ describe("the local API under load and attack", () => {
       tui = spawnPty(process.execPath, [CLI, "--api", ...anthropicArgs(fake)], { cols: 120, rows: 30, cwd: h.workspace, env: { ...h.env, TERM: "xterm-256color" } });
       const t = tui;
       await t.waitFor("Type a request", 20_000);
-      // the screen says where the API is (issue 14, item 6: a line on stderr was covered by the screen)
+      // the screen says where the API is (a line on stderr would be covered by the screen)
       await t.waitFor(/Local API on http:\/\/127\.0\.0\.1:\d+ \(token in/, 20_000);
       const port = Number(/Local API on http:\/\/127\.0\.0\.1:(\d+)/.exec(t.screenText())![1]);
       const tokenFile = path.join(h.env.XDG_STATE_HOME as string, "albedo", `api-token-${port}`);

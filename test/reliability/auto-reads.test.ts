@@ -163,10 +163,10 @@ describe("automatic reads stay inside the workspace", () => {
 
 describe("the workspace's .mcp.json stays inside the workspace too", () => {
   const MCP_FORMS: { name: string; make(h: Home, outside: string): Promise<void> }[] = [
-    // before: its first bytes were printed in the parse error
+    // a parse error would print its first bytes
     { name: ".mcp.json linked to /proc/self/environ", make: (h) => link("/proc/self/environ", path.join(h.workspace, ".mcp.json")) },
     {
-      // before: the user's own servers became the project's (and ran once it was approved)
+      // followed, the user's own servers would become the project's (and run once approved)
       name: ".mcp.json linked to the user's own config",
       make: async (h) => {
         const file = await writeConfig(h, { mcpServers: { mine: { command: "/nonexistent/users-own", env: { TOKEN: OUTSIDE_MARK } } } });

@@ -273,6 +273,9 @@ describe("a 2 MB paste", () => {
     "pasted into the TUI: the screen stays responsive, the text goes out whole",
     async () => {
       const h = await home();
+      // ≈ 550,000 tokens: sent to a model whose window holds it (a larger paste is refused at
+      // Enter: traps-window.test.ts)
+      await writeConfig(h, { contextWindow: 1_000_000 });
       fake.script({ text: "Received the big paste." });
       const t = spawnPty(process.execPath, [CLI, ...anthropicArgs(fake)], { cols: 100, rows: 30, cwd: h.workspace, env: { ...h.env, TERM: "xterm-256color" } });
       ptys.push(t);

@@ -1,4 +1,4 @@
-// The workspace boundary of the file tools (issue 11): every spelling a glob pattern can use
+// The workspace boundary of the file tools: every spelling a glob pattern can use
 // to climb out, every kind of link that leads out, and links swapped by a second process
 // while reads run, through the real tools (runTool, as the turn calls it) in read-only and
 // ask modes, and once end to end through the built CLI against the fake provider. Also the

@@ -1,4 +1,4 @@
-// Issue 11 at the edge between the program and its files: a damaged, read-only or full
+// The edge between the program and its files: a damaged, read-only or full
 // history database, the files read on start pointed at devices and FIFOs, the modes of what
 // the program writes, and the keys in the agent's own /proc/<pid>/environ. Real files, real
 // mounts where this machine allows them (as root), a real unprivileged user where it does not

@@ -166,3 +166,29 @@ export function sleep(ms: number): Promise<void> {
 export function textOf(m: StoredMessage): string {
   return m.blocks.map((b) => (b.type === "text" ? b.text : "")).join("");
 }
+
+/**
+ * One row of the traps table: a single input that once broke a session for good, tried
+ * through the built CLI. Held when the person was told, nothing known to be refused was sent,
+ * the next turn worked and no stored message was lost or changed.
+ */
+export interface TrapFigure {
+  trap: string;
+  held: boolean;
+  nextTurnWorks: boolean;
+  /** stored messages from before the trap that the record no longer holds as they were */
+  messagesLost: number;
+  /** figures of the trap worth a look in the table ("largest request 9 kB, peak RSS 233 MB") */
+  detail?: string;
+}
+
+/** Each file of traps writes its rows as traps-<name>.json; the summary gathers every such file. */
+export async function writeTraps(name: string, traps: TrapFigure[]): Promise<void> {
+  await writeFigures(`traps-${name}`, { traps });
+}
+
+/** Messages of `before` that `after` does not hold unchanged (same id, content and status). */
+export function messagesLost(before: readonly StoredMessage[], after: readonly StoredMessage[]): number {
+  const now = new Map(after.map((m) => [m.id, JSON.stringify(m)]));
+  return before.filter((m) => now.get(m.id) !== JSON.stringify(m)).length;
+}

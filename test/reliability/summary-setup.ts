@@ -49,42 +49,34 @@ function read(name: string): Figures | undefined {
 
 const num = (x: unknown): number => (typeof x === "number" ? x : 0);
 
-/** One trap tried (a traps-*.json file lists them): did the next turn work, was a record lost. */
-interface TrapFigure {
-  trap: string;
-  nextTurnWorks: boolean;
-  recordsLost: number;
-  detail?: string;
-}
-
-/** Every traps-*.json of this run: each trap file of the suite writes its own. */
-function readTraps(): { files: number; traps: TrapFigure[] } {
-  let names: string[];
-  try {
-    names = fs.readdirSync(runDir).filter((n) => /^traps-.+\.json$/.test(n));
-  } catch {
-    return { files: 0, traps: [] };
-  }
-  const traps: TrapFigure[] = [];
-  for (const n of names) {
-    const f = read(n.slice(0, -".json".length));
-    const list = Array.isArray(f?.traps) ? (f.traps as unknown[]) : [];
-    for (const t of list) {
-      const o = (t ?? {}) as Record<string, unknown>;
-      traps.push({ trap: String(o.trap ?? "?"), nextTurnWorks: o.nextTurnWorks === true, recordsLost: num(o.recordsLost), ...(typeof o.detail === "string" ? { detail: o.detail } : {}) });
-    }
-    // a trap that failed before it could report: named by its file's failed tests
-    for (const failed of Array.isArray(f?.failed) ? (f.failed as unknown[]) : []) {
-      if (!traps.some((t) => t.trap === failed)) traps.push({ trap: String(failed), nextTurnWorks: false, recordsLost: NaN });
-    }
-  }
-  return { files: names.length, traps };
-}
-
 /** "start 11, list 2, …": the MCP failure cases by the moment of a server's life they hit */
 function momentsOf(x: Figures): string {
   const m = (x.moments ?? {}) as Record<string, unknown>;
   return ["start", "list", "call", "reload", "exit"].map((k) => `${k} ${num(m[k])}`).join(", ");
+}
+
+interface Trap {
+  trap: string;
+  held: boolean;
+  nextTurnWorks: boolean;
+  messagesLost: number;
+  detail?: string;
+}
+
+/** Every traps-*.json of the run (lib.ts, writeTraps), in file order. */
+function readTraps(): Trap[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(runDir).filter((n) => /^traps-.+\.json$/.test(n)).sort();
+  } catch {
+    return [];
+  }
+  const out: Trap[] = [];
+  for (const n of names) {
+    const f = read(n.slice(0, -".json".length));
+    if (Array.isArray(f?.traps)) out.push(...(f.traps as Trap[]));
+  }
+  return out;
 }
 
 export function teardown(): void {
@@ -103,11 +95,12 @@ export function teardown(): void {
     io: read("io-boundary"),
     mcpSecrets: read("mcp-secrets"),
     mcpFailures: read("mcp-failures"),
+    twoWindows: read("two-windows"),
     rewindHostile: read("rewind-hostile"),
   };
   const traps = readTraps();
   fs.rmSync(runDir, { recursive: true, force: true });
-  if (Object.values(f).every((x) => x === undefined) && traps.files === 0) return; // no reliability file ran
+  if (Object.values(f).every((x) => x === undefined) && traps.length === 0) return; // no reliability file ran
   const notRun = "not run";
   const held = (x: Figures | undefined): string => (x ? `${num(x.held)}/${num(x.tried)}` : notRun);
   const secretsFound = Object.values(f).reduce((a, x) => a + num(x?.secretsFound), 0);
@@ -164,39 +157,35 @@ export function teardown(): void {
       "MCP secrets found in requests/records/pages",
       f.mcpSecrets ? `${num(f.mcpSecrets.secretsFound)} (${num(f.mcpSecrets.secrets)} secrets and their pieces, ${num(f.mcpSecrets.placesChecked)} places checked)` : notRun,
     ],
-    ["secrets found", `${secretsFound}${f.secrets ? ` (${num(f.secrets.placesScanned)} outputs and every file of every home scanned)` : ""}`],
+    ...traps.map((t): [string, string] => [
+      `trap: ${t.trap}`,
+      `${t.held ? "held" : "NOT HELD"}: next turn ${t.nextTurnWorks ? "works" : "FAILS"}, ${num(t.messagesLost)} stored messages lost${t.detail ? ` (${t.detail})` : ""}`,
+    ]),
+    [
+      "trap two windows: tried / next turn / lost / interleaved",
+      f.twoWindows
+        ? `${num(f.twoWindows.tried)} (${held(f.twoWindows)} held) / ${num(f.twoWindows.nextTurnWorked)} / ${num(f.twoWindows.recordsLost)} / ${num(f.twoWindows.interleavings)}`
+        : notRun,
+    ],
     [
       "hostile repository rewound: paths put back / named as not restorable",
       f.rewindHostile ? `${num(f.rewindHostile.restored)} / ${num(f.rewindHostile.named)} (${held(f.rewindHostile)} checks held)` : notRun,
     ],
-    [
-      "traps: next turn works / records lost",
-      traps.files
-        ? `${traps.traps.filter((t) => t.nextTurnWorks).length}/${traps.traps.length} / ${traps.traps.reduce((a, t) => a + (Number.isNaN(t.recordsLost) ? 0 : t.recordsLost), 0)}`
-        : notRun,
-    ],
+    ["secrets found", `${secretsFound}${f.secrets ? ` (${num(f.secrets.placesScanned)} outputs and every file of every home scanned)` : ""}`],
   ];
   const w = Math.max(...rows.map(([n]) => n.length));
   const line = "─".repeat(w + 2) + "┼" + "─".repeat(Math.max(...rows.map(([, v]) => v.length)) + 2);
-  // the traps: each tried, and for each whether the next turn worked and what was lost
-  const trapRows: [string, string][] = traps.traps.map((t) => [
-    t.trap,
-    `next turn ${t.nextTurnWorks ? "works" : "FAILED"}; records lost: ${Number.isNaN(t.recordsLost) ? "unknown" : t.recordsLost}${t.detail ? ` (${t.detail})` : ""}`,
-  ]);
-  const tw = Math.max(0, ...trapRows.map(([n]) => n.length));
-  const tline = "─".repeat(tw + 2) + "┼" + "─".repeat(Math.max(0, ...trapRows.map(([, v]) => v.length)) + 2);
   const text = [
     "",
     "Reliability figures",
     line,
     ...rows.map(([n, v]) => ` ${n.padEnd(w)} │ ${v}`),
     line,
-    ...(trapRows.length ? ["", "Traps", tline, ...trapRows.map(([n, v]) => ` ${n.padEnd(tw)} │ ${v}`), tline] : []),
     "",
   ].join("\n");
   process.stdout.write(text + "\n");
   fs.writeFileSync(
     LAST_RUN,
-    JSON.stringify({ finishedAt: new Date().toISOString(), table: Object.fromEntries(rows), traps: traps.traps, figures: f }, null, 2) + "\n",
+    JSON.stringify({ finishedAt: new Date().toISOString(), table: Object.fromEntries(rows), figures: { ...f, traps } }, null, 2) + "\n",
   );
 }

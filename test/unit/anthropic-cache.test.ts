@@ -1,4 +1,4 @@
-// Where the Anthropic adapter puts its cache breakpoints (issue 17, item 1): after the tool
+// Where the Anthropic adapter puts its cache breakpoints: after the tool
 // schemas, after the system and context blocks, on the previous turn's last message and on
 // the newest one; never more than 4; none where the prefix is below the model's minimum; the
 // TTL field only for the hour. And the capture's marker: in the page, not in the bytes.
@@ -30,6 +30,13 @@ function settings(over: Partial<RequestSettings> = {}): RequestSettings {
     cache: { key: "session-1", ttl: "5m" },
     ...over,
   } as RequestSettings;
+}
+
+/** settings without a cache key: a request that asks for no caching */
+function uncached(over: Partial<RequestSettings> = {}): RequestSettings {
+  const s = settings(over);
+  delete s.cache;
+  return s;
 }
 
 const longTool = { name: "read", description: LONG, inputSchema: { type: "object", properties: { path: { type: "string" } } } };
@@ -99,7 +106,7 @@ describe("Anthropic cache breakpoints", () => {
   });
 
   it("sends none when the request asks for no caching, and none in the summary request", () => {
-    const req = turnRequest([user(LONG), assistant("ok")], [user("next")], settings({ cache: undefined } as Partial<RequestSettings>));
+    const req = turnRequest([user(LONG), assistant("ok")], [user("next")], uncached());
     expect(JSON.stringify(body(req))).not.toContain("cache_control");
     // the summary's prefix (its own system prompt, no tools) is shared with nothing and sent
     // once: a write would never be read
@@ -121,7 +128,7 @@ describe("Anthropic cache breakpoints", () => {
   it("the capture shows each mark as a marker in the page, and counts no bytes for it", () => {
     const prior = [user(LONG), assistant("ok")];
     const cached = turnRequest(prior, [user("next")], settings({ system: LONG, tools: [longTool], cache: { key: "s", ttl: "1h" } }));
-    const plain = turnRequest(prior, [user("next")], settings({ system: LONG, tools: [longTool], cache: undefined } as Partial<RequestSettings>));
+    const plain = turnRequest(prior, [user("next")], uncached({ system: LONG, tools: [longTool] }));
     const a = captureRequest(cached, { iteration: 1, capturedAt: "t" });
     const b = captureRequest(plain, { iteration: 1, capturedAt: "t" });
     expect(a.sections.map((s) => [s.items, s.bytes])).toEqual(b.sections.map((s) => [s.items, s.bytes]));
@@ -148,7 +155,7 @@ describe("Anthropic cache breakpoints", () => {
 
   // The API finds a cached prefix only at a mark or up to ~20 blocks before one. A turn's
   // prose or one round's blocks can be longer than that; the previous request's prefix must
-  // still be read, not the whole history written again (review of issue 17).
+  // still be read, not the whole history written again.
   describe("each request reads the previous request's prefix, however far back it ends", () => {
     const toolRound = (k: number, calls: number, size = 40): Msg[] => [
       {

@@ -45,7 +45,7 @@ describe("Anthropic thinking per model", () => {
         expect(body).not.toHaveProperty("output_config");
         expect(anthropicThinkingRefusal(body)).toBeUndefined();
       }
-      // what the adapter sent before: refused
+      // the older request shape (budget_tokens): refused
       const old = { ...encodeAnthropicBody(req(model, "high")), thinking: { type: "enabled", budget_tokens: 24576 } };
       expect(anthropicThinkingRefusal(old)).toBe(`'${model}' does not support thinking.`);
     });

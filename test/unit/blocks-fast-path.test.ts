@@ -1,5 +1,5 @@
 // Loading the record checks the common stored blocks and the usage by hand instead of a zod
-// parse per message (issue 19). zod stays the definition: on seeded random and damaged rows the
+// parse per message. zod stays the definition: on seeded random and damaged rows the
 // hand check and zod accept and refuse the same rows, give equal values, and a refused row
 // gets zod's sentence; through a real SQLite file, loadHistory refuses the same rows.
 import fs from "node:fs/promises";

@@ -1,4 +1,4 @@
-// The inspector shows the wire, exactly (issue 13). Seeded random sessions of every block
+// The inspector shows the wire, exactly. Seeded random sessions of every block
 // kind, replayed and sent by the real adapters over real HTTP to the strict fake provider;
 // for every request, each section's items and bytes as the inspector records them equal what
 // an independent reader (test/helpers/wire-reader.ts) computes from the body the server

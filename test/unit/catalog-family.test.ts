@@ -1,4 +1,4 @@
-// Whose model a name is, by the catalog: /model uses it to pick the provider (issue 14, item 9).
+// Whose model a name is, by the catalog: /model uses it to pick the provider.
 import { describe, expect, it } from "vitest";
 import { familyOf } from "../../src/provider/catalog.js";
 

@@ -1,4 +1,4 @@
-// Microcompact in steps (issue 17, item 3): between steps the prepared history of each turn's
+// Microcompact in steps: between steps the prepared history of each turn's
 // requests is byte-identical to the previous turn's, so a provider's cached prefix holds; a
 // step changes it from its first newly blurred output on; the boundary is a pure function of
 // the record, so a resumed session (the record loaded afresh) prepares the same bytes.

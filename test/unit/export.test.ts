@@ -125,3 +125,24 @@ describe("exportJson", () => {
     expect(json).not.toMatch(/api[_-]?key|authorization|x-api-key|bearer/i);
   });
 });
+
+describe("export of a session with a /compact summary", () => {
+  const summary = { id: 7, sessionId: session.id, fromSeq: 1, toSeq: 2, text: "They read the parser.\n\x1b[31mred\x1b[0m", model: "claude-test", createdAt: "2026-11-30T10:03:00.000Z" };
+
+  it("Markdown: the summary stands after the last message it replaced, named by that run, its text inert", () => {
+    const md = exportMarkdown(session, messages, [summary]);
+    expect(md).toContain("- Summaries: 1");
+    const heading = md.indexOf("## Summary of messages 1–2 (compact) · claude-test");
+    expect(heading).toBeGreaterThan(md.indexOf("## 2. Assistant"));
+    const third = md.indexOf("## 3. ");
+    if (third >= 0) expect(heading).toBeLessThan(third);
+    expect(md).toContain("> They read the parser.");
+    expect(md).not.toContain("\x1b[31m");
+  });
+
+  it("JSON: the summaries with the run of messages each replaced", () => {
+    const doc = JSON.parse(exportJson(session, messages, [summary])) as { summaries: unknown[] };
+    expect(doc.summaries).toEqual([{ id: 7, fromSeq: 1, toSeq: 2, model: "claude-test", createdAt: summary.createdAt, text: summary.text }]);
+    expect((JSON.parse(exportJson(session, messages)) as { summaries: unknown[] }).summaries).toEqual([]);
+  });
+});

@@ -1,4 +1,4 @@
-// The inspector's change line (issue 17, item 4): what differs from the previous request, the
+// The inspector's change line: what differs from the previous request, the
 // first history item that differs (counted from 1, as the pages number them) and why, read
 // from the encoding that is sent, for both providers.
 import { describe, expect, it } from "vitest";

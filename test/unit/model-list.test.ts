@@ -1,4 +1,4 @@
-// The /model list (issue 16, item 5): which rows it has and in what order, how it is drawn,
+// The /model list: which rows it has and in what order, how it is drawn,
 // and which keys choose from it (a number or ↑/↓ + Enter, only once it is ready; before that
 // every key is typed ahead into the prompt).
 import { describe, expect, it } from "vitest";

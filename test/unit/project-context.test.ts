@@ -162,7 +162,7 @@ describe("the workspace's git state in the workspace facts", () => {
 
   it("a repository made by git init, with no commit yet, is a repository on its branch", async () => {
     run("init", "-q");
-    // before: rev-parse --abbrev-ref HEAD fails without a commit, and this said "not a repository"
+    // rev-parse --abbrev-ref HEAD fails without a commit: that is not "not a repository"
     expect(await facts()).toContain("Git branch: trunk (no commits yet)");
     expect(await facts()).not.toContain("not a repository");
     run("commit", "-q", "--allow-empty", "-m", "first");

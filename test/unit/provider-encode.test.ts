@@ -345,7 +345,7 @@ describe("the encoding: one pass gives the body and its wire items", () => {
   });
 });
 
-describe("Chat Completions: parameters per model and per endpoint (issue 16, item 2)", () => {
+describe("Chat Completions: parameters per model and per endpoint", () => {
   const oreq = (over: Partial<Request> = {}): Request => req({ provider: "openai", model: "gpt-4o", ...over });
   const wire = (refused: ChatOptionalField[] = [], hosted = false) => ({ hosted, refused: new Set(refused) });
   const reasoningRound: WireMessage[] = [

@@ -1,4 +1,4 @@
-// Reasoning asked for a model that takes none (issue 16, item 2): nothing is sent (the
+// Reasoning asked for a model that takes none: nothing is sent (the
 // adapters' rule, test/unit/provider-encode.test.ts) and the status line says so.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultKeymap } from "../../src/ui/bindings.js";

@@ -128,7 +128,7 @@ describe("summaryRequest", () => {
   });
 });
 
-describe("images per target in a request (issue 16, item 3)", () => {
+describe("images per target in a request", () => {
   // attached under OpenAI: 8 MB, taken there, more than Anthropic takes
   const big: Block = { type: "image", mediaType: "image/png", data: "BIGIMAGE", bytes: 8 * 1_048_576, width: 1200, height: 900 };
   const wide: Block = { type: "image", mediaType: "image/jpeg", data: "WIDEIMAGE", bytes: 90_000, width: 9000, height: 300 };

@@ -582,7 +582,7 @@ describe("redacted reasoning", () => {
   });
 });
 
-describe("images per target (issue 16, item 3)", () => {
+describe("images per target", () => {
   const OPENAI: ReplayOptions = { vision: imageTarget("openai", true) };
   const MB = 1_048_576;
   const img = (bytes: number, width?: number, height?: number, mediaType = "image/png"): ImageBlock => ({

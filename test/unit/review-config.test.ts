@@ -38,7 +38,7 @@ describe("base URLs are checked where they enter", () => {
   });
 });
 
-describe("the config file as it is found on disk (issue 11)", () => {
+describe("the config file as it is found on disk", () => {
   let dir: string;
   beforeAll(async () => {
     dir = await tempDir("albedo-config-");

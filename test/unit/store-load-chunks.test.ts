@@ -1,4 +1,4 @@
-// Loading a history in chunks (issue 19): loadHistory reads LOAD_CHUNK rows per statement
+// Loading a history in chunks: loadHistory reads LOAD_CHUNK rows per statement
 // inside one read transaction, asking for the next chunk while it checks the current one.
 // Through a real SQLite file these tests hold it to what the one-statement load gave (that
 // load is kept here, verbatim, as the reference): the same messages with equal values, the

@@ -1,5 +1,5 @@
-// A new session's row is one INSERT (issue 19: it stands between Enter and a new session's
-// first request; the transaction it was took four trips through the store's queue). What the
+// A new session's row is one INSERT (it stands between Enter and a new session's
+// first request; a transaction would take four trips through the store's queue). What the
 // transaction gave must still hold: a stamp later than every stored one even within one
 // millisecond, the title in the same row, and a clashing id replaced by a fresh one.
 import fs from "node:fs/promises";

@@ -1,4 +1,4 @@
-// The provider's usage stored with each answer (issue 17, item 4; migration 3), against real
+// The provider's usage stored with each answer (migration 3), against real
 // SQLite files: written with the message in one statement, kept by checkpoints that pass none,
 // read back through its schema, and a version-2 database migrated with its messages intact.
 import fs from "node:fs/promises";

@@ -446,7 +446,7 @@ describe("inspector captures", () => {
   it("reads back what it wrote as another connection reads it, and still checks a row changed since", async () => {
     const store = await openTracked();
     const s = await store.createSession({ workspace: "/w" });
-    const c = { ...capture("m1", ["page zero", "page one"]), print: undefined };
+    const c = capture("m1", ["page zero", "page one"]); // no print
     await store.saveCapture(s.id, c);
     // the writer answers from what it wrote; a second connection parses and checks the row
     const other = await openTracked();
@@ -508,7 +508,7 @@ describe("summaries", () => {
   });
 });
 
-// --- files and failures (issue 11): real files, real faults --------------------------------
+// --- files and failures: real files, real faults -------------------------------------------
 
 async function refusal(p: Promise<unknown>): Promise<StoreError> {
   const e = await p.then(

@@ -1,5 +1,5 @@
 // The stream parsers check their hot events (text, thinking and tool-input deltas) by hand
-// instead of a zod parse per event (issue 19). zod stays the definition: here, on seeded
+// instead of a zod parse per event. zod stays the definition: here, on seeded
 // random and hostile events, the hand check and zod agree on accept/reject for those shapes
 // and give equal values, and an event the hand check refuses is worded by zod as before.
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// A link swapped between the permission check and the open (issue 11, finding 8): a second
+// A link swapped between the permission check and the open: a second
 // process flips links while read, grep, write and edit run; nothing outside is read,
 // created or changed. Two ways to swap: a link flipped atomically between an inside and
 // an outside target, and a real folder replaced for a moment by a link to a folder outside.

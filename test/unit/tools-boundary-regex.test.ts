@@ -1,4 +1,4 @@
-// A pattern from the model that takes exponential time (issue 11, finding 4): grep's regex
+// A pattern from the model that takes exponential time: grep's regex
 // and glob's extglobs run in a worker, so the process stays responsive, the time limit
 // ends a runaway search with a clear error, and aborting (Esc) ends it at once.
 import fs from "node:fs/promises";

@@ -1,4 +1,4 @@
-// glob and grep stay inside their folder whatever the pattern says (issue 11, finding 1):
+// glob and grep stay inside their folder whatever the pattern says:
 // every spelling of "..", absolute paths, ~, and links inside the workspace that lead out.
 import fs from "node:fs/promises";
 import path from "node:path";

@@ -1,5 +1,5 @@
 // A key that straddles the point where a tool's output is cut to size is cut out whole, never
-// kept in part: redaction runs before the cut (review finding on issue 11).
+// kept in part: redaction runs before the cut.
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";

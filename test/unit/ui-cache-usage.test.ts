@@ -1,4 +1,4 @@
-// The provider's cache usage on the screen (issue 17, item 4), in-process (src/ui into a
+// The provider's cache usage on the screen, in-process (src/ui into a
 // headless xterm): the status line gives the last request's hit share, the context pane's
 // usage line the read / written / uncached tokens, labelled as the provider's report.
 import { afterEach, describe, expect, it } from "vitest";

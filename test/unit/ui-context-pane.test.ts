@@ -38,7 +38,7 @@ async function settle(): Promise<void> {
 
 describe("context pane", () => {
   it("opened again after a capture it missed, it says loading… until the new request is read, never the old request's figures", async () => {
-    // the request before: the same sections with half the bytes
+    // the previous request: the same sections with half the bytes
     const before: InspectorView = { ...current, meta: { ...current.meta, totalBytes: 2000 }, sections: current.sections.map((x) => ({ ...x, bytes: 500, estimate: { tokens: 100, method: "chars/4" } })) };
     let view = before;
     const src = { ...source(current), inspectorView: async () => view };

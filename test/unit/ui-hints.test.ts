@@ -1,5 +1,5 @@
 // Hints that match the moment, the pane asked for while the session opens, and where the local
-// API is (issue 14, items 6 and 9). The real src/ui in-process, painting into a headless xterm,
+// API is. The real src/ui in-process, painting into a headless xterm,
 // driven by a scripted controller; what is read is the screen a person would see.
 import { afterEach, describe, expect, it } from "vitest";
 import { startTui, type Tui } from "../../src/ui/app.js";
@@ -39,7 +39,7 @@ describe("hints end with the turn they speak of", () => {
     expect(c.interrupts).toBe(1);
     c.finish();
     await term.waitFor(/^ idle · /m);
-    // before: the flash lasted its 3 s whatever happened, and said "interrupting…" while idle
+    // the flash ends with the turn: it must not say "interrupting…" while idle
     expect(term.screenText()).not.toContain("interrupting");
   });
 
@@ -76,7 +76,7 @@ describe("the context pane asked for while the session opens", () => {
     open.push(tui);
     await term.waitFor("starting…");
     term.send(KEYS.ctrl("o"));
-    // before: the key did nothing at all
+    // the key answers, with why the pane is not open yet
     await term.waitFor("the context pane opens once the session is open");
     const c = new ScriptedController();
     void tui.attach(asController(c), { keymap: defaultKeymap(), keymapWarnings: [] });

@@ -174,7 +174,7 @@ describe("key names", () => {
   });
 });
 
-describe("keymap files that are not keymaps (issue 11)", () => {
+describe("keymap files that are not keymaps", () => {
   it("--keymap /dev/zero, a FIFO, a folder: a warning naming the file and why, the default keys, no hang", () => {
     const fifo = path.join(dir, "keys.fifo");
     execFileSync("mkfifo", [fifo]);

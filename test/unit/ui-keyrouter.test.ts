@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ACTIONS, defaultKeymap, PLACES, type Action, type Keymap, type Place } from "../../src/ui/bindings.js";
 import { KeyParser, type InputEvent, type KeyEvent } from "../../src/ui/keys.js";
 import { KeyRouter, QUIT_WINDOW_MS, REWIND_WINDOW_MS, type Intent, type RouteView } from "../../src/ui/keyrouter.js";
+import { assertNever } from "../../src/record/types.js";
 import { KEYS } from "../helpers/pty.js";
 
 /** the key events a terminal's bytes make */
@@ -178,7 +179,7 @@ describe("the key router", () => {
     expect(route("a", starting)).toEqual([{ type: "type", ch: "a" }]);
     expect(route(KEYS.up, starting)).toEqual([{ type: "history", dir: -1 }]);
     expect(route(KEYS.ctrl("l"), starting)).toEqual([{ type: "redraw" }]);
-    // ^O asks for the pane, which opens with the session (issue 14, item 9); no transcript yet: Shift-Tab does nothing
+    // ^O asks for the pane, which opens with the session; no transcript yet: Shift-Tab does nothing
     expect(route(KEYS.ctrl("o"), starting)).toEqual([{ type: "toggleContext" }]);
     expect(route(KEYS.shiftTab, starting)).toEqual([]);
   });
@@ -258,10 +259,8 @@ function viewFor(place: Place): Partial<RouteView> {
       return { modal: "sessions" };
     case "rewind":
       return { modal: "rewind" };
-    default: {
-      const never: never = place;
-      throw new Error(String(never));
-    }
+    default:
+      return assertNever(place, "place");
   }
 }
 

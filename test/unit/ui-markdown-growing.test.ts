@@ -1,4 +1,4 @@
-// GrowingMarkdown (issue 19) lays out a streaming answer's kept part once and only its tail
+// GrowingMarkdown lays out a streaming answer's kept part once and only its tail
 // per frame. Whatever the text and wherever the stream is cut, its lines must be exactly
 // those of laying the whole text out again: that is what this file checks, over generated
 // Markdown with everything that spans a blank line (fenced code, loose lists, quotes,
@@ -91,7 +91,7 @@ describe("GrowingMarkdown", () => {
 
   it("never cuts inside an HTML block that runs across blank lines (CommonMark kinds 1-5), nor takes a backtick line that is no fence for one", () => {
     // each of these goes on, dimmed as HTML, past its blank lines to its end marker; a cut
-    // at the blank line laid the rest out as a paragraph (found in review, issue 19)
+    // at the blank line would lay the rest out as a paragraph
     const html = [
       "<pre>\nabc\n\nline two of the pre block\n\n</pre>",
       "<!--\ncomment\n\nhidden text in the comment\n-->",

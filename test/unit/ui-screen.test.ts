@@ -275,7 +275,7 @@ describe("the screen on the real controller", () => {
     }
   }, 30_000);
 
-  it("a prompt sent before the turn's code is in (issue 19): Esc takes it back: the text returns to the prompt, nothing is sent, and Enter sends it once the code is in", async () => {
+  it("a prompt sent before the turn's code is in: Esc takes it back: the text returns to the prompt, nothing is sent, and Enter sends it once the code is in", async () => {
     const { app } = await makeApp(fake, { headless: false, partsAfterFrame: true });
     // the fake serves this describe's other tests too: count from here
     const before = fake.requests.length;
@@ -324,7 +324,7 @@ function hint(term: HeadlessTerminal): string {
 
 const PANE_HINT = "context pane · typing goes to the prompt";
 
-describe("type-ahead never answers a box (issue 14)", () => {
+describe("type-ahead never answers a box", () => {
   it("keys typed as a question opens go to the prompt, Enter included; the choices show once typing pauses", async () => {
     const { term, c } = await screen();
     await ask(term, "run it");
@@ -374,7 +374,7 @@ describe("type-ahead never answers a box (issue 14)", () => {
   });
 });
 
-describe("focus is one state every event restores (issue 14)", () => {
+describe("focus is one state every event restores", () => {
   it("after a turn sent with the pane open, and after a permission answer, ↓/↑/Esc act on the pane", async () => {
     const { term, c } = await screen(120, 30);
     term.send(KEYS.ctrl("o"));
@@ -438,7 +438,7 @@ describe("focus is one state every event restores (issue 14)", () => {
   });
 });
 
-describe("Ctrl-Z and the mouse (issue 14)", () => {
+describe("Ctrl-Z and the mouse", () => {
   it("Ctrl-Z gives the terminal back as it was, then takes it again and repaints; an open question stays unanswered", async () => {
     let during = "";
     let rawDuring: boolean | undefined;

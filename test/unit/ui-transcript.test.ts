@@ -266,3 +266,25 @@ describe("transcript", () => {
     expect(l?.some((x) => x.s === "err")).toBe(true);
   });
 });
+
+describe("a /compact summary in the transcript", () => {
+  it("stands after the last message it replaced, its text folded under its heading; hostile text stays inert", () => {
+    const t = new Transcript();
+    const conv = conversation(3);
+    const base = conv[0]!.seq;
+    t.load(conv, [
+      { id: 1, sessionId: "s", fromSeq: base, toSeq: base + 3, text: "SUMMARY line one\nline two \x1b]0;pwn\x07", model: "m1", createdAt: "2026-01-01T00:00:00Z" },
+    ]);
+    const lines = t.view(80, 40).lines.map(lineText);
+    const at = lines.findIndex((l) => l.includes(`▸ Summary of messages ${base}–${base + 3} (compact) · m1 · 2 lines`));
+    expect(at).toBeGreaterThan(lines.findIndex((l) => l.includes("answer 1")));
+    expect(at).toBeLessThan(lines.findIndex((l) => l.includes("question 2")));
+    expect(lines.join("\n")).not.toContain("SUMMARY line one");
+    expect(t.select(-1)).toBe(true);
+    expect(t.toggleSelected()).toBe(true);
+    const open = screen(t.view(80, 40).lines);
+    expect(open).toContain(`▾ Summary of messages ${base}–${base + 3} (compact)`);
+    expect(open).toContain("SUMMARY line one");
+    expect(open).not.toContain("\x1b");
+  });
+});

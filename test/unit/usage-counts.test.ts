@@ -1,4 +1,4 @@
-// A provider's usage is outside input (review of issue 17): whatever numbers a server reports,
+// A provider's usage is outside input: whatever numbers a server reports,
 // the Usage the adapters give is whole, non-negative token counts, and the cached part is never
 // more than the prompt, so the status line's hit share stays within 0–100 % and the answer's
 // stored usage reads back (a stored value the store's schema refuses costs the figure).

@@ -2,7 +2,7 @@
 // from server.ts so that the screen can list them without loading the server (zod, http);
 // test/integration/api-routes.test.ts holds this list to what the server answers.
 
-export interface ApiRoute {
+interface ApiRoute {
   /** the path as typed, with ID, SECTION and PAGE to fill in */
   path: string;
   what: string;

@@ -45,10 +45,10 @@ import { MACHINE_NUMBERING } from "../format.js";
 import { sessionIdProblem } from "../../record/session-id.js";
 
 /** session_context: the inspector's record; extensions: requests may hold MCP servers' tools
- * and instructions (their sections are named by the server, issue 18) */
-export const API_CAPABILITIES = ["session_context", "extensions"] as const;
+ * and instructions (their sections are named by the server) */
+const API_CAPABILITIES = ["session_context", "extensions"] as const;
 
-export interface ApiServerOptions {
+interface ApiServerOptions {
   store: HistoryStore;
   /** 0 (the default) lets the system pick a free port */
   port?: number;

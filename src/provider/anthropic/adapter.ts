@@ -7,7 +7,7 @@ import { baseUrl, hostOf } from "../url.js";
 import { encodeAnthropic } from "./encode.js";
 import { AnthropicStreamHandler } from "./stream.js";
 
-export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
+const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
 export const ANTHROPIC_VERSION = "2023-06-01";
 
 /** Anthropic refuses no optional field this adapter sends: a refusal stands. */
@@ -17,7 +17,7 @@ const messagesShape: Shape = {
   parser: (ctx, label) => new AnthropicStreamHandler(ctx, label),
 };
 
-export interface AnthropicConfig {
+interface AnthropicConfig {
   baseUrl?: string;
   apiKey: string;
   transport: TransportOptions;

@@ -20,7 +20,7 @@ import { isBlank, isBlankText } from "./parts.js";
 export const MAX_CACHE_BREAKPOINTS = 4;
 /** Blocks between the previous request's end and the newest mark past which its prefix gets a
  * mark of its own: a margin under the API's look-back of about 20 blocks. */
-export const READ_MARK_AFTER_BLOCKS = 15;
+const READ_MARK_AFTER_BLOCKS = 15;
 
 /** Characters per token of the placement estimate. It only decides whether a prefix is long
  * enough to mark (and errs long on code, short on prose); what is cached is the API's count. */

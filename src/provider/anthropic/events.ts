@@ -71,7 +71,7 @@ export type DeltaParsed = z.infer<typeof deltaSchema>;
 type HotDelta = Extract<DeltaParsed, { type: "text_delta" | "thinking_delta" | "input_json_delta" }>;
 
 /** zod's z.number().int().nonnegative(): a safe integer, not below 0. */
-export function isIndex(v: unknown): v is number {
+function isIndex(v: unknown): v is number {
   return Number.isSafeInteger(v) && (v as number) >= 0;
 }
 

@@ -35,7 +35,7 @@ export type ChatOptionalField = (typeof CHAT_OPTIONAL_FIELDS)[number];
 
 /** What the encoding knows of the endpoint besides the Request: the same Request may be sent
  * differently to OpenAI and to a compatible server, and to a server that refused a field. */
-export interface ChatWire {
+interface ChatWire {
   /** OpenAI's own endpoint: it gets no reasoning_content back */
   hosted: boolean;
   /** optional fields the server refused for this model this session: not sent */

@@ -49,7 +49,7 @@ export const errorChunkSchema = z.object({
 
 /** for the test that holds the fast path to zod */
 export const chatChunkSchema = chunkSchema;
-export type Chunk = z.infer<typeof chunkSchema>;
+type Chunk = z.infer<typeof chunkSchema>;
 
 /** A copy of `o` with those of `keys` it has: what z.object() gives for fields it accepted. */
 function pick<T>(o: Record<string, unknown>, keys: readonly string[]): T {

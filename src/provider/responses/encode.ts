@@ -31,7 +31,7 @@ import {
 export const OPAQUE_OPENAI_REASONING = "openai_encrypted_reasoning";
 
 /** The API refuses a smaller max_output_tokens ("Expected a value >= 16"). */
-export const MIN_OUTPUT_TOKENS = 16;
+const MIN_OUTPUT_TOKENS = 16;
 
 /** The body and its wire items (docs/providers.md, "OpenAI Responses"), encoded once for the
  * request's capture and its sending. */
@@ -58,7 +58,7 @@ export function encodeResponsesBody(req: Request): Json {
 
 /** A tool definition as the Responses API takes it: flat, and not strict (strict mode wants
  * every property required and no others allowed, which our schemas do not promise). */
-export function encodeResponsesTool(t: ToolSchema): Json {
+function encodeResponsesTool(t: ToolSchema): Json {
   return { type: "function", name: t.name, description: t.description, parameters: t.inputSchema, strict: false };
 }
 

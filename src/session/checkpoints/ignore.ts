@@ -3,6 +3,7 @@
 // a hostile one must not be able to stall the walk: they are matched here by a table over
 // pattern × name (time linear in each), not compiled to a regular expression, where a line
 // such as `*a*a*a*a*a*a*a*a*a*a*a*b` backtracks for minutes over one long file name.
+import { assertNever } from "../../record/types.js";
 
 /** One piece of a compiled pattern. */
 type Token =
@@ -211,10 +212,8 @@ export function matchTokens(tokens: readonly Token[], s: string): boolean {
         }
         break;
       }
-      default: {
-        const never: never = tok;
-        throw new Error(`unknown token ${JSON.stringify(never)}`);
-      }
+      default:
+        return assertNever(tok, "pattern token");
     }
     [cur, next] = [next, cur];
   }

@@ -20,7 +20,7 @@ export interface RecordedChange {
   path: string;
   before: PathState;
   /** absent until the turn has ended */
-  after?: PathState;
+  after?: PathState | undefined;
   /** the tool whose call came first: write, edit, bash, an MCP tool */
   by: string;
 }
@@ -35,9 +35,9 @@ export interface TurnRecord {
   startedAt: string;
   /** absent while the turn runs (or when it was killed): then `snapshot` still tells what
    * its commands changed, by comparing it with the workspace */
-  finishedAt?: string;
+  finishedAt?: string | undefined;
   /** the file of the walk taken before the turn's first command, until the turn ends */
-  snapshot?: string;
+  snapshot?: string | undefined;
   changes: RecordedChange[];
   /** what the checkpoint could not take, in sentences */
   notes: string[];

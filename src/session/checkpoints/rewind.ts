@@ -7,6 +7,7 @@
 // again finishes it (a restored path is skipped as unchanged). Paths are reached inside held
 // folders without following links (tools/files.ts), so a link swapped into the workspace
 // cannot carry a restore outside it.
+import { assertNever } from "../../record/types.js";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -105,10 +106,8 @@ function actionFor(target: PathState, current: PathState): PlannedAction | undef
       return current.kind === "absent" ? "recreate" : "relink";
     case "uncopied":
       return undefined;
-    default: {
-      const never: never = target;
-      throw new Error(`unknown path state ${JSON.stringify(never)}`);
-    }
+    default:
+      return assertNever(target, "path state");
   }
 }
 
@@ -394,10 +393,8 @@ export async function applyRewind(
           case "link":
             await makeLink(root, item.path, t.target);
             break;
-          default: {
-            const never: never = t;
-            throw new Error(`unknown path state ${JSON.stringify(never)}`);
-          }
+          default:
+            return assertNever(t, "path state");
         }
         const line = `${DONE[item.action]} ${shownPath(item.path)}`;
         results[i] = { line, ok: true };

@@ -37,7 +37,7 @@ export interface WalkOptions {
   /** real paths never walked: the state folder and the database when they are inside */
   exclude?: readonly string[];
   /** content holding a configured key is not copied (keys live in memory only) */
-  holdsSecret?: (bytes: Buffer) => boolean;
+  holdsSecret?: ((bytes: Buffer) => boolean) | undefined;
   /** copy what is read into the blob store (a walk that only compares need not) */
   store?: boolean;
   /** Esc: the walk stops at its next slice (the command it comes before will not run) */

@@ -2,6 +2,7 @@
 // a later walk compares to know it unchanged without reading it, and the limits that bound
 // what is copied. Pure types and their zod schemas (what is read back from the state folder
 // is outside input).
+import { assertNever } from "../../record/types.js";
 import { z } from "zod";
 
 /** What was at a path. */
@@ -27,10 +28,10 @@ export interface SnapEntry {
   s: PathState;
   /** size, mtime, ctime, inode and mode: equal in a later walk, the path is unchanged and
    * its hash is reused; absent when it must not be reused (it changed while it was read) */
-  f?: string;
+  f?: string | undefined;
   /** a link that leads outside the workspace: where (its real path) and, when that is a
    * file, its fingerprint, so a change made through the link is named */
-  o?: { real: string; f?: string };
+  o?: { real: string; f?: string | undefined } | undefined;
 }
 
 export const snapEntrySchema: z.ZodType<SnapEntry> = z.object({
@@ -68,10 +69,8 @@ export function sameState(a: PathState, b: PathState, fa?: string, fb?: string):
       return b.kind === "link" && a.target === b.target;
     case "uncopied":
       return b.kind === "uncopied" && fa !== undefined && fa === fb;
-    default: {
-      const never: never = a;
-      throw new Error(`unknown path state ${JSON.stringify(never)}`);
-    }
+    default:
+      return assertNever(a, "path state");
   }
 }
 
@@ -88,9 +87,7 @@ export function describeState(s: PathState): string {
       return `a link to ${s.target}`;
     case "uncopied":
       return s.what;
-    default: {
-      const never: never = s;
-      throw new Error(`unknown path state ${JSON.stringify(never)}`);
-    }
+    default:
+      return assertNever(s, "path state");
   }
 }

@@ -8,9 +8,11 @@ import { assertNever } from "../../record/types.js";
 import { messageOf } from "../../record/errors.js";
 import { sanitizeForTerminal } from "../../text/sanitize.js";
 import { formatInt } from "../../record/numbers.js";
+import type { StoredSummary } from "../../compaction/types.js";
+import { summariesInOrder, summaryHeading } from "../../compaction/heading.js";
 
 export const EXPORT_FORMAT = "albedo-tui/session";
-export const EXPORT_VERSION = 1;
+const EXPORT_VERSION = 1;
 
 /** A fence longer than any backtick run inside the text, so content cannot close it. */
 function fence(text: string, lang = ""): string {
@@ -33,7 +35,7 @@ function inlineCode(text: string): string {
   return `${tick}${pad}${text}${pad}${tick}`;
 }
 
-export function describeImage(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {
+function describeImage(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {
   const dims = b.width !== undefined && b.height !== undefined ? `, ${b.width}×${b.height}` : "";
   return `${b.mediaType}, ${formatInt(b.bytes)} bytes${dims}`;
 }
@@ -81,7 +83,12 @@ function roleName(m: StoredMessage): string {
   }
 }
 
-export function exportMarkdown(session: Session, messages: StoredMessage[]): string {
+/** A /compact summary at its place: after the last message it replaced. */
+function summaryMarkdown(s: StoredSummary): string {
+  return `## ${summaryHeading(s)} · ${s.model}\n\n_${s.createdAt}_\n\n${quote(s.text)}`;
+}
+
+export function exportMarkdown(session: Session, messages: StoredMessage[], summaries: readonly StoredSummary[] = []): string {
   const out: string[] = [];
   out.push(`# ${session.title.trim() || "Untitled session"}`);
   out.push(
@@ -91,17 +98,23 @@ export function exportMarkdown(session: Session, messages: StoredMessage[]): str
       `- Created: ${session.createdAt}`,
       `- Updated: ${session.updatedAt}`,
       `- Messages: ${messages.length}`,
+      ...(summaries.length ? [`- Summaries: ${summaries.length}`] : []),
     ].join("\n"),
   );
+  const waiting = summariesInOrder(summaries);
   for (const m of messages) {
+    while (waiting[0] && waiting[0].toSeq < m.seq) out.push(summaryMarkdown(waiting.shift()!));
     const tags = [m.model, m.status === "interrupted" ? "interrupted" : undefined].filter((t) => t !== undefined);
     out.push(`## ${m.seq}. ${roleName(m)}${tags.length ? ` · ${tags.join(" · ")}` : ""}\n\n_${m.createdAt}_`);
     if (m.blocks.length === 0) out.push("_(no content)_");
     for (const b of m.blocks) out.push(blockMarkdown(b));
   }
+  for (const s of waiting) out.push(summaryMarkdown(s));
   return sanitizeForTerminal(out.join("\n\n") + "\n");
 }
 
-export function exportJson(session: Session, messages: StoredMessage[]): string {
-  return JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, session, messages }, null, 2) + "\n";
+/** The record itself; each summary names the run of messages it replaced (fromSeq..toSeq). */
+export function exportJson(session: Session, messages: StoredMessage[], summaries: readonly StoredSummary[] = []): string {
+  const sums = summariesInOrder(summaries).map((s) => ({ id: s.id, fromSeq: s.fromSeq, toSeq: s.toSeq, model: s.model, createdAt: s.createdAt, text: s.text }));
+  return JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, session, messages, summaries: sums }, null, 2) + "\n";
 }

@@ -14,13 +14,14 @@ import type { ContextItem } from "../../provider/types.js";
 import { noRedaction, type Redactor } from "../../config/secrets.js";
 import { isWithin } from "../../tools/paths.js";
 import { fdRealPath } from "../../tools/files.js";
+import { assertNever } from "../../record/types.js";
 
-export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"] as const;
+const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"] as const;
 /** instruction files past this size are cut, with a note, so one file cannot eat the window;
  * only this much is ever read */
 export const MAX_INSTRUCTION_BYTES = 64 * 1024;
 
-export type InstructionRead =
+type InstructionRead =
   | { kind: "absent" }
   | { kind: "read"; text: string; size: number }
   | { kind: "refused"; why: string };
@@ -106,10 +107,8 @@ async function readInstruction(workspace: string, name: string, redact: Redactor
       if (r.size > MAX_INSTRUCTION_BYTES) text = text.replace(/\uFFFD+$/, "") + `\n[${name} cut at 64 KB of ${r.size} bytes]`;
       return { source: name, text: redact(`Project instructions from ${name}:\n\n${text}`) };
     }
-    default: {
-      const never: never = r;
-      throw new Error(`unknown read ${JSON.stringify(never)}`);
-    }
+    default:
+      assertNever(r, "read");
   }
 }
 
@@ -145,10 +144,10 @@ const firstLine = (s: string): string => (s.split("\n")[0] ?? "").trim().slice(0
 
 /**
  * The workspace's git state as one fact line. HEAD is read with symbolic-ref, which works on a
- * branch with no commits yet (`git init` alone): rev-parse --abbrev-ref HEAD fails there, and
- * the repository was reported as "not a repository".
+ * branch with no commits yet (`git init` alone), where rev-parse --abbrev-ref HEAD fails and
+ * would call the repository "not a repository".
  */
-export async function gitFact(workspace: string): Promise<string> {
+async function gitFact(workspace: string): Promise<string> {
   const [head, commit] = await Promise.all([
     git(workspace, ["symbolic-ref", "--quiet", "--short", "HEAD"]),
     git(workspace, ["rev-parse", "--verify", "--quiet", "--short", "HEAD"]),
@@ -163,7 +162,7 @@ export async function gitFact(workspace: string): Promise<string> {
   return `Git: the repository could not be read${said ? ` (${said})` : ""}`;
 }
 
-export async function workspaceFacts(workspace: string, now = new Date(), redact: Redactor = noRedaction): Promise<ContextItem> {
+async function workspaceFacts(workspace: string, now = new Date(), redact: Redactor = noRedaction): Promise<ContextItem> {
   const git = await gitFact(workspace);
   const lines = [
     `Workspace: ${workspace}`,

@@ -1,4 +1,5 @@
 // What the screen (and any other front end) may ask of the running app.
+import type { StoredSummary } from "../../compaction/types.js";
 // The screen sends intents down through this and renders the events that come up.
 import type { ImageBlock, Session, StoredMessage } from "../../record/types.js";
 import type { ProviderName, ReasoningLevel } from "../../provider/types.js";
@@ -60,7 +61,7 @@ export interface ContextStatus {
   compaction: string;
 }
 
-/** Rewind and fork (rewind.ts), for the front ends. */
+/** Rewind (rewind.ts), for the front ends; /fork is the controller's own fork(). */
 export interface RewindControl {
   /** the session's prompts, numbered from 1 (after the whole record is read) */
   prompts(): Promise<PromptChoice[]>;
@@ -71,8 +72,6 @@ export interface RewindControl {
   /** carries the preview out: the code restored, the conversation forked (the fork becomes
    * the current session); `onItem` hears each path as it is put back */
   run(preview: RewindPreview, onItem?: (line: string) => void): Promise<RewindDone>;
-  /** /fork: the current session forked at its end; the fork becomes the current session */
-  fork(): Promise<Session>;
 }
 
 /** MCP servers (src/extensions/), for the front ends. */
@@ -93,6 +92,12 @@ export interface Controller {
   session(): Session;
   /** the current session's record as loaded (the store is the truth; this is its read) */
   history(): readonly StoredMessage[];
+  /** the session's /compact summaries, newest first: the transcript shows each at its place */
+  summaries(): readonly StoredSummary[];
+  /** why the session is read-only here (it is open in another process); undefined when it is not */
+  readOnly(): string | undefined;
+  /** /fork: a new session with this one's record copied, opened here; the answer says so */
+  fork(): Promise<string>;
   busy(): boolean;
   /**
    * runs one user turn to the end; failures arrive as notice events, never as throws.
@@ -130,6 +135,6 @@ export interface Controller {
   close(): Promise<void>;
   /** MCP servers; absent in front-end tests' stand-ins */
   mcp?: McpControl;
-  /** rewind and fork; absent in front-end tests' stand-ins */
+  /** rewind; absent in front-end tests' stand-ins */
   rewind?: RewindControl;
 }

@@ -18,8 +18,8 @@ export const NO_REQUEST_YET = "no request has been sent in this session yet";
 const usageSchema = z.object({
   inputTokens: z.number(),
   outputTokens: z.number(),
-  cacheReadTokens: z.number().optional(),
-  cacheWriteTokens: z.number().optional(),
+  cacheReadTokens: z.number().exactOptional(),
+  cacheWriteTokens: z.number().exactOptional(),
 });
 
 const metaSchema = z.object({
@@ -27,11 +27,11 @@ const metaSchema = z.object({
   model: z.string(),
   capturedAt: z.string(),
   iteration: z.number().int(),
-  contextWindow: z.number().optional(),
+  contextWindow: z.number().exactOptional(),
   totalBytes: z.number().int().nonnegative(),
-  providerUsage: usageSchema.optional(),
-  compaction: z.string().optional(),
-  change: z.string().optional(),
+  providerUsage: usageSchema.exactOptional(),
+  compaction: z.string().exactOptional(),
+  change: z.string().exactOptional(),
 });
 
 const sectionSchema = z.object({
@@ -46,7 +46,7 @@ const sectionSchema = z.object({
   pages: z.number().int().nonnegative(),
   deltaBytes: z.number().int().nullable(),
   // absent from captures stored before the field existed
-  shape: z.string().optional(),
+  shape: z.string().exactOptional(),
 });
 const sectionsSchema = z.array(sectionSchema);
 
@@ -90,7 +90,7 @@ interface Statements {
   getPage: Statement;
 }
 
-export type CaptureMethods = "saveCapture" | "setPending" | "inspectorView" | "capturePage" | "lastSectionBytes" | "lastRequestPrint";
+type CaptureMethods = "saveCapture" | "setPending" | "inspectorView" | "capturePage" | "lastSectionBytes" | "lastRequestPrint";
 
 const printRowSchema = z.object({ print: requestPrintSchema });
 

@@ -11,7 +11,7 @@ import { type Connection, StoreError, nowIso, sqliteCode, stmtAll, stmtRun } fro
 
 // Rows as SQLite returns them.
 
-export interface SessionRow {
+interface SessionRow {
   id: string;
   title: string;
   workspace: string;
@@ -184,7 +184,7 @@ interface Statements {
   tailStart: Statement;
 }
 
-export type MessageMethods =
+type MessageMethods =
   | "createSession"
   | "getSession"
   | "listSessions"
@@ -192,6 +192,7 @@ export type MessageMethods =
   | "latestSession"
   | "setTitle"
   | "fork"
+  | "forkSession"
   | "promptCount"
   | "appendMessage"
   | "updateMessage"
@@ -366,13 +367,23 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
     });
   }
 
+  /** the whole record: a fork at one past the last prompt */
+  forkSession(sessionId: string): Promise<Session> {
+    return this.forkAt(sessionId, "end");
+  }
+
   fork(sessionId: string, uptoPrompt: number): Promise<Session> {
     if (!Number.isSafeInteger(uptoPrompt) || uptoPrompt < 1) {
       return Promise.reject(new StoreError("no-prompt", `a fork starts at a prompt number, from 1 (got ${String(uptoPrompt)})`));
     }
+    return this.forkAt(sessionId, uptoPrompt);
+  }
+
+  private forkAt(sessionId: string, upto: number | "end"): Promise<Session> {
     return this.conn.tx(async () => {
       const from = await requireSession(this.conn, sessionId);
       const prompts = await this.conn.all<{ seq: number }>(PROMPT_SEQS, [sessionId]);
+      const uptoPrompt = upto === "end" ? prompts.length + 1 : upto;
       if (uptoPrompt > prompts.length + 1) {
         const n = prompts.length;
         throw new StoreError(

@@ -2,7 +2,7 @@
 // to in `schema_version`; migrations[i] takes it from version i to version i + 1.
 // Never edit a migration that has shipped: add a new one at the end.
 
-export interface Migration {
+interface Migration {
   /** the version the database has after this migration */
   version: number;
   /** what it does, for error messages */
@@ -100,11 +100,27 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 4,
-    description: "a session forked from another names it and the prompt it was forked at",
-    // no foreign key: a fork outlives its origin (it holds its own copy of the record), and
-    // still says where it came from
+    description: "where each session is open (one place at a time), and the session a fork was copied from",
+    // one row per open session: the process holding it, refreshed by its heartbeat; a row
+    // whose process is gone is taken over by the next opener (leases.ts)
     sql: `
+      CREATE TABLE open_leases (
+        session_id   TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        pid          INTEGER NOT NULL,
+        host         TEXT NOT NULL,
+        started_at   TEXT NOT NULL,
+        heartbeat_at TEXT NOT NULL
+      );
       ALTER TABLE sessions ADD COLUMN forked_from TEXT;
+    `,
+  },
+  {
+    version: 5,
+    description: "the prompt a fork was made at, and an index to list a session's forks",
+    // a fork is the record up to (not including) that prompt, counted from 1 as the screen
+    // counts prompts; NULL for forks made before this version (they copied the whole record).
+    // forked_from has no foreign key: a fork outlives its origin and still says where it came from
+    sql: `
       ALTER TABLE sessions ADD COLUMN forked_at_prompt INTEGER;
       CREATE INDEX sessions_by_fork ON sessions (forked_from);
     `,

@@ -48,7 +48,7 @@ export function nowIso(): string {
 // ---------------------------------------------------------------------------------------
 // Promise wrappers over node-sqlite3's callbacks.
 
-export interface RunInfo {
+interface RunInfo {
   lastID: number;
   changes: number;
 }

@@ -30,11 +30,12 @@ import {
 } from "./sqlite.js";
 import { MessageStore, newSessionId } from "./messages.js";
 import { CaptureStore, NO_REQUEST_YET } from "./captures.js";
+import { LeaseStore, type LeaseHolder, type LeaseResult, type Opener } from "./leases.js";
 
 export { StoreError, describeStoreFailure, NO_REQUEST_YET, newSessionId };
 export type { StoreErrorKind } from "./sqlite.js";
 
-export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 export interface OpenOptions {
   busyTimeoutMs?: number;
@@ -152,6 +153,7 @@ export class SqliteStore implements HistoryStore {
     private readonly conn: Connection,
     private readonly messages: MessageStore,
     private readonly captures: CaptureStore,
+    private readonly leases: LeaseStore,
     /** "wal" normally; SQLite falls back (e.g. "delete") where WAL is unsupported */
     readonly journalMode: string,
     /** opened for reading only (the database cannot be written); writes fail with a "read-only" StoreError */
@@ -165,7 +167,7 @@ export class SqliteStore implements HistoryStore {
   static async over(conn: Connection, journalMode: string, readOnly = false): Promise<SqliteStore> {
     const messages = await MessageStore.prepare(conn);
     const captures = await CaptureStore.prepare(conn);
-    return new SqliteStore(conn, messages, captures, journalMode, readOnly);
+    return new SqliteStore(conn, messages, captures, new LeaseStore(conn), journalMode, readOnly);
   }
 
   createSession(opts: { workspace: string; title?: string; id?: string }): Promise<Session> {
@@ -207,6 +209,29 @@ export class SqliteStore implements HistoryStore {
   }
   loadSummaries(sessionId: string): Promise<StoredSummary[]> {
     return this.messages.loadSummaries(sessionId);
+  }
+
+  takeLease(sessionId: string, me: Opener): Promise<LeaseResult> {
+    return this.leases.takeLease(sessionId, me);
+  }
+  holdNewSessions(me: Pick<Opener, "pid" | "host">): Promise<void> {
+    // a read-only store creates no session
+    return this.readOnly ? Promise.resolve() : this.leases.holdNewSessions(me);
+  }
+  heartbeat(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<boolean> {
+    return this.leases.heartbeat(sessionId, me);
+  }
+  releaseLease(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<void> {
+    return this.leases.releaseLease(sessionId, me);
+  }
+  leaseOf(sessionId: string): Promise<LeaseHolder | undefined> {
+    return this.leases.leaseOf(sessionId);
+  }
+  forkSession(sessionId: string): Promise<Session> {
+    return this.messages.forkSession(sessionId);
+  }
+  forkedFrom(sessionId: string): Promise<string | undefined> {
+    return this.leases.forkedFrom(sessionId);
   }
 
   saveCapture(sessionId: string, capture: Capture): Promise<void> {

@@ -21,6 +21,35 @@ export interface LoadedHistory {
   bad: BadMessage[];
 }
 
+/** Who holds a session open. */
+export interface LeaseHolder {
+  pid: number;
+  host: string;
+  /** when it opened the session (ISO) */
+  since: string;
+  /** its last heartbeat (ISO) */
+  heartbeat: string;
+}
+
+/** A holder as the opener sees it: whether its process still runs (or, on another host, still beats). */
+export interface OpenElsewhere extends LeaseHolder {
+  alive: boolean;
+}
+
+export type LeaseResult =
+  /** `tookOver`: the holder found dead, whose lease this opener took */
+  | { ok: true; tookOver?: OpenElsewhere }
+  | { ok: false; holder: OpenElsewhere };
+
+export interface Opener {
+  pid: number;
+  host: string;
+  /** whether a process of this host runs under this pid (process.kill(pid, 0)) */
+  pidAlive(pid: number): boolean;
+  /** the heartbeat age past which a holder on another host counts as gone */
+  staleMs?: number;
+}
+
 export interface HistoryStore {
   readonly path: string;
   /** `id`: the id a session not yet stored was already shown under (a clash takes a new one) */
@@ -64,6 +93,20 @@ export interface HistoryStore {
   lastSectionBytes(sessionId: string): Promise<Map<string, number> | undefined>;
   /** the current capture's request print, for the next capture's change line */
   lastRequestPrint(sessionId: string): Promise<RequestPrint | undefined>;
+
+  /** the session is open in one place at a time: taken in one write transaction, taken over
+   *  from a holder that is gone (leases.ts) */
+  takeLease(sessionId: string, me: Opener): Promise<LeaseResult>;
+  /** the sessions this connection creates are held by `me` from their first statement */
+  holdNewSessions(me: Pick<Opener, "pid" | "host">): Promise<void>;
+  /** false when the lease is no longer mine */
+  heartbeat(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<boolean>;
+  releaseLease(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<void>;
+  leaseOf(sessionId: string): Promise<LeaseHolder | undefined>;
+  /** fork() at one past the last prompt: the whole record copied (--fork-session, /fork) */
+  forkSession(sessionId: string): Promise<Session>;
+  /** the session a fork was copied from */
+  forkedFrom(sessionId: string): Promise<string | undefined>;
 
   saveSummary(s: Omit<StoredSummary, "id" | "createdAt">): Promise<StoredSummary>;
   /** newest first */

@@ -7,7 +7,7 @@ import type { AnswerId } from "./events.js";
 import type { TurnEnv } from "./env.js";
 import { append, clean, update } from "./record.js";
 
-export const DEFAULT_CHECKPOINT_MS = 1000;
+const DEFAULT_CHECKPOINT_MS = 1000;
 
 export class Checkpointer {
   private text = "";

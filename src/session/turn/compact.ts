@@ -2,10 +2,11 @@
 // src/compaction/policy.ts), and summarise an older prefix with the model when it is due,
 // when /compact asks, or when the provider refused the request as too long.
 import type { Block } from "../../record/types.js";
-import type { Usage } from "../../provider/types.js";
+import type { Request, Usage } from "../../provider/types.js";
 import { prepareHistory, type PrepareResult } from "../../compaction/prepare.js";
 import { planSummaryInput, summaryRequestParts } from "../../compaction/summary.js";
 import { fixedTokens, strategyInForce, summarisesAutomatically, summaryKeepRecentTokens } from "../../compaction/policy.js";
+import { cutToFit, fitLimit, overWindow, summaryTooLarge } from "../../compaction/window.js";
 import { summaryRequest } from "../../replay/request.js";
 import { toolSchemas } from "../../tools/run.js";
 import { noRedaction } from "../../config/secrets.js";
@@ -41,7 +42,7 @@ export async function prepare(env: TurnEnv, turnStart: number): Promise<PrepareR
   return result;
 }
 
-export interface Summarised {
+interface Summarised {
   /** a line for the person, or undefined when there was nothing to summarise */
   said: string | undefined;
   usage?: Usage;
@@ -65,7 +66,20 @@ export async function summarize(
   if (!input) return { said: undefined };
   const redact = env.redact ?? noRedaction;
   const parts = summaryRequestParts(input.prefix, input.previous?.text);
-  const req = redactRequest(summaryRequest(input.prefix, parts, { provider: env.providerName, model: env.model, maxOutputTokens: env.maxOutputTokens, ...(env.api ? { api: env.api } : {}) }), redact);
+  const build = (prefix: Parameters<typeof summaryRequest>[0]): Request =>
+    redactRequest(summaryRequest(prefix, parts, { provider: env.providerName, model: env.model, maxOutputTokens: env.maxOutputTokens, ...(env.api ? { api: env.api } : {}) }), redact);
+  let req = build(input.prefix);
+  // The summary request obeys the window rule like any other: a prefix that holds more than
+  // the window (one huge paste, a session resumed on a smaller model) has its largest parts
+  // left out, with markers the note's writer reads, rather than be sent and refused.
+  const rule = { contextWindow: env.contextWindow, method: env.tokenMethod };
+  let over = overWindow(req, rule);
+  if (over && env.contextWindow !== undefined) {
+    const excess = over.tokens - fitLimit(env.contextWindow, env.compaction.threshold);
+    req = build(cutToFit(input.prefix, { excess, method: env.tokenMethod, vision: false }).messages);
+    over = overWindow(req, rule);
+    if (over) throw new Error(summaryTooLarge(over, env.model));
+  }
   env.events.emit({ type: "state", state: "compacting" });
   await (await recordCapture(env, req, { iteration: opts.iteration ?? 0, note: SUMMARY_REQUEST_NOTE, providerUsage: opts.providerUsage, side: true })).written;
   const result = await env.provider.stream(req, { signal });

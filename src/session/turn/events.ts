@@ -13,7 +13,7 @@ export type TurnState = "idle" | "streaming" | "tool" | "permission" | "compacti
 /** One streamed answer of the model, numbered within the process. */
 export type AnswerId = number;
 
-export interface ToolEnd {
+interface ToolEnd {
   id: string;
   name: string;
   output: string;
@@ -48,7 +48,7 @@ export type SessionEvent =
   /** model, provider, key, or context status changed */
   | { type: "info" };
 
-export type SessionEventType = SessionEvent["type"];
+type SessionEventType = SessionEvent["type"];
 export type Listener = (e: SessionEvent) => void;
 
 export interface SubscribeOptions {

@@ -58,7 +58,7 @@ function holdsKey(body: string, redact: Redactor): boolean {
   return redactJson(parsed, redact) !== parsed;
 }
 
-export function redactBlock(b: Block, redact: Redactor): Block {
+function redactBlock(b: Block, redact: Redactor): Block {
   switch (b.type) {
     case "text": {
       const text = redact(b.text);

@@ -1,13 +1,13 @@
 // One answer of the model: stream it, tell the front ends as it arrives (under its own
 // AnswerId, named before the first delta), checkpoint it, and store its final form.
-import type { Block } from "../../record/types.js";
+import { assertNever, type Block } from "../../record/types.js";
 import type { EncodedRequest, Request, StopReason, Usage } from "../../provider/types.js";
 import { ProviderError } from "../../provider/types.js";
 import { Checkpointer } from "./checkpointer.js";
 import { clean } from "./record.js";
 import type { TurnEnv } from "./env.js";
 
-export type AnswerOutcome =
+type AnswerOutcome =
   /** stored complete; `blocks` are as stored (redacted), so its tools run with that input */
   | { kind: "complete"; blocks: Block[]; stopReason: StopReason; usage?: Usage }
   /** what arrived is stored as interrupted (when anything did); `partial` is that */
@@ -76,10 +76,8 @@ export async function streamAnswer(
             env.events.emit({ type: "tool_input", answer, index: e.index, name: t.name, bytes: t.bytes });
             break;
           }
-          default: {
-            const never: never = e;
-            throw new Error(`unknown stream event ${JSON.stringify(never)}`);
-          }
+          default:
+            assertNever(e, "stream event");
         }
       },
     });

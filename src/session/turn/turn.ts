@@ -1,50 +1,40 @@
-// One user turn: store the prompt, then repeat { compact if due → build the request →
-// capture it → stream one answer → run its tools → store their results } until the model
-// stops. Stored history crosses as prose (src/replay/); the rounds of THIS turn cross
-// natively with their call ids, so the provider's pairing rules hold inside the turn and
-// never across it. Each step lives in its own module of this folder.
+// One user turn: store the prompt, then repeat { compact if due → build the request (made
+// to fit the model's window; one that cannot fit is not sent) → capture it → stream one
+// answer → run its tools → store their results } until the model stops. Stored history
+// crosses as prose (src/replay/); the rounds of THIS turn cross natively with their call
+// ids, so the provider's pairing rules hold inside the turn and never across it. Each step
+// lives in its own module of this folder.
 import type { Block, ToolUseBlock } from "../../record/types.js";
-import type { Request, Usage } from "../../provider/types.js";
+import type { Usage } from "../../provider/types.js";
 import { ProviderError } from "../../provider/types.js";
 import type { PrepareResult } from "../../compaction/prepare.js";
-import { turnRequest } from "../../replay/request.js";
-import { toolSchemas } from "../../tools/run.js";
-import { noRedaction } from "../../config/secrets.js";
+import { promptTooLarge } from "../../compaction/window.js";
 import { messageOf } from "../../record/errors.js";
-import { redactRequest } from "./redact.js";
 import type { TurnEnv, TurnOutcome } from "./env.js";
 import { append, recordCapture } from "./record.js";
 import { compactIfDue, summarize } from "./compact.js";
 import { streamAnswer, textOf } from "./stream-answer.js";
 import { resultsMessage } from "./run-tools.js";
+import { fitRequest, promptOverWindow, type FitState } from "./window.js";
 
 export type { TurnEnv, TurnOutcome } from "./env.js";
 
-/** The request for one iteration, through the redactor: the one redacted request is both
- * captured and sent. */
-function buildRequest(env: TurnEnv, prepared: PrepareResult, turnStart: number): Request {
-  const req = turnRequest(prepared.messages, env.history.slice(turnStart), {
-    provider: env.providerName,
-    model: env.model,
-    system: env.system,
-    context: env.context,
-    tools: toolSchemas(env.tools),
-    maxOutputTokens: env.maxOutputTokens,
-    reasoning: env.reasoning,
-    vision: env.vision,
-    ...(env.cache ? { cache: env.cache } : {}),
-    ...(env.api ? { api: env.api } : {}),
-  });
-  return redactRequest(req, env.redact ?? noRedaction);
-}
-
 export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSignal): Promise<TurnOutcome> {
   const turnStart = env.history.length;
+  // a prompt no request can carry is refused before it is stored: stored, it would go with
+  // every later request and be refused with each
+  const tooLarge = promptOverWindow(env, userBlocks);
+  if (tooLarge) {
+    const said = promptTooLarge(tooLarge, env.model);
+    env.events.emit({ type: "notice", level: "error", text: said });
+    return { ok: false, unsent: true, error: said, finalText: "" };
+  }
   await append(env, "user", userBlocks, "complete");
   let finalText = "";
   let usage: Usage | undefined = env.previousUsage;
   let prepared: PrepareResult | undefined;
   let contextRetryUsed = false;
+  const fit: FitState = { summarised: false };
   const maxIterations = env.maxIterations ?? 100;
   // what the turn learnt goes back with every way it ends
   const end = (o: Omit<TurnOutcome, "usage" | "prepared">): TurnOutcome => ({
@@ -57,9 +47,17 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
     if (signal.aborted) return end({ ok: false, interrupted: true, finalText });
     const due = await compactIfDue(env, turnStart, signal, { iteration, ...(usage ? { providerUsage: usage } : {}) });
     if ("interrupted" in due) return end({ ok: false, interrupted: true, finalText });
-    prepared = due.prepared;
     if (due.usage) usage = due.usage;
-    const req = buildRequest(env, prepared, turnStart);
+    // the request as it is sent, made to fit the window; one that cannot is not sent
+    const fitted = await fitRequest(env, due.prepared, turnStart, signal, fit, { iteration, ...(usage ? { providerUsage: usage } : {}) });
+    if (fitted.kind === "interrupted") return end({ ok: false, interrupted: true, finalText });
+    if (fitted.kind === "over") {
+      env.events.emit({ type: "notice", level: "error", text: fitted.said });
+      return end({ ok: false, error: fitted.said, finalText });
+    }
+    prepared = fitted.prepared;
+    if (fitted.usage) usage = fitted.usage;
+    const req = fitted.req;
     const { written, resave } = await recordCapture(env, req, { iteration, note: prepared.note, providerUsage: usage });
 
     const answer = await streamAnswer(env, req, signal, resave, written);
