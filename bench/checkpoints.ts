@@ -121,7 +121,7 @@ export async function benchCheckpoints(quick: boolean): Promise<Row[]> {
         albedo: fmtBytes(median(walkBytes)),
         floor: `${fmtBytes(median(gitBytes))} git objects`,
         ratio: spaceRatio,
-        target: "— (none in issue 26)",
+        target: "— (none set)",
         met: null,
         raw: { walkBytes, duringBytes, gitBytes, coldBytes },
         note: `what a turn leaves in the state folder (its record, the changed files' copies, the workspace's walk rewritten), against the objects git stash create writes; while the turn runs its walk's file takes ${fmtBytes(median(duringBytes))} more (the fallback if it is killed, removed when it ends); the first walk's copies of the whole tree take ${fmtBytes(coldBytes)} once, shared by every session in the workspace (git keeps its own copy in .git already)`,
