@@ -368,6 +368,18 @@ function buildProgram(): Command {
         } catch {
           throw new CliError(`the session's workspace ${quoteId(s.workspace)} is not there any more; no file can be restored`);
         }
+        // a window with the session open may be running a turn that changes those very files
+        if (mode !== "conversation") {
+          const [{ holderAlive }, { thisProcess }, { openElsewhere }] = await Promise.all([
+            import("./session/store/leases.js"),
+            import("./session/controller/session-lease.js"),
+            import("./session/controller/sentences.js"),
+          ]);
+          const holder = await store.leaseOf(id);
+          if (holder && holder.pid !== process.pid && holderAlive(holder, thisProcess, Date.now())) {
+            throw new CliError(`${openElsewhere(id, { ...holder, alive: true })}: its code is not rewound while it may be running a turn; quit it first, or rewind the conversation only (--conversation)`);
+          }
+        }
         const settings = resolveSettings({}, await readConfig(main.config));
         const { Checkpoints } = await import("./session/checkpoints/checkpoints.js");
         const c = settings.checkpoints;

@@ -5,11 +5,13 @@
 // (status, stashes, index) is as it was.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import os from "node:os";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, type Home } from "../helpers/cli.js";
 import { fakeProviderAndHomes } from "../helpers/suite.js";
+import { openStore } from "../../src/session/store/store.js";
 
 const KEY = "sk-test-rewind-SECRET-4242";
 const suite = fakeProviderAndHomes(KEY, { ANTHROPIC_API_KEY: KEY });
@@ -203,6 +205,23 @@ describe("rewind --to N", () => {
     expect(await index()).toBe(before.index);
     // .gitignore'd: never checkpointed, so left as the turn made it
     expect(await read(h, "x.log")).toBe("log\n");
+  });
+
+  it("does not rewind the code of a session open in another window; its conversation it forks", async () => {
+    const h = suite.home();
+    const id = await twoTurns(h);
+    // a live holder: this test's own process, on this host
+    const store = await openStore(h.db);
+    await store.takeLease(id, { pid: process.pid, host: os.hostname(), pidAlive: () => true });
+    await store.close();
+    const code = await runCli(["rewind", id, "--to", "1", "--code"], h);
+    expect(code.code).toBe(1);
+    expect(code.stderr).toContain(`Session ${id} is open in another albedo-tui (pid ${process.pid} on ${os.hostname()}`);
+    expect(code.stderr).toContain("rewind the conversation only (--conversation)");
+    expect(await read(h, "a.txt")).toBe("a2\n");
+    const conv = await runCli(["rewind", id, "--to", "1", "--conversation"], h);
+    expect(conv.code, conv.stderr).toBe(0);
+    expect(conv.stdout).toMatch(/the new session is [0-9a-f]{12}/);
   });
 
   it("refuses what it cannot do, in words", async () => {
