@@ -11,8 +11,9 @@ const LAYERS = [
   // the context inspector, pure: capture, change, format (not its API, context/api)
   ["context"],
   ["config"],
-  // MCP servers: I/O like tools/, and they read the config; the controller wires them
-  ["session/store", "extensions"],
+  // MCP servers: I/O like tools/, and they read the config; the controller wires them.
+  // session/checkpoints: the workspace's file checkpoints and rewind, which the turn uses
+  ["session/store", "extensions", "session/checkpoints"],
   ["session/turn"],
   // the front ends' door to a session, and the inspector's local API beside it
   ["session/controller", "context/api"],
@@ -44,7 +45,7 @@ module.exports = {
     ),
     // layers that share a level still must not lean on each other
     { name: "no-tools-replay", severity: "error", from: { path: "^src/(tools|replay)/" }, to: { path: "^src/(tools|replay)/", pathNot: "$1" } },
-    { name: "no-store-extensions", severity: "error", from: { path: "^src/(session/store|extensions)/" }, to: { path: "^src/(session/store|extensions)/", pathNot: "^src/$1/" } },
+    { name: "no-store-extensions", severity: "error", from: { path: "^src/(session/store|extensions|session/checkpoints)/" }, to: { path: "^src/(session/store|extensions|session/checkpoints)/", pathNot: "^src/$1/" } },
     { name: "no-controller-api", severity: "error", from: { path: "^src/session/controller/" }, to: { path: "^src/context/api/" } },
     { name: "no-api-controller", severity: "error", from: { path: "^src/context/api/" }, to: { path: "^src/session/controller/" } },
     {

@@ -52,6 +52,8 @@ interface MainOptions extends Flags {
   image?: string[];
   api?: boolean;
   apiPort?: string;
+  /** with --resume or --continue: open a fork of the session at its end instead */
+  forkSession?: boolean;
 }
 
 /**
@@ -68,7 +70,11 @@ function refuseBadSessionId(id: string, where: string): void {
 function checkSessionFlags(opts: MainOptions): void {
   if (opts.continue && opts.resume !== undefined) throw new UsageError("use --continue or --resume ID, not both");
   if (opts.resume !== undefined) refuseBadSessionId(opts.resume, "--resume");
+  if (opts.forkSession && opts.resume === undefined && !opts.continue) throw new UsageError("--fork-session goes with --resume ID or --continue: it opens a fork of that session");
 }
+
+/** where the turns' file checkpoints live: the state folder, outside every workspace */
+const checkpointDir = (): string => path.join(stateDir(), "checkpoints");
 
 const noSession = (id: string, store: HistoryStore): string => `no session with id ${quoteId(id)} in ${store.path}; list them with: albedo-tui sessions`;
 
@@ -105,12 +111,18 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
     app = await App.create({
       ...settings,
       store,
-      open: opts.resume !== undefined ? { resume: opts.resume } : opts.continue ? { continue: true } : { fresh: true },
+      open:
+        opts.resume !== undefined
+          ? { resume: opts.resume, ...(opts.forkSession ? { fork: true } : {}) }
+          : opts.continue
+            ? { continue: true, ...(opts.forkSession ? { fork: true } : {}) }
+            : { fresh: true },
       headless,
       // the screen shows the session first and loads the turn's parts after that frame
       ...(screen ? { partsAfterFrame: true } : {}),
       configFile: path.resolve(opts.config ?? defaultConfigPath()),
       reloadConfig: async () => resolveSettings(opts, await readConfig(opts.config)),
+      checkpointDir: checkpointDir(),
     });
   } catch (e) {
     await store.close();
@@ -171,6 +183,10 @@ async function main(opts: MainOptions): Promise<number> {
   if (!headless && process.stdin.isTTY && process.stdout.isTTY) return screenFirst(opts);
   const { app, settings, api, images } = await load(opts, headless);
   try {
+    const forked = app.session().forkedFrom;
+    if (opts.forkSession && forked) {
+      process.stderr.write(`albedo-tui: ${forStream(`forked session ${forked.id} at its end; this run goes on in the fork, ${app.session().id}`, process.stderr)}\n`);
+    }
     if (headless) {
       const prompt = opts.print ?? "";
       return await (await import("./ui/headless.js")).runHeadless(app, prompt, images);
@@ -253,6 +269,7 @@ function buildProgram(): Command {
     .option("--workspace <dir>", "project folder the tools work in (default: the current folder)")
     .option("-c, --continue", "continue the latest session of this workspace")
     .option("-r, --resume <id>", "resume the session with this id")
+    .option("--fork-session", "with --resume or --continue: open a fork of that session (its whole record, under a new id; the original stays as it is)")
     .addOption(new Option("--permission <policy>", "what tools may do without asking").choices(["ask", "auto", "read-only"]))
     .addOption(new Option("--compaction <strategy>", "how long histories are shortened for the model").choices(["none", "microcompact", "summary", "microcompact+summary"]))
     .option("--keymap <name>", "key bindings: default, vim, emacs, or a path to a JSON file")
@@ -315,6 +332,88 @@ function buildProgram(): Command {
         }
         await store.deleteSession(id);
         process.stderr.write(`Deleted ${what}.\n`);
+      } finally {
+        await store.close();
+      }
+    });
+
+  program
+    .command("rewind <id>")
+    .description("go back to before a prompt: restore the files the turns from it on changed, and/or fork the conversation there (the original session stays whole)")
+    .requiredOption("--to <n>", "the prompt, counted from 1 as the screen counts them")
+    .option("--code", "restore the files only")
+    .option("--conversation", "fork the conversation only")
+    .option("--both", "restore the files and fork the conversation (the default)")
+    .option("--dry-run", "print what would change; change nothing")
+    .option("--json", "print JSON")
+    .option("--db <path>", "history database")
+    .action(async (id: string, o: { to: string; code?: boolean; conversation?: boolean; both?: boolean; dryRun?: boolean; json?: boolean; db?: string }) => {
+      refuseBadSessionId(id, "rewind");
+      const chosen = (["code", "conversation", "both"] as const).filter((m) => o[m]);
+      if (chosen.length > 1) throw new UsageError(`choose one of --code, --conversation, --both (got ${chosen.map((m) => `--${m}`).join(" and ")})`);
+      const mode = chosen[0] ?? "both";
+      const n = wholeNumber(o.to);
+      if (n === undefined || n < 1) throw new UsageError(`--to must be a prompt number, from 1; got "${o.to}"`);
+      const main = program.opts<{ db?: string; config?: string }>();
+      const store = await openDb(o.db ?? main.db);
+      const out = process.stdout;
+      const err = process.stderr;
+      try {
+        const s = await store.getSession(id);
+        if (!s) throw new CliError(noSession(id, store));
+        const { messages } = await store.loadHistory(id);
+        let root: string;
+        try {
+          root = fs.realpathSync(s.workspace);
+        } catch {
+          throw new CliError(`the session's workspace ${quoteId(s.workspace)} is not there any more; no file can be restored`);
+        }
+        // a window with the session open may be running a turn that changes those very files
+        if (mode !== "conversation") {
+          const [{ holderAlive }, { thisProcess }, { openElsewhere }] = await Promise.all([
+            import("./session/store/leases.js"),
+            import("./session/controller/session-lease.js"),
+            import("./session/controller/sentences.js"),
+          ]);
+          const holder = await store.leaseOf(id);
+          if (holder && holder.pid !== process.pid && holderAlive(holder, thisProcess, Date.now())) {
+            throw new CliError(`${openElsewhere(id, { ...holder, alive: true })}: its code is not rewound while it may be running a turn; quit it first, or rewind the conversation only (--conversation)`);
+          }
+        }
+        const settings = resolveSettings({}, await readConfig(main.config));
+        const { Checkpoints } = await import("./session/checkpoints/checkpoints.js");
+        const c = settings.checkpoints;
+        const checkpoints = new Checkpoints({
+          dir: checkpointDir(),
+          limits: { ...(c?.maxFileBytes ? { maxFileBytes: c.maxFileBytes } : {}), ...(c?.maxTotalBytes ? { maxTotalBytes: c.maxTotalBytes } : {}), ...(c?.maxFiles ? { maxFiles: c.maxFiles } : {}) },
+          exclude: [store.path],
+        });
+        const recovered = await checkpoints.recover(root);
+        if (recovered) err.write(`albedo-tui: ${forStream(recovered, err)}\n`);
+        const r = await import("./session/controller/rewind.js");
+        const deps = { store, checkpoints, root };
+        let preview;
+        try {
+          preview = await r.previewRewind(deps, s, messages, n, mode);
+        } catch (e) {
+          if (e instanceof r.RewindError) throw new CliError(e.message);
+          throw e;
+        }
+        const lines = r.previewLines(preview);
+        if (!o.json) for (const l of lines) out.write(forStream(l, out) + "\n");
+        if (o.dryRun) {
+          if (o.json) out.write(jsonForStream(JSON.stringify({ session: s.id, prompt: preview.prompt, mode, dryRun: true, code: preview.code ?? null, conversation: preview.conversation ?? null }, null, 2), out) + "\n");
+          return;
+        }
+        const done = await r.runRewind(deps, preview);
+        if (o.json) {
+          const body = { session: s.id, prompt: preview.prompt, mode, restored: done.restored, failed: done.failed, unrestorable: done.unrestorable, fork: done.fork?.id ?? null };
+          out.write(jsonForStream(JSON.stringify(body, null, 2), out) + "\n");
+        } else {
+          for (const l of r.doneLines(done, preview)) out.write(forStream(l, out) + "\n");
+          if (done.fork) out.write(forStream(`Continue it with: albedo-tui --resume ${done.fork.id}`, out) + "\n");
+        }
+        if (done.failed.length > 0) process.exitCode = 1;
       } finally {
         await store.close();
       }

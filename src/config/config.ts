@@ -69,6 +69,22 @@ export const configSchema = z
     /** env names (exact) whose values in any MCP server's "env" are secrets, beyond the names
      * that look like credentials (config/secrets.ts); only the user's own file can say so */
     mcpSecretEnv: z.array(z.string().min(1)).optional(),
+    /** file checkpoints before a turn changes the workspace (src/session/checkpoints/): off, or
+     * their bounds; a file past a bound is named when a turn changes it, never copied */
+    checkpoints: z
+      .object({
+        enabled: z.boolean().optional(),
+        /** a file larger than this is not copied */
+        maxFileBytes: z.number().int().positive().optional(),
+        /** one walk of the workspace copies at most this many bytes in all */
+        maxTotalBytes: z.number().int().positive().optional(),
+        /** one walk stops after this many paths */
+        maxFiles: z.number().int().positive().optional(),
+        /** a turn's checkpoint is kept this many days */
+        keepDays: z.number().positive().optional(),
+      })
+      .strict()
+      .optional(),
     /** MCP tools (mcp__server__tool, or mcp__server__* for all of a server's) that may run in read-only mode */
     allowInReadOnly: z
       .array(

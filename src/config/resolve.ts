@@ -61,6 +61,9 @@ export interface Settings {
   theme: ThemeChoice;
   idleTimeoutMs?: number;
   credentials: Credentials;
+  /** the config's "checkpoints": whether a turn keeps what it changes, and the bounds
+   * (absent: on, with the defaults of src/session/checkpoints/state.ts) */
+  checkpoints?: { enabled: boolean; maxFileBytes?: number | undefined; maxTotalBytes?: number | undefined; maxFiles?: number | undefined; keepDays?: number | undefined };
 }
 
 export class UsageError extends Error {}
@@ -135,5 +138,9 @@ export function resolveSettings(flags: Flags, config: Config, env: NodeJS.Proces
   if (config.contextWindow) s.contextWindow = config.contextWindow;
   if (config.vision !== undefined) s.vision = config.vision;
   if (config.idleTimeoutSeconds) s.idleTimeoutMs = config.idleTimeoutSeconds * 1000;
+  if (config.checkpoints) {
+    const { enabled, ...limits } = config.checkpoints;
+    s.checkpoints = { enabled: enabled ?? true, ...limits };
+  }
   return s;
 }

@@ -90,6 +90,9 @@ export interface Session {
   workspace: string;
   createdAt: string;
   updatedAt: string;
+  /** set when this session is a fork: its record is the other's up to (not including) that
+   * prompt, counted from 1 as the screen counts prompts */
+  forkedFrom?: { id: string; atPrompt: number };
 }
 
 /** A session as the lists show it: how much it holds and which model answered last. */
@@ -98,6 +101,8 @@ export interface SessionInfo extends Session {
   messages?: number;
   /** the model of the newest assistant message, when there is one */
   model?: string;
+  /** the sessions forked from this one, oldest first */
+  forks?: Array<{ id: string; atPrompt: number }>;
 }
 
 export function assertNever(x: never, what = "value"): never {

@@ -205,6 +205,29 @@ export async function openRegular(real: string, shown: string): Promise<OpenResu
   return { ok: true, fh, size: st2.size };
 }
 
+export interface WriteOptions {
+  /** the new file's permission bits; without it the old file's are kept. A restore gives the
+   * bits it recorded, so it replaces a file it may not write as well */
+  mode?: number;
+  /** flushed to the disk before the rename, so a power loss leaves the old file or the new */
+  sync?: boolean;
+}
+
+/**
+ * The folder at `real` (links resolved already) held so that names inside it are reached in
+ * that folder and no other (see pinFolder); with `create`, its missing parts are made one at a
+ * time inside held ones. `via` names it from then on; close() lets it go.
+ */
+export async function holdFolder(
+  real: string,
+  shown: string,
+  create: boolean,
+): Promise<{ ok: true; via: string; close(): Promise<void> } | { ok: false; error: string }> {
+  const pinned = create ? await pinFolderCreating(real, shown) : await pinFolder(real, shown);
+  if (!pinned.ok) return pinned;
+  return { ok: true, via: pinned.pin.via, close: () => pinned.pin.close() };
+}
+
 /**
  * Replaces (or creates) the file at `real` with `content`, never through a link swapped in
  * after the check. Missing folders are made inside held ones (pinFolderCreating); inside
@@ -214,7 +237,12 @@ export async function openRegular(real: string, shown: string): Promise<OpenResu
  * reading meanwhile never sees half a file. The old file's permission bits are kept (its
  * hard links and owner are not: it is a new file). Returns an error message, or undefined.
  */
-export async function writeFileNoFollow(real: string, content: string, shown: string): Promise<string | undefined> {
+export async function writeFileNoFollow(
+  real: string,
+  content: string | Uint8Array,
+  shown: string,
+  opts: WriteOptions = {},
+): Promise<string | undefined> {
   const dir = path.dirname(real);
   const name = path.basename(real);
   const pinned = await pinFolderCreating(dir, shown);
@@ -224,10 +252,10 @@ export async function writeFileNoFollow(real: string, content: string, shown: st
   let created = false;
   let renamed = false;
   try {
-    let mode: number | undefined;
+    let mode: number | undefined = opts.mode;
     try {
       const st = await fs.lstat(path.join(via, name));
-      if (st.isFile()) {
+      if (st.isFile() && opts.mode === undefined) {
         mode = st.mode & 0o7777;
         // a rename would replace a file we may not write; refuse as writing in place would
         await fs.access(path.join(via, name), constants.W_OK);
@@ -246,8 +274,9 @@ export async function writeFileNoFollow(real: string, content: string, shown: st
         created = false;
         return moved;
       }
-      await fh.writeFile(content, "utf8");
+      await fh.writeFile(content);
       if (mode !== undefined) await fh.chmod(mode);
+      if (opts.sync) await fh.sync();
     } finally {
       await fh.close();
     }

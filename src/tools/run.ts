@@ -229,6 +229,8 @@ export async function runTool(
     const redact = ctx.redact ?? ((t: string): string => t);
     if (denied) return { ...denied, output: capText(redact(denied.output)) };
     if (ctx.signal.aborted) return INTERRUPTED;
+    if (tool.kind !== "read" && ctx.beforeChange) await ctx.beforeChange({ tool: tool.name, kind: tool.kind, paths: resolved.map((r) => r.real), signal: ctx.signal });
+    if (ctx.signal.aborted) return INTERRUPTED;
     ctx.onRun?.();
     const out = await tool.run(input, scoped);
     // A read cut short says nothing reliable; a write that finished did change the file,

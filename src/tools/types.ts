@@ -31,6 +31,11 @@ export interface ToolContext {
   unattended?: string;
   /** called just before the tool runs, after any permission prompt (for timing) */
   onRun?: () => void;
+  /** called after the permission check, before a tool that is no read runs: `paths` are the
+   * real paths a file tool was cleared to change (none for a command, which may change any).
+   * The turn keeps what the call may change, so a rewind can put it back
+   * (src/session/checkpoints/); it never fails the call. */
+  beforeChange?: (change: { tool: string; kind: Exclude<ToolKind, "read">; paths: readonly string[]; signal: AbortSignal }) => Promise<void>;
   /** set by runTool from its permission check: the real paths outside the workspace this
    * call was cleared to touch (and what lies below them), or "any" in auto mode. A tool
    * re-checks what it opens against this, so a link swapped after the check is not

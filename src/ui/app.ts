@@ -256,6 +256,9 @@ class TuiApp {
           }
           this.frames.request();
         },
+        pickRewind: (prompts, index) => {
+          if (!this.modal) this.showRewind({ at: "prompt", prompts, index });
+        },
         toggleContext: () => this.toggleContext(),
         repaintAll: () => this.surface.repaintAll(),
         quit: (code) => this.quit(code),
@@ -279,6 +282,8 @@ class TuiApp {
     if (readOnly) transcript.notice("warning", readOnly);
     // with --api: printed before the screen, the address would be lost under it
     if (info.api) transcript.notice("info", `Local API on ${info.api.url} (token in ${info.api.tokenFile}); /api shows its routes.`);
+    const fork = controller.session().forkedFrom;
+    if (fork) transcript.notice("info", `This session is a fork of ${fork.id} at prompt ${fork.atPrompt}; that session stays as it was (/sessions lists both).`);
     for (const n of this.early.splice(0)) transcript.notice(n.level, n.text);
     if (this.paneWanted) {
       this.paneWanted = false;
@@ -576,10 +581,19 @@ class TuiApp {
         if (this.modal) this.modal = moveBy(this.modal, i.by);
         return;
       case "pickerClose":
+        if (this.modal?.kind === "rewind") this.flash("rewind cancelled: nothing was changed");
         this.modal = undefined;
         return;
       case "pickerChoose":
+        if (this.modal?.kind === "rewind") return a?.run.chooseRewind(this.rewindHost(a), i.index);
         return this.modal?.kind === "models" ? this.chooseModel(i.index) : this.chooseSession();
+      case "rewind":
+        // Esc Esc on an empty prompt: as /rewind
+        if (a && !this.modal) a.run.openRewind(a.handle);
+        return;
+      case "rewindDiff":
+        if (a) a.run.toggleRewindDiffs(this.rewindHost(a));
+        return;
       default:
         assertNever(i, "intent");
     }
@@ -628,6 +642,20 @@ class TuiApp {
       () => this.flash(`switched to ${s.title ? inertLine(s.title) : s.id.slice(0, 8)}`, "ok"),
       (e: unknown) => this.fail("switching session", e),
     );
+  }
+
+  /** the rewind box at a new step (or closed): a new step waits to be seen before it takes keys */
+  private showRewind(step: import("./modal-state.js").RewindStep | undefined): void {
+    const m = this.modal;
+    // a permission question came up meanwhile: it keeps the screen, and the rewind is dropped
+    if (m && m.kind !== "rewind") return;
+    this.modal = step ? { kind: "rewind", step } : undefined;
+    if (step) this.guard.reset();
+    this.frames.request();
+  }
+
+  private rewindHost(a: Attached): import("./rewind-flow.js").RewindHost {
+    return { handle: a.handle, modal: () => this.modal, show: (step) => this.showRewind(step) };
   }
 
   /** the pane was asked for while the session was opening: it opens with the session */

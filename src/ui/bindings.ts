@@ -68,6 +68,7 @@ export const ACTIONS = [
   "sessions.last",
   "sessions.choose",
   "sessions.close",
+  "rewind.diff",
 ] as const;
 
 export type Action = (typeof ACTIONS)[number];
@@ -91,7 +92,7 @@ export const ACTION_HELP: Record<Action, string> = {
   "input.historyPrev": "earlier prompt (on the first line)",
   "input.historyNext": "later prompt (on the last line)",
   "input.complete": "complete a slash command",
-  "input.cancel": "dismiss a message (over a narrow screen: close the context pane)",
+  "input.cancel": "dismiss a message (over a narrow screen: close the context pane); twice on an empty prompt: rewind to an earlier prompt",
   "input.left": "prompt: cursor left",
   "input.right": "prompt: cursor right",
   "input.wordLeft": "prompt: word left",
@@ -143,6 +144,7 @@ export const ACTION_HELP: Record<Action, string> = {
   "sessions.last": "session picker: last",
   "sessions.choose": "session picker: switch to the selected session",
   "sessions.close": "session picker: cancel",
+  "rewind.diff": "rewind: show or hide the diffs of what will change",
 };
 
 /**
@@ -209,10 +211,11 @@ export const DEFAULT_BINDINGS: Record<Action, string[]> = {
   "sessions.last": ["end"],
   "sessions.choose": ["enter"],
   "sessions.close": ["escape", "q"],
+  "rewind.diff": ["d"],
 };
 
 /** where keys are read: the focus's three places and the two boxes */
-export type Place = "prompt" | "transcript" | "context" | "permission" | "sessions";
+export type Place = "prompt" | "transcript" | "context" | "permission" | "sessions" | "rewind";
 
 interface PlaceSpec {
   /** for warnings: "in the context pane" */
@@ -295,6 +298,9 @@ export const SESSIONS_ACTIONS = [
   "sessions.close",
 ] as const satisfies readonly Action[];
 
+/** the rewind box: a picker (the session picker's keys) that also shows diffs */
+export const REWIND_ACTIONS = ["rewind.diff", ...SESSIONS_ACTIONS] as const satisfies readonly Action[];
+
 /**
  * Every place and the actions read there, in order. The key router (keyrouter.ts) reads keys
  * from these lists and the keymap check (keymap.ts) warns of a key bound to two actions of one
@@ -306,6 +312,7 @@ export const PLACES: Record<Place, PlaceSpec> = {
   context: { label: "the context pane", actions: CONTEXT_ACTIONS, conditional: [] },
   permission: { label: "the permission box", actions: PERMISSION_ACTIONS, conditional: [] },
   sessions: { label: "the session picker", actions: SESSIONS_ACTIONS, conditional: [] },
+  rewind: { label: "the rewind box", actions: REWIND_ACTIONS, conditional: [] },
 };
 
 /** the actions a box answers with or closes on: typed-ahead keys never reach them */
@@ -319,7 +326,7 @@ export const DECIDING_ACTIONS: ReadonlySet<Action> = new Set<Action>([
 
 /** every action read in a place, the global ones first */
 export function placeActions(place: Place): readonly Action[] {
-  const box = place === "permission" || place === "sessions";
+  const box = place === "permission" || place === "sessions" || place === "rewind";
   return [...(box ? BOX_GLOBAL_ACTIONS : GLOBAL_ACTIONS), ...PLACES[place].actions];
 }
 

@@ -1,6 +1,6 @@
 // Slash commands: what exists, parsing a prompt that starts with "/", and completion hints.
 
-const COMMAND_NAMES = ["help", "new", "sessions", "fork", "model", "image", "reload", "compact", "context", "export", "api", "mcp", "clear-screen", "quit"] as const;
+const COMMAND_NAMES = ["help", "new", "sessions", "rewind", "fork", "model", "image", "reload", "compact", "context", "export", "api", "mcp", "clear-screen", "quit"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 interface CommandSpec {
@@ -13,6 +13,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "help", args: "", help: "commands and keys" },
   { name: "new", args: "", help: "start a new session" },
   { name: "sessions", args: "", help: "pick a session to switch to" },
+  { name: "rewind", args: "[N]", help: "go back to before a prompt: restore the code, fork the conversation, or both (also Esc Esc)" },
   { name: "fork", args: "", help: "continue in a new session with this one's record copied" },
   { name: "model", args: "[NAME | anthropic:NAME | openai:NAME]", help: "show or switch the model / provider" },
   { name: "image", args: "PATH | clear", help: "attach an image to the next prompt" },

@@ -20,6 +20,7 @@ import {
   prettyKey,
   PERMISSION_ACTIONS,
   PROMPT_ACTIONS,
+  REWIND_ACTIONS,
   SESSIONS_ACTIONS,
   TRANSCRIPT_ACTIONS,
   type Action,
@@ -31,6 +32,8 @@ import { assertNever } from "../record/types.js";
 
 /** a second Ctrl-C within this long quits */
 export const QUIT_WINDOW_MS = 2000;
+/** a second Esc on an empty prompt within this long, no turn running, opens the rewind */
+export const REWIND_WINDOW_MS = 1500;
 
 export type Focus = "input" | "transcript" | "context";
 
@@ -101,7 +104,11 @@ export type Intent =
   | { type: "pickerMove"; by: number }
   | { type: "pickerClose" }
   /** `index`: the row chosen by its number (the model list), instead of the selected one */
-  | { type: "pickerChoose"; index?: number };
+  | { type: "pickerChoose"; index?: number }
+  /** Esc Esc on an empty prompt: pick a prompt to rewind to (as /rewind) */
+  | { type: "rewind" }
+  /** in the rewind box's preview: show or hide the diffs */
+  | { type: "rewindDiff" };
 
 interface Rect {
   x: number;
@@ -114,7 +121,7 @@ interface Rect {
 export interface RouteView {
   /** the session is open (before that only the prompt takes keys) */
   attached: boolean;
-  modal: "permission" | "sessions" | "models" | undefined;
+  modal: "permission" | "sessions" | "models" | "rewind" | undefined;
   /** the open box has been on screen long enough, with no key typed, to take keys (focus.ts) */
   boxReady: boolean;
   focus: Focus;
@@ -186,6 +193,8 @@ function typeAheadSafe(i: Intent): boolean {
     case "pickerMove":
     case "pickerClose":
     case "pickerChoose":
+    case "rewind":
+    case "rewindDiff":
       return false;
     default:
       return assertNever(i, "intent");
@@ -195,6 +204,8 @@ function typeAheadSafe(i: Intent): boolean {
 export class KeyRouter {
   /** when Ctrl-C was pressed once, if it was */
   private quitArmedAt: number | undefined;
+  /** when Esc was pressed once on an empty prompt with no turn running, if it was */
+  private rewindArmedAt: number | undefined;
 
   constructor(
     private km: Keymap,
@@ -216,6 +227,9 @@ export class KeyRouter {
   }
 
   route(ev: InputEvent, view: RouteView): Intent[] {
+    // only an Esc right after an Esc counts as the double; any other key lets go of the first
+    const rewindArmed = this.rewindArmedAt;
+    this.rewindArmedAt = undefined;
     if (ev.type === "paste") {
       // a paste is text for the prompt: it never answers a box, and one that is open waits again
       return view.modal ? [{ type: "typedAhead" }, ...this.pasteTo(ev.text, view)] : this.pasteTo(ev.text, view);
@@ -232,7 +246,7 @@ export class KeyRouter {
     // suspending answers nothing: a box is still there when the shell's fg brings the screen back
     if (this.is("app.suspend", k)) return [{ type: "suspend" }];
     if (view.modal) return this.boxKey(view.modal, k, view);
-    return this.placeKey(k, view);
+    return this.placeKey(k, view, { armedAt: rewindArmed });
   }
 
   private pasteTo(text: string, view: RouteView): Intent[] {
@@ -250,7 +264,8 @@ export class KeyRouter {
   }
 
   /** keys with no box open: the focus decides */
-  private placeKey(k: KeyEvent, view: RouteView): Intent[] {
+  /** `esc`: when an Esc may count toward Esc Esc (not for a key typed ahead of a box) */
+  private placeKey(k: KeyEvent, view: RouteView, esc?: { armedAt: number | undefined }): Intent[] {
     if (this.is("app.redraw", k)) return [{ type: "redraw" }];
     // the pane is asked for even while the session opens: it opens with the session
     if (this.is("context.toggle", k)) return [{ type: "toggleContext" }];
@@ -259,7 +274,7 @@ export class KeyRouter {
     if (k.at) return this.wheel(k, k.at, view);
     if (view.focus === "context" && view.paneOpen) return this.contextKey(k, view);
     if (view.focus === "transcript") return this.transcriptKey(k, view);
-    return this.promptKey(k, view);
+    return this.promptKey(k, view, esc);
   }
 
   /** the wheel scrolls what is under the pointer, whatever has the focus */
@@ -278,11 +293,12 @@ export class KeyRouter {
    * Once ready, its own keys act; typing on (a character it does not bind) is still the
    * prompt's, and the box waits again.
    */
-  private boxKey(box: "permission" | "sessions" | "models", k: KeyEvent, view: RouteView): Intent[] {
-    // the model list is a picker like the sessions': the same keys move, choose and close it
-    const a = box === "permission" ? this.first(PERMISSION_ACTIONS, k) : this.first(SESSIONS_ACTIONS, k);
+  private boxKey(box: "permission" | "sessions" | "models" | "rewind", k: KeyEvent, view: RouteView): Intent[] {
+    // the model list and the rewind box are pickers like the sessions': the same keys move,
+    // choose and close them
+    const a = box === "permission" ? this.first(PERMISSION_ACTIONS, k) : box === "rewind" ? this.first(REWIND_ACTIONS, k) : this.first(SESSIONS_ACTIONS, k);
     // and a row's number chooses it, once the list is ready (until then a digit is typed ahead)
-    if (box === "models" && view.boxReady && !k.at && printable(k) && /^[1-9]$/.test(k.ch)) return [{ type: "pickerChoose", index: Number(k.ch) - 1 }];
+    if ((box === "models" || box === "rewind") && view.boxReady && !k.at && printable(k) && /^[1-9]$/.test(k.ch)) return [{ type: "pickerChoose", index: Number(k.ch) - 1 }];
     const deciding = a !== undefined && DECIDING_ACTIONS.has(a);
     // the wheel is not typing: it scrolls a box at once, and answers one only when it is ready
     if (k.at) return a && (!deciding || view.boxReady) ? this.boxAction(a) : [];
@@ -303,7 +319,7 @@ export class KeyRouter {
     return out;
   }
 
-  private boxAction(a: (typeof PERMISSION_ACTIONS)[number] | (typeof SESSIONS_ACTIONS)[number]): Intent[] {
+  private boxAction(a: (typeof PERMISSION_ACTIONS)[number] | (typeof REWIND_ACTIONS)[number]): Intent[] {
     switch (a) {
       case "permission.allowOnce":
         return [{ type: "answer", answer: "once" }];
@@ -335,6 +351,8 @@ export class KeyRouter {
         return [{ type: "pickerChoose" }];
       case "sessions.close":
         return [{ type: "pickerClose" }];
+      case "rewind.diff":
+        return [{ type: "rewindDiff" }];
       default:
         return assertNever(a, "box action");
     }
@@ -417,7 +435,7 @@ export class KeyRouter {
    * is held (the prompt goes out once it is open) and Esc lets go of it again; history, the
    * transcript and the context pane come with the session.
    */
-  private promptKey(k: KeyEvent, view: RouteView): Intent[] {
+  private promptKey(k: KeyEvent, view: RouteView, esc?: { armedAt: number | undefined }): Intent[] {
     const a = this.first(PROMPT_ACTIONS, k, (x) => {
       if (x === "turn.interrupt") return view.attached ? view.interruptible : view.held;
       if (x === "transcript.focus" || x === "transcript.pageUp" || x === "transcript.pageDown") return view.attached;
@@ -445,9 +463,19 @@ export class KeyRouter {
         return [{ type: "transcript", op: "pageDown" }];
       case "app.quitIfEmpty":
         return view.promptEmpty ? [{ type: "quit" }] : [{ type: "edit", op: "deleteForward" }];
-      case "input.cancel":
+      case "input.cancel": {
         // over a narrow screen it also closes the context pane that hides the transcript
-        return [...(view.attached && view.paneOpen && view.paneCovers ? [{ type: "pane", op: "close" } as const] : []), { type: "dismissFlash" }];
+        const closesPane = view.attached && view.paneOpen && view.paneCovers;
+        // twice on an empty prompt, with no turn to interrupt: rewind (the first Esc of an
+        // interrupt never counts, so a lone Esc during a turn only ever interrupts)
+        if (esc && view.attached && view.promptEmpty && !view.interruptible && !closesPane) {
+          const now = this.now();
+          if (esc.armedAt !== undefined && now - esc.armedAt < REWIND_WINDOW_MS) return [{ type: "rewind" }];
+          this.rewindArmedAt = now;
+          return [{ type: "dismissFlash" }, { type: "flash", text: `${prettyKey(k.full)} again: rewind to an earlier prompt`, style: "dim", ms: REWIND_WINDOW_MS }];
+        }
+        return [...(closesPane ? [{ type: "pane", op: "close" } as const] : []), { type: "dismissFlash" }];
+      }
       case "input.left":
       case "input.right":
       case "input.wordLeft":

@@ -6,6 +6,28 @@ import type { Session } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
 import type { ModelPicker } from "./model-list.js";
+import type { PromptChoice, RewindMode, RewindPreview } from "../session/controller/rewind.js";
+
+/**
+ * The rewind box, one step at a time: pick a prompt, then what to restore, then see what will
+ * change (with the diffs on request) before anything is done.
+ */
+export type RewindStep =
+  | { at: "prompt"; prompts: PromptChoice[]; index: number }
+  | { at: "mode"; prompt: PromptChoice; index: number }
+  /** the preview is being worked out */
+  | { at: "planning"; prompt: PromptChoice; mode: RewindMode }
+  | {
+      at: "preview";
+      preview: RewindPreview;
+      scroll: number;
+      maxScroll: number;
+      /** the diffs shown, by path (undefined: no text diff); "loading" while they are read */
+      diffs?: ReadonlyMap<string, string | undefined> | "loading" | undefined;
+    };
+
+/** the three choices of the mode step, in order */
+export const REWIND_CHOICES: readonly RewindMode[] = ["both", "conversation", "code"];
 
 /** a permission question waiting for its answer */
 interface Question {
@@ -17,7 +39,8 @@ export type Modal =
   /** the first question is shown; `maxScroll` is from the last frame that drew it */
   | { kind: "permission"; queue: Question[]; scroll: number; maxScroll: number }
   | { kind: "sessions"; list: Session[]; index: number }
-  | { kind: "models"; picker: ModelPicker };
+  | { kind: "models"; picker: ModelPicker }
+  | { kind: "rewind"; step: RewindStep };
 
 /** `at` moved by `by`: never below 0, and moving down never past `last` */
 export function stepWithin(at: number, by: number, last: number): number {
@@ -29,6 +52,8 @@ export function scrollBy(m: Modal, by: number): Modal {
   switch (m.kind) {
     case "permission":
       return { ...m, scroll: stepWithin(m.scroll, by, m.maxScroll) };
+    case "rewind":
+      return m.step.at === "preview" ? { ...m, step: { ...m.step, scroll: stepWithin(m.step.scroll, by, m.step.maxScroll) } } : m;
     case "sessions":
     case "models":
       return m;
@@ -46,6 +71,8 @@ export function moveBy(m: Modal, by: number): Modal {
       return { ...m, index: stepWithin(m.index, by, m.list.length - 1) };
     case "models":
       return { ...m, picker: { ...m.picker, index: stepWithin(m.picker.index, by, m.picker.rows.length - 1) } };
+    case "rewind":
+      return { ...m, step: moveRewind(m.step, by) };
     default:
       return assertNever(m, "modal");
   }
@@ -56,10 +83,28 @@ export function fitted(m: Modal, maxScroll: number): Modal {
   switch (m.kind) {
     case "permission":
       return { ...m, maxScroll, scroll: Math.min(m.scroll, maxScroll) };
+    case "rewind":
+      return m.step.at === "preview" ? { ...m, step: { ...m.step, maxScroll, scroll: Math.min(m.step.scroll, maxScroll) } } : m;
     case "sessions":
     case "models":
       return m;
     default:
       return assertNever(m, "modal");
+  }
+}
+
+/** the rewind box's selection moved (a list), or its preview scrolled */
+function moveRewind(st: RewindStep, by: number): RewindStep {
+  switch (st.at) {
+    case "prompt":
+      return { ...st, index: stepWithin(st.index, by, st.prompts.length - 1) };
+    case "mode":
+      return { ...st, index: stepWithin(st.index, by, REWIND_CHOICES.length - 1) };
+    case "planning":
+      return st;
+    case "preview":
+      return { ...st, scroll: stepWithin(st.scroll, by, st.maxScroll) };
+    default:
+      return assertNever(st, "rewind step");
   }
 }

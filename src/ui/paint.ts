@@ -179,6 +179,14 @@ function openBox(m: Modal, a: PaintedSession, km: Keymap, lim: { w: number; h: n
           ready,
         ),
       };
+    case "rewind":
+      return a.run.rewindBox(
+        m.step,
+        lim.w,
+        lim.h,
+        { move: `${keyLabel(km, "sessions.prev")}/${keyLabel(km, "sessions.next")}`, choose: keyLabel(km, "sessions.choose"), close: keyLabel(km, "sessions.close"), diff: keyLabel(km, "rewind.diff") },
+        ready,
+      );
     default:
       return assertNever(m, "modal");
   }

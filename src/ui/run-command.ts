@@ -15,9 +15,13 @@ import type { Line, Seg, StyleName } from "./style.js";
 import { formatBytes, textWidth } from "./text.js";
 import type { Transcript } from "./transcript.js";
 import { buildModelPicker, type ModelPicker } from "./model-list.js";
+import type { PromptChoice } from "../session/controller/rewind.js";
 
-// the screen draws the model list from here: this module is loaded with the session, as the box is
+// the screen draws the model list and the rewind box from here: this module is loaded with the
+// session, as the boxes are
 export { modelsBox } from "./model-list.js";
+export { rewindBox } from "./rewind-box.js";
+export { chooseRewind, toggleRewindDiffs } from "./rewind-flow.js";
 
 /** the parts of the screen a command may use */
 export interface ScreenHandle {
@@ -37,6 +41,8 @@ export interface ScreenHandle {
   pickSession(list: Session[]): void;
   /** opens the model list, unless another box is up */
   pickModel(picker: ModelPicker): void;
+  /** opens the rewind box at its first step, on prompt `index` (from 0), unless another box is up */
+  pickRewind(prompts: PromptChoice[], index: number): void;
   toggleContext(): void;
   repaintAll(): void;
   quit(code: number): void;
@@ -196,6 +202,9 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
       else s.flash(`/mcp takes nothing (the list) or approve (got "${inertLine(arg)}")`, "err");
       return;
     }
+    case "rewind":
+      openRewind(s, arg);
+      return;
     case "clear-screen":
       s.transcript.clearView();
       s.repaintAll();
@@ -206,6 +215,42 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     default:
       assertNever(name, "command");
   }
+}
+
+/** /rewind [N], and Esc Esc on an empty prompt: the rewind box, on the last prompt (or N). */
+export function openRewind(s: ScreenHandle, arg = ""): void {
+  const c = s.controller;
+  const r = c.rewind;
+  if (!r) {
+    s.transcript.notice("info", "Rewind is not available in this screen.");
+    s.render();
+    return;
+  }
+  if (c.busy()) {
+    s.flash(`a turn is running · ${keyLabel(s.km, "turn.interrupt")} interrupts it; rewind after it ends`, "warn", true);
+    return;
+  }
+  const want = arg.trim();
+  if (want !== "" && !/^[0-9]{1,9}$/.test(want)) {
+    s.flash(`/rewind takes a prompt number, from 1 (got "${inertLine(arg)}")`, "err");
+    return;
+  }
+  r.prompts().then(
+    (prompts) => {
+      if (prompts.length === 0) {
+        s.transcript.notice("info", "Nothing to rewind to: this session has no prompt yet.");
+        s.render();
+        return;
+      }
+      const n = want === "" ? prompts.length : Number(want);
+      if (n < 1 || n > prompts.length) {
+        s.flash(`this session has prompts 1${prompts.length > 1 ? `–${prompts.length}` : ""} (got ${n})`, "err");
+        return;
+      }
+      s.pickRewind(prompts, n - 1);
+    },
+    (e: unknown) => s.fail("/rewind", e),
+  );
 }
 
 /**

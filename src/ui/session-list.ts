@@ -30,9 +30,17 @@ export function relativeTime(iso: string, now: Date): string {
   return iso;
 }
 
+/** The links of a fork, both ways: "forked from 3f2a… at prompt 4", "forks: 9c1d… (at prompt 2)". */
+export function forkLines(s: SessionInfo, field: (s: string) => string = (x) => x): string[] {
+  const out: string[] = [];
+  if (s.forkedFrom) out.push(`forked from ${field(s.forkedFrom.id)} at prompt ${s.forkedFrom.atPrompt}`);
+  if (s.forks?.length) out.push(`forks: ${s.forks.map((f) => `${field(f.id)} (at prompt ${f.atPrompt})`).join(", ")}`);
+  return out;
+}
+
 /**
- * One line per session. `field` makes text from outside (titles come from prompts, folders
- * from paths) safe for where it is printed.
+ * One line per session, and under it its fork links. `field` makes text from outside (titles
+ * come from prompts, folders from paths) safe for where it is printed.
  */
 export function sessionLines(list: readonly SessionInfo[], now: Date, field: (s: string) => string = (s) => s): string[] {
   const when = list.map((s) => relativeTime(s.updatedAt, now));
@@ -40,8 +48,8 @@ export function sessionLines(list: readonly SessionInfo[], now: Date, field: (s:
   const model = list.map((s) => s.model ?? "-");
   const w = (xs: string[]): number => Math.max(0, ...xs.map((x) => x.length));
   const [ww, cw, mw] = [w(when), w(count), w(model)];
-  return list.map(
-    (s, i) =>
-      `${s.id}  ${when[i]!.padEnd(ww)}  ${count[i]!.padStart(cw)}  ${model[i]!.padEnd(mw)}  ${field(s.title) || "(untitled)"}  ${field(s.workspace)}`,
-  );
+  return list.flatMap((s, i) => [
+    `${s.id}  ${when[i]!.padEnd(ww)}  ${count[i]!.padStart(cw)}  ${model[i]!.padEnd(mw)}  ${field(s.title) || "(untitled)"}  ${field(s.workspace)}`,
+    ...forkLines(s, field).map((l) => `  ↳ ${l}`),
+  ]);
 }

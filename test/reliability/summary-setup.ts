@@ -96,6 +96,7 @@ export function teardown(): void {
     mcpSecrets: read("mcp-secrets"),
     mcpFailures: read("mcp-failures"),
     twoWindows: read("two-windows"),
+    rewindHostile: read("rewind-hostile"),
   };
   const traps = readTraps();
   fs.rmSync(runDir, { recursive: true, force: true });
@@ -165,6 +166,10 @@ export function teardown(): void {
       f.twoWindows
         ? `${num(f.twoWindows.tried)} (${held(f.twoWindows)} held) / ${num(f.twoWindows.nextTurnWorked)} / ${num(f.twoWindows.recordsLost)} / ${num(f.twoWindows.interleavings)}`
         : notRun,
+    ],
+    [
+      "hostile repository rewound: paths put back / named as not restorable",
+      f.rewindHostile ? `${num(f.rewindHostile.restored)} / ${num(f.rewindHostile.named)} (${held(f.rewindHostile)} checks held)` : notRun,
     ],
     ["secrets found", `${secretsFound}${f.secrets ? ` (${num(f.secrets.placesScanned)} outputs and every file of every home scanned)` : ""}`],
   ];

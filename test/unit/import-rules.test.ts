@@ -43,6 +43,9 @@ const PLANTS = [
   { file: "src/context/api/planted.ts", imports: "../../session/controller/types.js", to: "src/session/controller/types.ts", rule: "no-api-controller" },
   // so must the store and the MCP servers
   { file: "src/extensions/planted.ts", imports: "../session/store/types.js", to: "src/session/store/types.ts", rule: "no-store-extensions" },
+  // the checkpoints sit below the turn that uses them, beside the store, leaning on neither
+  { file: "src/session/checkpoints/planted-turn.ts", imports: "../turn/events.js", to: "src/session/turn/events.ts", rule: "no-upward-from-session/checkpoints" },
+  { file: "src/session/checkpoints/planted-store.ts", imports: "../store/types.js", to: "src/session/store/types.ts", rule: "no-store-extensions" },
   // the leaf of terminal text imports nothing of the project
   { file: "src/text/planted.ts", imports: "../record/errors.js", to: "src/record/errors.ts", rule: "no-upward-from-text" },
 ];

@@ -121,7 +121,7 @@ describe("a key bound to two actions in one place is named at start, with its fi
 
   it("the config's keys are named as such; a pair from one source names that source alone", () => {
     const { warnings } = loadKeymap("default", { "sessions.first": ["home", "j"], "sessions.next": ["j"] });
-    expect(warnings).toEqual(['config keys: "j" is bound to both sessions.next and sessions.first in the session picker; only sessions.next acts on it there']);
+    expect(warnings).toEqual(['config keys: "j" is bound to both sessions.next and sessions.first in the session picker and the rewind box; only sessions.next acts on it there']);
   });
 
   it("keys shared with an action that acts only sometimes (Esc interrupts only while a turn runs) are not a conflict", () => {

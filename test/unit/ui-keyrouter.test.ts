@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ACTIONS, defaultKeymap, PLACES, type Action, type Keymap, type Place } from "../../src/ui/bindings.js";
 import { KeyParser, type InputEvent, type KeyEvent } from "../../src/ui/keys.js";
-import { KeyRouter, QUIT_WINDOW_MS, type Intent, type RouteView } from "../../src/ui/keyrouter.js";
+import { KeyRouter, QUIT_WINDOW_MS, REWIND_WINDOW_MS, type Intent, type RouteView } from "../../src/ui/keyrouter.js";
 import { assertNever } from "../../src/record/types.js";
 import { KEYS } from "../helpers/pty.js";
 
@@ -42,10 +42,58 @@ describe("the key router", () => {
     expect(route(KEYS.tab)).toEqual([{ type: "complete" }]);
     expect(route(KEYS.enter)).toEqual([{ type: "submit" }]);
     expect(route(KEYS.paste("x\ny"))).toEqual([{ type: "paste", text: "x\ny" }]);
-    // Esc with nothing running clears a flash; Ctrl-D quits only an empty prompt
-    expect(route(KEYS.escape)).toEqual([{ type: "dismissFlash" }]);
+    // Esc with nothing running clears a flash (and on an empty prompt says what a second one
+    // does); Ctrl-D quits only an empty prompt
+    expect(route(KEYS.escape, { promptEmpty: false })).toEqual([{ type: "dismissFlash" }]);
+    expect(route(KEYS.escape)).toEqual([{ type: "dismissFlash" }, { type: "flash", text: "Esc again: rewind to an earlier prompt", style: "dim", ms: REWIND_WINDOW_MS }]);
     expect(route(KEYS.ctrl("d"))).toEqual([{ type: "quit" }]);
     expect(route(KEYS.ctrl("d"), { promptEmpty: false })).toEqual([{ type: "edit", op: "deleteForward" }]);
+  });
+
+  it("Esc Esc on an empty prompt with no turn running rewinds; a lone Esc during a turn only interrupts", () => {
+    let t = 0;
+    const r = new KeyRouter(defaultKeymap(), () => t);
+    const at = (bytes: string, over: Partial<RouteView> = {}): Intent[] => route(bytes, over, r);
+    expect(at(KEYS.escape).map((i) => i.type)).toEqual(["dismissFlash", "flash"]);
+    t += REWIND_WINDOW_MS - 1;
+    expect(at(KEYS.escape)).toEqual([{ type: "rewind" }]);
+    // too slow: the second Esc arms again instead
+    t += 10;
+    expect(at(KEYS.escape).map((i) => i.type)).toEqual(["dismissFlash", "flash"]);
+    t += REWIND_WINDOW_MS;
+    expect(at(KEYS.escape).map((i) => i.type)).toEqual(["dismissFlash", "flash"]);
+    // another key between the two lets go of the first
+    t += 1;
+    at("x");
+    expect(at(KEYS.escape).map((i) => i.type)).toEqual(["dismissFlash", "flash"]);
+    // while a turn runs every Esc interrupts, and never counts toward a rewind
+    expect(at(KEYS.escape, { interruptible: true })).toEqual([{ type: "interrupt" }]);
+    expect(at(KEYS.escape, { interruptible: true })).toEqual([{ type: "interrupt" }]);
+    // an interrupt then an Esc once the turn has ended: the first Esc after it only arms
+    expect(at(KEYS.escape, { interruptible: true })).toEqual([{ type: "interrupt" }]);
+    expect(at(KEYS.escape).map((i) => i.type)).toEqual(["dismissFlash", "flash"]);
+    // with text in the prompt, or before the session is open: no rewind
+    expect(at(KEYS.escape, { promptEmpty: false })).toEqual([{ type: "dismissFlash" }]);
+    expect(at(KEYS.escape, { promptEmpty: false })).toEqual([{ type: "dismissFlash" }]);
+    expect(at(KEYS.escape, { attached: false })).toEqual([{ type: "dismissFlash" }]);
+    expect(at(KEYS.escape, { attached: false })).toEqual([{ type: "dismissFlash" }]);
+    // over a narrow screen the first Esc closes the pane: it does not count
+    expect(at(KEYS.escape, { paneOpen: true })).toEqual([{ type: "pane", op: "close" }, { type: "dismissFlash" }]);
+    expect(at(KEYS.escape).map((i) => i.type)).toEqual(["dismissFlash", "flash"]);
+    // typed ahead of a box, Esc stays what it was: it neither arms nor warns
+    expect(at(KEYS.escape, { modal: "sessions", boxReady: false })).toEqual([{ type: "typedAhead" }, { type: "dismissFlash" }]);
+  });
+
+  it("the rewind box takes the pickers' keys, d for diffs, and a row's number", () => {
+    const rw: Partial<RouteView> = { modal: "rewind" };
+    expect(route(KEYS.down, rw)).toEqual([{ type: "pickerMove", by: 1 }]);
+    expect(route(KEYS.enter, rw)).toEqual([{ type: "pickerChoose" }]);
+    expect(route("2", rw)).toEqual([{ type: "pickerChoose", index: 1 }]);
+    expect(route("d", rw)).toEqual([{ type: "rewindDiff" }]);
+    expect(route(KEYS.escape, rw)).toEqual([{ type: "pickerClose" }]);
+    // not ready: typed ahead, never chosen
+    expect(route(KEYS.enter, { ...rw, boxReady: false }).map((i) => i.type)).toEqual(["typedAhead", "flash"]);
+    expect(route("d", { ...rw, boxReady: false })).toEqual([{ type: "typedAhead" }, { type: "type", ch: "d" }]);
   });
 
   it("quits on a second Ctrl-C within the window, and only then", () => {
@@ -209,6 +257,8 @@ function viewFor(place: Place): Partial<RouteView> {
       return { modal: "permission" };
     case "sessions":
       return { modal: "sessions" };
+    case "rewind":
+      return { modal: "rewind" };
     default:
       return assertNever(place, "place");
   }

@@ -71,9 +71,9 @@ export class Activity {
    * Runs a turn. It counts as running from this call, before its first await: a second
    * prompt arriving meanwhile is refused, not run alongside on the same history. `ended`
    * takes what the turn learnt as soon as it ends; what the turn's commands left running in
-   * the background ends with it.
+   * the background ends with it, and then `after` runs, the turn still counting as running.
    */
-  async turn(start: (signal: AbortSignal) => Promise<TurnOutcome>, ended: (outcome: TurnOutcome) => void): Promise<TurnOutcome> {
+  async turn(start: (signal: AbortSignal) => Promise<TurnOutcome>, ended: (outcome: TurnOutcome) => void, after?: () => Promise<void>): Promise<TurnOutcome> {
     const abort = new AbortController();
     this.abort = abort;
     const run = start(abort.signal);
@@ -84,6 +84,10 @@ export class Activity {
       await stopToolProcesses({ owner: abort.signal });
     } catch (e) {
       this.events.emit({ type: "notice", level: "warning", text: `Could not stop what the turn's commands left running: ${messageOf(e)}` });
+    }
+    try {
+      // the turn's own end (its checkpoint), while it still counts as running
+      await after?.();
     } finally {
       // whatever happened above, the next prompt must not be refused as "a turn is running"
       this.running = undefined;

@@ -7,7 +7,7 @@ import { chooseModel, imagesNotTaken } from "./model-choice.js";
 import type { ModelChoices } from "../../provider/models.js";
 import { StoreError } from "../store/store.js";
 import { EventHub, type Listener, type SubscribeOptions } from "../turn/events.js";
-import type { AppInfo, ContextStatus, Controller } from "./types.js";
+import type { AppInfo, ContextStatus, Controller, RewindControl } from "./types.js";
 import { loadProjectContext } from "./project-context.js";
 import { redactorFor } from "../../config/secrets.js";
 import type { TurnEnv, TurnOutcome } from "../turn/turn.js";
@@ -49,6 +49,10 @@ import {
 } from "./sentences.js";
 import { SessionLease } from "./session-lease.js";
 import type { StoredSummary } from "../store/types.js";
+import { isPlainPrompt } from "../../compaction/summary.js";
+import type { Checkpoints } from "../checkpoints/checkpoints.js";
+import type { TurnCheckpoint } from "../checkpoints/turn.js";
+import type { RewindDeps, RewindDone } from "./rewind.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
 
@@ -89,6 +93,14 @@ export class App implements Controller {
   private readonly ext: ExtensionManager;
   /** how a tool's permission question reaches a person (ask-permission.ts) */
   private readonly askPermission: ReturnType<typeof permissionAsker>;
+  /** the turns' file checkpoints, made with the parts (undefined: off, or not made yet) */
+  private cps: Checkpoints | undefined;
+  /** a rewind killed half-way, cleaned up once the parts are in */
+  private recovered: Promise<void> | undefined;
+  /** what was found at start beside the session's own problems (a rewind that was killed) */
+  private readonly startNotes: string[] = [];
+  /** a rewind runs: it changes the workspace and the session, so it excludes turns */
+  private rewinding = false;
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
     return this.hub.subscribe(fn, opts);
@@ -158,7 +170,68 @@ export class App implements Controller {
   /** Loads the turn's parts and reads the project context (turn-parts.ts); the screen calls this
    * after the frame that shows the session, and create() before it returns otherwise. */
   ready(): Promise<Parts> {
-    return this.parts.ready();
+    return this.parts.ready().then(async (p) => {
+      await (this.recovered ??= this.recoverRewind());
+      return p;
+    });
+  }
+
+  /** The run's checkpoints, made once the parts are in; undefined without a folder for them. */
+  checkpoints(): Checkpoints | undefined {
+    const dir = this.opts.checkpointDir;
+    const parts = this.parts.ifLoaded();
+    if (dir === undefined || !parts) return undefined;
+    const c = this.opts.checkpoints;
+    this.cps ??= new parts.Checkpoints({
+      dir,
+      limits: { ...(c?.maxFileBytes ? { maxFileBytes: c.maxFileBytes } : {}), ...(c?.maxTotalBytes ? { maxTotalBytes: c.maxTotalBytes } : {}), ...(c?.maxFiles ? { maxFiles: c.maxFiles } : {}) },
+      exclude: [this.opts.store.path],
+      redact: this.redactKeys,
+    });
+    return this.cps;
+  }
+
+  /** A rewind of this workspace that was killed left temporary files and its journal: they
+   * go, and the person is told how to finish it. Old checkpoints are pruned behind it. */
+  private async recoverRewind(): Promise<void> {
+    try {
+      const cps = this.checkpoints();
+      if (!cps) return;
+      // at most once a day, and never in the way of a turn
+      void this.inBackground(cps.prune(this.opts.checkpoints?.keepDays).catch(() => undefined));
+      const note = await cps.recover(await fs.realpath(this.opts.workspace));
+      if (!note) return;
+      this.startNotes.push(note);
+      this.hub.emit({ type: "notice", level: "warning", text: note });
+    } catch (e) {
+      this.hub.emit({ type: "notice", level: "warning", text: `An interrupted rewind could not be cleaned up: ${messageOf(e)}` });
+    }
+  }
+
+  /** The checkpoint of the turn about to run: prompt N of the session, N counted from 1 as
+   * the screen counts prompts. Its hook goes into the turn's tools. */
+  private async beginCheckpoint(env: TurnEnv): Promise<TurnCheckpoint | undefined> {
+    const cps = this.checkpoints();
+    if (!cps || this.opts.checkpoints?.enabled === false) return undefined;
+    const prompt = this.open.messages.filter(isPlainPrompt).length + 1;
+    const cp = cps.begin(this.open.current.id, prompt, await fs.realpath(this.opts.workspace));
+    env.toolCtx = { ...env.toolCtx, beforeChange: cp.beforeChange };
+    return cp;
+  }
+
+  /** After the turn: what its commands changed is worked out; what cannot be restored is named. */
+  private async endCheckpoint(cp: TurnCheckpoint | undefined): Promise<void> {
+    if (!cp) return;
+    try {
+      const c = await cp.finish();
+      if (c.unrestorable.length > 0) {
+        const n = c.unrestorable.length;
+        this.hub.emit({ type: "notice", level: "warning", text: `This turn changed ${n === 1 ? "a path" : `${n} paths`} a rewind cannot put back: ${c.unrestorable.join("; ")}` });
+      }
+      for (const note of c.notes) this.hub.emit({ type: "notice", level: "info", text: `Checkpoint: ${note}` });
+    } catch (e) {
+      this.hub.emit({ type: "notice", level: "warning", text: `The checkpoint of this turn could not be completed: ${messageOf(e)}; a rewind may not know what its commands changed` });
+    }
   }
 
   static async create(opts: AppOptions): Promise<App> {
@@ -175,10 +248,11 @@ export class App implements Controller {
       if (problem) throw new UnknownSessionError(`${problem}; list the sessions with: albedo-tui sessions`);
       const s = await opts.store.getSession(o.resume);
       if (!s) throw new UnknownSessionError(noSession(o.resume, opts.store.path));
-      await app.load(s);
+      // --fork-session: a fork of it at its end, the original left as it is (held or not)
+      await app.load(o.fork ? await opts.store.forkSession(s.id) : s);
     } else if ("continue" in o) {
       const s = await opts.store.latestSession(opts.workspace);
-      if (s) await app.load(s);
+      if (s) await app.load(o.fork ? await opts.store.forkSession(s.id) : s);
       else await app.loadDraft();
     } else {
       await app.loadDraft();
@@ -244,7 +318,7 @@ export class App implements Controller {
 
   /** problems found while loading the session (bad rows), for headless mode to print */
   loadProblems(): readonly string[] {
-    return this.open.bad;
+    return [...this.startNotes, ...this.open.bad];
   }
 
   setApi(api: AppInfo["api"]): void {
@@ -273,8 +347,62 @@ export class App implements Controller {
   }
 
   busy(): boolean {
-    return this.activity.busy();
+    return this.activity.busy() || this.rewinding;
   }
+
+  /** What a rewind works with: the store, the checkpoints, the workspace's real path. */
+  private async rewindDeps(): Promise<RewindDeps> {
+    await this.ready();
+    return { store: this.opts.store, checkpoints: this.checkpoints(), root: await fs.realpath(this.opts.workspace) };
+  }
+
+  private refuseWhileBusy(): void {
+    if (this.busy()) throw new Error(BUSY.switchSession);
+  }
+
+  /** rewind and fork (rewind.ts): the prompts, a preview of what changes, and the rewind itself */
+  readonly rewind: RewindControl = {
+    prompts: async () => {
+      await this.open.wholeHistory;
+      return (await import("./rewind.js")).promptChoices(this.open.messages);
+    },
+    preview: async (n, mode) => {
+      this.refuseWhileBusy();
+      await this.open.wholeHistory;
+      const r = await import("./rewind.js");
+      return r.previewRewind(await this.rewindDeps(), this.open.current, this.open.messages, n, mode);
+    },
+    diff: async (item) => {
+      const deps = await this.rewindDeps();
+      return deps.checkpoints?.diff(deps.root, item);
+    },
+    run: async (preview, onItem) => {
+      this.refuseWhileBusy();
+      if (preview.session.id !== this.open.current.id) throw new Error("the session changed since this rewind was planned; plan it again");
+      // open in another window: its turns may be changing the files; only its conversation forks
+      if (this.lease.readOnly && preview.code) throw new Error(`${this.lease.readOnly} Its code is not rewound from here; rewind its conversation only, or quit the other window first`);
+      const r = await import("./rewind.js");
+      const deps = await this.rewindDeps();
+      this.rewinding = true;
+      let done: RewindDone;
+      try {
+        done = await r.runRewind(deps, preview, onItem);
+      } finally {
+        this.rewinding = false;
+      }
+      if (done.restored.length > 0) {
+        // AGENTS.md and the project's facts may be what was restored
+        this.parts.context = await loadProjectContext(this.opts.workspace, this.redactKeys);
+        await this.pending.mark(r.WORKSPACE_RESTORED);
+      }
+      if (done.fork) {
+        await this.load(done.fork);
+        this.hub.emit({ type: "session" });
+      }
+      this.hub.emit({ type: "info" });
+      return done;
+    },
+  };
 
   /** The configured keys out of anything on its way into the record or a request (read at
    * each call: /reload may bring new keys). */
@@ -353,12 +481,16 @@ export class App implements Controller {
       this.hub.emit({ type: "notice", level: "error", text: said });
       return { ok: false, unsent: true, error: said, finalText: "" };
     }
+    let checkpoint: TurnCheckpoint | undefined;
     const outcome = await this.activity.turn(
-      (signal) => this.startTurn(text, blocks, signal),
+      (signal) => this.startTurn(text, blocks, signal, (cp) => (checkpoint = cp)),
       (o) => {
         if (o.usage) this.figures.lastUsage = o.usage;
         if (o.prepared) this.figures.lastPrepare = o.prepared;
       },
+      // after its processes are stopped, while it still counts as running: nothing of the
+      // turn changes the workspace any more, and no next turn has begun
+      () => this.endCheckpoint(checkpoint),
     );
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
@@ -370,7 +502,7 @@ export class App implements Controller {
 
   /** The turn of one prompt: after the whole record is in, the draft's row and the title are
    * stored, then the turn runs; a failure of either ends as a notice, never a throw. */
-  private startTurn(text: string, blocks: Block[], signal: AbortSignal): Promise<TurnOutcome> {
+  private startTurn(text: string, blocks: Block[], signal: AbortSignal, begun: (cp: TurnCheckpoint | undefined) => void): Promise<TurnOutcome> {
     const env = this.env();
     const turn = async (): Promise<TurnOutcome> => {
       await this.open.wholeHistory;
@@ -378,6 +510,7 @@ export class App implements Controller {
       // a draft's row comes with its lease (SessionLease.holdNew): nobody else can hold it
       if (await this.open.ensureStored(title)) this.lease.adopt(this.open.current.id);
       env.sessionId = this.open.current.id; // the same id, unless the draft's clashed and the store chose another
+      begun(await this.beginCheckpoint(env));
       return this.parts.loaded().runTurn(env, blocks, signal);
     };
     return turn().catch((e: unknown): TurnOutcome => {

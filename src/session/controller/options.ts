@@ -13,8 +13,9 @@ export interface AppOptions extends AppSettings {
   store: HistoryStore;
   /** the config file this run reads, named when a key is missing */
   configFile?: string;
-  /** the session to open: an id, "latest" of the workspace, or a new one */
-  open: { resume: string } | { continue: true } | { fresh: true };
+  /** the session to open: an id, "latest" of the workspace, or a new one; with `fork`, a
+   * fork of it at its end instead (--fork-session) */
+  open: { resume: string; fork?: boolean } | { continue: true; fork?: boolean } | { fresh: true };
   /** the screen: the session loads without the adapters, tools and turn (parts.ts), and the
    * screen calls ready() after the frame that shows it; otherwise create() loads them first */
   partsAfterFrame?: boolean;
@@ -23,6 +24,10 @@ export interface AppOptions extends AppSettings {
   /** re-reads the settings on /reload; of them, permission, compaction, reasoning and the
    * credentials take effect */
   reloadConfig?: () => Promise<Partial<Reloadable>>;
+  /** the folder the turns' file checkpoints are kept in (the CLI's is in the state folder);
+   * absent: none are kept or restored; the config's checkpoints.enabled false: a turn keeps
+   * none, and a rewind still restores those kept before */
+  checkpointDir?: string;
 }
 
 /** /reload: reads the settings again and applies those that take effect in a running

@@ -8,3 +8,4 @@ export { runTurn } from "../turn/turn.js";
 export { promptOverWindow } from "../turn/window.js";
 export { prepare, summarize, SUMMARY_REQUEST_NOTE } from "../turn/compact.js";
 export { captureRequest } from "../../context/capture.js";
+export { Checkpoints } from "../checkpoints/checkpoints.js";

@@ -10,6 +10,7 @@ import type { FigureBasis } from "../../context/format.js";
 import type { Listener, SubscribeOptions } from "../turn/events.js";
 import type { TurnOutcome } from "../turn/env.js";
 import type { ServerStatus } from "../../extensions/manager.js";
+import type { PlannedItem, PromptChoice, RewindDone, RewindMode, RewindPreview } from "./rewind.js";
 
 import type { CompactionStrategy } from "../../compaction/types.js";
 export type { CompactionStrategy };
@@ -58,6 +59,19 @@ export interface ContextStatus {
   window?: number;
   /** "microcompact: 14 outputs, 412 kB" or "auto-compaction off: window unknown" */
   compaction: string;
+}
+
+/** Rewind (rewind.ts), for the front ends; /fork is the controller's own fork(). */
+export interface RewindControl {
+  /** the session's prompts, numbered from 1 (after the whole record is read) */
+  prompts(): Promise<PromptChoice[]>;
+  /** what a rewind to prompt n would change; nothing is done */
+  preview(n: number, mode: RewindMode): Promise<RewindPreview>;
+  /** one planned path's change as a unified diff, when both sides are text */
+  diff(item: PlannedItem): Promise<string | undefined>;
+  /** carries the preview out: the code restored, the conversation forked (the fork becomes
+   * the current session); `onItem` hears each path as it is put back */
+  run(preview: RewindPreview, onItem?: (line: string) => void): Promise<RewindDone>;
 }
 
 /** MCP servers (src/extensions/), for the front ends. */
@@ -121,4 +135,6 @@ export interface Controller {
   close(): Promise<void>;
   /** MCP servers; absent in front-end tests' stand-ins */
   mcp?: McpControl;
+  /** rewind; absent in front-end tests' stand-ins */
+  rewind?: RewindControl;
 }

@@ -2,12 +2,9 @@
 // would interleave their turns in the record, and each one's next request would leave out
 // the other's. The opener takes the session's lease in one write transaction; a lease whose
 // process is gone (a kill -9 never releases it) is taken over, so nothing locks a session
-// for good. Also the fork: a new session with the record copied, for the opener that found
-// the session open elsewhere.
+// for good. The fork a second opener is offered is the message store's (messages.ts).
 import type { Connection } from "./sqlite.js";
-import { StoreError } from "./sqlite.js";
-import { newSessionId, requireSession } from "./messages.js";
-import type { Session } from "../../record/types.js";
+import { requireSession } from "./messages.js";
 import type { LeaseHolder, OpenElsewhere, LeaseResult, Opener } from "./types.js";
 
 export type { LeaseHolder, OpenElsewhere, LeaseResult, Opener };
@@ -97,47 +94,6 @@ export class LeaseStore {
     return this.conn.serial(async () => {
       const [row] = await this.conn.all<LeaseRow>("SELECT pid, host, started_at, heartbeat_at FROM open_leases WHERE session_id = ?", [sessionId]);
       return row ? { pid: row.pid, host: row.host, since: row.started_at, heartbeat: row.heartbeat_at } : undefined;
-    });
-  }
-
-  /**
-   * A new session holding a copy of `sessionId`'s record (messages as stored, with their
-   * seq, and its summaries), linked to it by forked_from; one transaction, so a fork is whole
-   * or absent. The inspector's capture is not copied: the fork has sent no request yet.
-   */
-  forkSession(sessionId: string): Promise<Session> {
-    return this.conn.tx(async () => {
-      const src = await requireSession(this.conn, sessionId);
-      const now = nowIso();
-      // later than every stored stamp, so the fork lists first
-      const [{ m } = { m: "" }] = await this.conn.all<{ m: string }>("SELECT COALESCE(MAX(updated_at), '') AS m FROM sessions");
-      const stamp = now > m ? now : new Date(Date.parse(m) + 1).toISOString();
-      let id = newSessionId();
-      for (let attempt = 0; (await this.conn.all("SELECT 1 FROM sessions WHERE id = ?", [id])).length > 0; attempt++) {
-        if (attempt >= 4) throw new StoreError("no-session", "could not choose an id for the fork");
-        id = newSessionId();
-      }
-      await this.conn.run("INSERT INTO sessions (id, title, workspace, created_at, updated_at, forked_from) VALUES (?, ?, ?, ?, ?, ?)", [
-        id,
-        src.title,
-        src.workspace,
-        stamp,
-        stamp,
-        sessionId,
-      ]);
-      // the insert trigger moves updated_at per row; the fork's stamp is set again after
-      await this.conn.run(
-        "INSERT INTO messages (session_id, seq, role, status, model, blocks_json, usage_json, created_at) " +
-          "SELECT ?, seq, role, status, model, blocks_json, usage_json, created_at FROM messages WHERE session_id = ? ORDER BY seq",
-        [id, sessionId],
-      );
-      await this.conn.run(
-        "INSERT INTO summaries (session_id, from_seq, to_seq, text, model, created_at) " +
-          "SELECT ?, from_seq, to_seq, text, model, created_at FROM summaries WHERE session_id = ? ORDER BY id",
-        [id, sessionId],
-      );
-      const [row] = await this.conn.all<{ updated_at: string }>("SELECT updated_at FROM sessions WHERE id = ?", [id]);
-      return { id, title: src.title, workspace: src.workspace, createdAt: stamp, updatedAt: row?.updated_at ?? stamp };
     });
   }
 

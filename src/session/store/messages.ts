@@ -17,6 +17,8 @@ interface SessionRow {
   workspace: string;
   created_at: string;
   updated_at: string;
+  forked_from: string | null;
+  forked_at_prompt: number | null;
 }
 
 // session_id is left out: it is the id the load asked for (compared as BINARY text)
@@ -95,8 +97,29 @@ interface SummaryRow {
 }
 
 function toSession(r: SessionRow): Session {
-  return { id: r.id, title: r.title, workspace: r.workspace, createdAt: r.created_at, updatedAt: r.updated_at };
+  const s: Session = { id: r.id, title: r.title, workspace: r.workspace, createdAt: r.created_at, updatedAt: r.updated_at };
+  if (r.forked_from !== null && typeof r.forked_at_prompt === "number") s.forkedFrom = { id: r.forked_from, atPrompt: r.forked_at_prompt };
+  return s;
 }
+
+/** The forks listed with a session: SQLite's json array of [id, prompt] pairs. */
+function parseForks(json: string | null): Array<{ id: string; atPrompt: number }> {
+  if (json === null) return [];
+  try {
+    const raw = JSON.parse(json) as unknown;
+    if (!Array.isArray(raw)) return [];
+    return raw.flatMap((p: unknown) => (Array.isArray(p) && typeof p[0] === "string" && typeof p[1] === "number" ? [{ id: p[0], atPrompt: p[1] }] : []));
+  } catch {
+    return [];
+  }
+}
+
+/** The seqs of a session's prompts, in order: user messages with no tool result (as
+ * compaction's isPlainPrompt counts them); a row whose blocks are not JSON is no prompt. */
+const PROMPT_SEQS =
+  "SELECT seq FROM messages WHERE session_id = ? AND role = 'user' AND json_valid(blocks_json) " +
+  "AND NOT EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(blocks_json) THEN blocks_json ELSE '[]' END) " +
+  "WHERE json_type(value) = 'object' AND json_extract(value, '$.type') = 'tool_result') ORDER BY seq";
 
 function toSummary(r: SummaryRow): StoredSummary {
   return {
@@ -110,7 +133,7 @@ function toSummary(r: SummaryRow): StoredSummary {
   };
 }
 
-const SESSION_COLS = "id, title, workspace, created_at, updated_at";
+const SESSION_COLS = "id, title, workspace, created_at, updated_at, forked_from, forked_at_prompt";
 const MESSAGE_COLS = "id, seq, role, status, model, blocks_json, usage_json, created_at";
 
 /**
@@ -168,6 +191,9 @@ type MessageMethods =
   | "deleteSession"
   | "latestSession"
   | "setTitle"
+  | "fork"
+  | "forkSession"
+  | "promptCount"
   | "appendMessage"
   | "updateMessage"
   | "loadHistory"
@@ -289,16 +315,21 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
       where.push("s.workspace = ?");
       params.push(opts.workspace);
     }
-    if (!opts?.includeEmpty) where.push("EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)");
+    // a fork is listed from the start, empty or not: it was made on purpose, and names its origin
+    if (!opts?.includeEmpty) where.push("(EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id) OR s.forked_from IS NOT NULL)");
     const sql =
-      `SELECT s.id, s.title, s.workspace, s.created_at, s.updated_at, ` +
+      `SELECT s.id, s.title, s.workspace, s.created_at, s.updated_at, s.forked_from, s.forked_at_prompt, ` +
       `(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count, ` +
-      `(SELECT m.model FROM messages m WHERE m.session_id = s.id AND m.model IS NOT NULL ORDER BY m.seq DESC LIMIT 1) AS last_model ` +
+      `(SELECT m.model FROM messages m WHERE m.session_id = s.id AND m.model IS NOT NULL ORDER BY m.seq DESC LIMIT 1) AS last_model, ` +
+      `(SELECT json_group_array(json_array(f.id, f.forked_at_prompt)) FROM (SELECT id, forked_at_prompt FROM sessions WHERE forked_from = s.id ORDER BY created_at, rowid) f) AS forks ` +
       `FROM sessions s ${where.length ? `WHERE ${where.join(" AND ")} ` : ""}ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?`;
     return this.conn.serial(async () => {
       try {
-        const rows = await this.conn.all<SessionRow & { message_count: number; last_model: string | null }>(sql, [...params, limit]);
-        return rows.map((r) => ({ ...toSession(r), messages: r.message_count, ...(r.last_model ? { model: r.last_model } : {}) }));
+        const rows = await this.conn.all<SessionRow & { message_count: number; last_model: string | null; forks: string | null }>(sql, [...params, limit]);
+        return rows.map((r) => {
+          const forks = parseForks(r.forks);
+          return { ...toSession(r), messages: r.message_count, ...(r.last_model ? { model: r.last_model } : {}), ...(forks.length ? { forks } : {}) };
+        });
       } catch (e) {
         if (sqliteCode(e) !== "SQLITE_CORRUPT") throw e;
         // a damaged messages table must not hide the sessions themselves: list them plainly
@@ -326,6 +357,73 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
     return this.conn.tx(async () => {
       const { changes } = await this.conn.run("UPDATE sessions SET title = ? WHERE id = ?", [title, sessionId]);
       if (changes === 0) throw new StoreError("no-session", `no session with id ${sessionId}`);
+    });
+  }
+
+  promptCount(sessionId: string): Promise<number> {
+    return this.conn.serial(async () => {
+      await requireSession(this.conn, sessionId);
+      return (await this.conn.all<{ seq: number }>(PROMPT_SEQS, [sessionId])).length;
+    });
+  }
+
+  /** the whole record: a fork at one past the last prompt */
+  forkSession(sessionId: string): Promise<Session> {
+    return this.forkAt(sessionId, "end");
+  }
+
+  fork(sessionId: string, uptoPrompt: number): Promise<Session> {
+    if (!Number.isSafeInteger(uptoPrompt) || uptoPrompt < 1) {
+      return Promise.reject(new StoreError("no-prompt", `a fork starts at a prompt number, from 1 (got ${String(uptoPrompt)})`));
+    }
+    return this.forkAt(sessionId, uptoPrompt);
+  }
+
+  private forkAt(sessionId: string, upto: number | "end"): Promise<Session> {
+    return this.conn.tx(async () => {
+      const from = await requireSession(this.conn, sessionId);
+      const prompts = await this.conn.all<{ seq: number }>(PROMPT_SEQS, [sessionId]);
+      const uptoPrompt = upto === "end" ? prompts.length + 1 : upto;
+      if (uptoPrompt > prompts.length + 1) {
+        const n = prompts.length;
+        throw new StoreError(
+          "no-prompt",
+          `session ${sessionId} has ${n === 0 ? "no prompt" : n === 1 ? "1 prompt" : `${n} prompts`}; a fork goes up to prompt ${n === 0 ? "1" : `1 to ${n + 1}`} (${n + 1}: the whole record)`,
+        );
+      }
+      // the messages before that prompt: every seq below its own, or all of them
+      const cut = uptoPrompt <= prompts.length ? prompts[uptoPrompt - 1]!.seq : Number.MAX_SAFE_INTEGER;
+      let id = newSessionId();
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const [row] = await stmtAll<{ stamp: string }>(this.s.insertSession, [id, from.title, from.workspace, nowIso()]);
+          if (!row) throw new Error("the insert returned no row");
+          break;
+        } catch (e) {
+          if (sqliteCode(e) !== "SQLITE_CONSTRAINT" || attempt >= 4) throw e;
+          id = newSessionId();
+        }
+      }
+      await this.conn.run("UPDATE sessions SET forked_from = ?, forked_at_prompt = ? WHERE id = ?", [sessionId, uptoPrompt, id]);
+      await this.conn.run(
+        "INSERT INTO messages (session_id, seq, role, status, model, blocks_json, usage_json, created_at) " +
+          "SELECT ?, seq, role, status, model, blocks_json, usage_json, created_at FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq",
+        [id, sessionId, cut],
+      );
+      await this.conn.run(
+        "INSERT INTO summaries (session_id, from_seq, to_seq, text, model, created_at) " +
+          "SELECT ?, from_seq, to_seq, text, model, created_at FROM summaries WHERE session_id = ? AND to_seq < ? ORDER BY id",
+        [id, sessionId, cut],
+      );
+      // the fork has sent nothing yet: its view says where it came from until its first request
+      await this.conn.run("INSERT INTO captures (session_id, pending_reason, pending_since) VALUES (?, ?, ?)", [
+        id,
+        `forked from session ${sessionId} at prompt ${uptoPrompt}; no request has been sent in this session yet`,
+        nowIso(),
+      ]);
+      const [row] = await this.conn.all<SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`, [id]);
+      if (!row) throw new Error("the fork's row is missing after its insert");
+      return toSession(row);
     });
   }
 

@@ -114,6 +114,17 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN forked_from TEXT;
     `,
   },
+  {
+    version: 5,
+    description: "the prompt a fork was made at, and an index to list a session's forks",
+    // a fork is the record up to (not including) that prompt, counted from 1 as the screen
+    // counts prompts; NULL for forks made before this version (they copied the whole record).
+    // forked_from has no foreign key: a fork outlives its origin and still says where it came from
+    sql: `
+      ALTER TABLE sessions ADD COLUMN forked_at_prompt INTEGER;
+      CREATE INDEX sessions_by_fork ON sessions (forked_from);
+    `,
+  },
 ];
 
 export const LATEST_VERSION: number = migrations.length;

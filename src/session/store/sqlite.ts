@@ -20,6 +20,8 @@ export type StoreErrorKind =
   | "newer-schema"
   | "busy"
   | "no-session"
+  /** a prompt number the session does not have */
+  | "no-prompt"
   | "closed"
   | "truncated"
   | "corrupt"

@@ -189,6 +189,12 @@ export class SqliteStore implements HistoryStore {
   setTitle(sessionId: string, title: string): Promise<void> {
     return this.messages.setTitle(sessionId, title);
   }
+  fork(sessionId: string, uptoPrompt: number): Promise<Session> {
+    return this.messages.fork(sessionId, uptoPrompt);
+  }
+  promptCount(sessionId: string): Promise<number> {
+    return this.messages.promptCount(sessionId);
+  }
   appendMessage(sessionId: string, msg: NewMessage): Promise<StoredMessage> {
     return this.messages.appendMessage(sessionId, msg);
   }
@@ -222,7 +228,7 @@ export class SqliteStore implements HistoryStore {
     return this.leases.leaseOf(sessionId);
   }
   forkSession(sessionId: string): Promise<Session> {
-    return this.leases.forkSession(sessionId);
+    return this.messages.forkSession(sessionId);
   }
   forkedFrom(sessionId: string): Promise<string | undefined> {
     return this.leases.forkedFrom(sessionId);

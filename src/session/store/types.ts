@@ -62,6 +62,15 @@ export interface HistoryStore {
   deleteSession(id: string): Promise<boolean>;
   latestSession(workspace: string): Promise<Session | undefined>;
   setTitle(sessionId: string, title: string): Promise<void>;
+  /**
+   * A new session whose record is this one's up to (not including) prompt `uptoPrompt`,
+   * counted from 1 as the screen counts prompts (a user message with no tool results);
+   * `uptoPrompt` one past the last prompt copies the whole record. One transaction: the
+   * messages, the summaries of what is copied, and the link back. The original stays whole.
+   */
+  fork(sessionId: string, uptoPrompt: number): Promise<Session>;
+  /** how many prompts the session holds, counted as fork counts them */
+  promptCount(sessionId: string): Promise<number>;
 
   /** one transaction; returns the stored message with its id and seq (seq starts at 1 in
    *  each session and grows by one per message) */
@@ -94,7 +103,7 @@ export interface HistoryStore {
   heartbeat(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<boolean>;
   releaseLease(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<void>;
   leaseOf(sessionId: string): Promise<LeaseHolder | undefined>;
-  /** a new session with the record (messages and summaries) copied, in one transaction */
+  /** fork() at one past the last prompt: the whole record copied (--fork-session, /fork) */
   forkSession(sessionId: string): Promise<Session>;
   /** the session a fork was copied from */
   forkedFrom(sessionId: string): Promise<string | undefined>;
