@@ -111,7 +111,9 @@ export class OpenSession {
 
   /** the id under which it is stored; undefined for a draft */
   storedId(): string | undefined {
-    return this.stored ? this.current.id : undefined;
+    // before the first session is read (its read failed at start) there is none
+    const current: Session | undefined = this.current;
+    return this.stored && current ? current.id : undefined;
   }
 
   /** what the context pane shows: a draft has sent nothing yet, so its view is pending by nature */
