@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { openStore } from "../../src/session/store/store.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
+import { CLI, makeHome, runCli, waitUntil, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
 import { anthropicArgs, removeHomes, Tally, textOf, writeFigures } from "./lib.js";
 
@@ -135,6 +135,17 @@ describe("two windows on one session", () => {
       const from = fake.requests.length;
       const { home, id, screen } = await held();
       await ask(screen, "before the kill", "BEFORE-ANSWER");
+      // the answer is on screen a moment before its message is committed; the trap is a holder
+      // killed after its turn, so the kill waits for the record (a kill mid-answer is kills.test's)
+      await waitUntil(async () => {
+        const store = await openStore(home.db);
+        try {
+          const last = (await store.loadHistory(id)).messages.at(-1);
+          return last?.role === "assistant" && last.status === "complete";
+        } finally {
+          await store.close();
+        }
+      }, 20_000, "the answer before the kill stored");
       screen.kill("SIGKILL");
       await screen.exited();
       fake.script({ text: "AFTER-ANSWER" });
