@@ -20,7 +20,7 @@
 //                           before its token could count, a second wall behind the token
 //   403 forbidden_origin    an Origin header that is not this server's own origin (a web page
 //                           of another site; a person's curl sends none)
-//   401 unauthorized        missing or wrong `Authorization: Bearer` (before any route, so an
+//   401 unauthorized        missing or wrong `Authorization: Bearer` (checked ahead of any route, so an
 //                           unauthenticated caller learns nothing about routes or methods)
 //   405 method_not_allowed  anything but GET (with `Allow: GET`)
 //   404 not_found           unknown route, or a path holding "..", "." or an encoded slash

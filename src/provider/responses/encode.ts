@@ -119,7 +119,7 @@ function encodeMessage(m: WireMessage, w: WireWriter, out: Json[], ids: Readonly
   }
 }
 
-/** Tool results become function_call_output items (before the rest, as they answer the calls
+/** Tool results become function_call_output items (ahead of the rest, as they answer the calls
  * just before); whatever else the message held follows as one user message item. */
 function encodeUser(parts: readonly UserPart[], w: WireWriter, out: Json[], ids: ReadonlySet<string>): void {
   const start = out.length;
