@@ -7,6 +7,7 @@ import type { Block } from "../record/types.js";
 import type { AnswerBudget } from "./budget.js";
 import { clip, StreamFault } from "./failures.js";
 import type { SseFrame } from "./sse.js";
+import { wellFormedReviver } from "../text/well-formed.js";
 import type { ProviderErrorKind, StopReason, StreamEvent, StreamResult, Usage } from "./types.js";
 
 /** What a parser gets for one attempt. */
@@ -61,6 +62,11 @@ export abstract class AnswerParser implements FrameHandler {
   /** Why the answer ended, given its final blocks. */
   protected abstract stopReason(blocks: readonly Block[]): StopReason;
 
+  /** The provider's own word for the stop, when the union says less (Responses' incomplete reason). */
+  protected stopSaid(): string | undefined {
+    return undefined;
+  }
+
   get outputStarted(): boolean {
     return this.started;
   }
@@ -68,6 +74,8 @@ export abstract class AnswerParser implements FrameHandler {
   result(): StreamResult {
     const blocks = this.blocks(true);
     const r: StreamResult = { blocks, stopReason: this.stopReason(blocks) };
+    const said = this.stopSaid();
+    if (said !== undefined) r.stopSaid = said;
     if (this.usage) r.usage = { ...this.usage };
     return r;
   }
@@ -101,7 +109,8 @@ export abstract class AnswerParser implements FrameHandler {
   protected typedEvent(frame: SseFrame): TypedEvent {
     let raw: unknown;
     try {
-      raw = JSON.parse(frame.data);
+      // lone surrogates become U+FFFD here, where text enters
+      raw = JSON.parse(frame.data, wellFormedReviver);
     } catch {
       throw new StreamFault(
         `${this.label} sent a malformed stream event${frame.event ? ` (${frame.event})` : ""}: not valid JSON: ${clip(frame.data)}`,

@@ -34,6 +34,9 @@ export interface TextStep {
   usage?: { input: number; output: number };
   /** OpenAI shape: which field carries reasoning (servers disagree); default reasoning_content */
   reasoningField?: "reasoning_content" | "reasoning" | "reasoning_text";
+  /** why the answer ends, in the endpoint's own word: Anthropic's stop_reason, Chat's
+   * finish_reason, or the Responses API's incomplete reason (then the response is incomplete) */
+  stop?: string;
 }
 
 export interface ToolStep {
@@ -47,6 +50,8 @@ export interface ToolStep {
   delayMs?: number;
   usage?: { input: number; output: number };
   reasoningField?: "reasoning_content" | "reasoning" | "reasoning_text";
+  /** as TextStep's */
+  stop?: string;
   /** OpenAI shape: "streamed" (real OpenAI), "whole" (one chunk per call), "repeat_ids"
    * (id and name on every fragment, as some compatible servers do) */
   toolCallStyle?: "streamed" | "whole" | "repeat_ids";
@@ -1234,7 +1239,7 @@ function anthropicFrames(ctx: RenderCtx, step: TextStep | ToolStep): string[] {
   frames.push(
     sse("message_delta", {
       type: "message_delta",
-      delta: { stop_reason: calls.length > 0 ? "tool_use" : "end_turn", stop_sequence: null },
+      delta: { stop_reason: step.stop ?? (calls.length > 0 ? "tool_use" : "end_turn"), stop_sequence: null },
       usage: { output_tokens: usage.output },
     }),
   );
@@ -1287,7 +1292,7 @@ function openaiFrames(ctx: RenderCtx, step: TextStep | ToolStep): string[] {
       }
     }
   }
-  frames.push(chunk({}, calls.length > 0 ? "tool_calls" : "stop"));
+  frames.push(chunk({}, step.stop ?? (calls.length > 0 ? "tool_calls" : "stop")));
   const so = ctx.body["stream_options"];
   if (isObj(so) && so["include_usage"] === true) {
     const u = usageOf(ctx, step);

@@ -57,6 +57,8 @@ export interface TurnOutcome {
   /** taken back before anything was stored or sent (Esc while it waited for the turn's code) */
   unsent?: boolean;
   error?: string;
+  /** the answer was cut short (stop.ts): stored complete, and named in `error` */
+  cut?: boolean;
   /** the assistant's last text, for headless mode */
   finalText: string;
   /** the last usage the provider reported during the turn */

@@ -13,7 +13,7 @@ import { messageOf } from "../../record/errors.js";
 import type { TurnEnv, TurnOutcome } from "./env.js";
 import { append, recordCapture } from "./record.js";
 import { compactIfDue, summarize } from "./compact.js";
-import { streamAnswer, textOf } from "./stream-answer.js";
+import { cutShort, streamAnswer, textOf } from "./stream-answer.js";
 import { resultsMessage } from "./run-tools.js";
 import { fitRequest, promptOverWindow, type FitState } from "./window.js";
 
@@ -97,13 +97,14 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
     const text = textOf(answer.blocks);
     if (text) finalText = text;
 
-    const calls = answer.blocks.filter((b): b is ToolUseBlock => b.type === "tool_use");
-    if (calls.length === 0) {
-      if (answer.stopReason === "max_tokens") {
-        env.events.emit({ type: "notice", level: "warning", text: "The answer stopped at the output token limit." });
-      }
-      return end({ ok: true, finalText });
+    // an answer cut short is named, and its calls (their input may be cut too) are not run
+    const cut = cutShort(env, answer);
+    if (cut) {
+      env.events.emit({ type: "notice", level: "error", text: cut });
+      return end({ ok: false, error: cut, cut: true, finalText });
     }
+    const calls = answer.blocks.filter((b): b is ToolUseBlock => b.type === "tool_use");
+    if (calls.length === 0) return end({ ok: true, finalText });
     // all the results of one answer are stored as ONE user message
     await append(env, "user", await resultsMessage(env, calls, signal), "complete");
     if (signal.aborted) {
