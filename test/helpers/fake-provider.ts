@@ -19,6 +19,7 @@ import { anthropicThinkingRefusal } from "./fake-thinking.js";
 import { FakeCache, type AnthropicCacheUsage, type OpenAICacheUsage } from "./fake-cache.js";
 import { localFrames, localRefusal, type LocalOptions, type LocalServer } from "./fake-local-servers.js";
 import { serveResponses, type ResponsesFakeOptions } from "./fake-responses.js";
+import { illFormedAt, imageRefusal, surrogateRefusal } from "./fake-strict-body.js";
 
 export type Shape = "anthropic" | "openai";
 
@@ -253,6 +254,16 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     return true;
   }
 
+  /** A lone surrogate or an undecodable image, refused as the real APIs refuse them. */
+  function strictRefused(rec: RecordedRequest, res: http.ServerResponse, shape: Shape | "responses"): boolean {
+    const at = illFormedAt(rec.body);
+    const r = at !== undefined ? surrogateRefusal(shape, at) : imageRefusal(shape, rec.body);
+    if (!r) return false;
+    rec.rejected = r.message;
+    sendJson(res, r.status, r.body);
+    return true;
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     opts.onRequest?.(req);
     const url = new URL(req.url ?? "/", "http://fake");
@@ -274,6 +285,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
       const rec: RecordedRequest = { shape: "responses", headers: { ...req.headers }, body: parsed, rawBody };
       requests.push(rec);
       if (opts.onBody) res.on("close", () => opts.onBody?.(rec));
+      if (strictRefused(rec, res, "responses")) return;
       if (tooLong(rec, res, "responses")) return;
       const next = (): Step => {
         if (queue.length === 0 && opts.repeat && lastScript.length > 0) queue.push(...lastScript);
@@ -296,6 +308,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     const rec: RecordedRequest = { shape, headers: { ...req.headers }, body, rawBody };
     requests.push(rec);
     if (opts.onBody) res.on("close", () => opts.onBody?.(rec));
+    if (strictRefused(rec, res, shape)) return;
     const rejection =
       shape === "anthropic" ? validateAnthropic(req.headers, body, key) : validateOpenAI(req.headers, body, key);
     if (rejection) {

@@ -16,6 +16,40 @@ export function pngImage(w = 16, h = 16): Buffer {
   return PNG.sync.write(png);
 }
 
+/**
+ * A whole PNG of `w`×`h` px that is `bytes` long: its pixels compress to little, and a private
+ * ancillary chunk (which decoders skip) pads it to the size a test needs.
+ */
+export function paddedPng(bytes: number, w = 3, h = 2): Buffer {
+  const png = new PNG({ width: w, height: h });
+  png.data.fill(255);
+  const base = PNG.sync.write(png, { deflateLevel: 9 });
+  const iend = base.length - 12;
+  const room = bytes - base.length - 12;
+  if (room < 0) return base;
+  const chunk = Buffer.alloc(12 + room);
+  chunk.writeUInt32BE(room, 0);
+  chunk.write("paDd", 4, "latin1");
+  // the CRC covers the type and the data; a wrong one is refused by the decoder
+  chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + room)), 8 + room);
+  return Buffer.concat([base.subarray(0, iend), chunk, base.subarray(iend)]);
+}
+
+let table: Uint32Array | undefined;
+function crc32(b: Buffer): number {
+  if (!table) {
+    table = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      table[n] = c >>> 0;
+    }
+  }
+  let c = 0xffffffff;
+  for (const x of b) c = table[(c ^ x) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
 /** A whole baseline JPEG. */
 export function jpegImage(w = 32, h = 32): Buffer {
   const data = Buffer.alloc(w * h * 4);

@@ -15,6 +15,7 @@ import { append, recordCapture } from "./record.js";
 import { compactIfDue, summarize } from "./compact.js";
 import { cutShort, streamAnswer, textOf } from "./stream-answer.js";
 import { resultsMessage } from "./run-tools.js";
+import { markRefusedImages } from "./refused-images.js";
 import { fitRequest, promptOverWindow, type FitState } from "./window.js";
 
 export type { TurnEnv, TurnOutcome } from "./env.js";
@@ -34,6 +35,7 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
   let usage: Usage | undefined = env.previousUsage;
   let prepared: PrepareResult | undefined;
   let contextRetryUsed = false;
+  let imageRetryUsed = false;
   const fit: FitState = { summarised: false };
   const maxIterations = env.maxIterations ?? 100;
   // what the turn learnt goes back with every way it ends
@@ -88,6 +90,12 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
           env.events.emit({ type: "notice", level: "error", text: `${messageOf(e)} (a summary to make room failed too: ${messageOf(se)})` });
           return end({ ok: false, error: messageOf(e), finalText });
         }
+      }
+      // an image the provider refused is marked in the record, and the request goes once more
+      if (!imageRetryUsed && answer.partial.length === 0 && (await markRefusedImages(env, req, e))) {
+        imageRetryUsed = true;
+        iteration--;
+        continue;
       }
       const msg = messageOf(e);
       env.events.emit({ type: "notice", level: "error", text: msg });
