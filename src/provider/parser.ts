@@ -44,6 +44,14 @@ export abstract class AnswerParser implements FrameHandler {
   protected readonly budget: AnswerBudget;
   private started = false;
   private usage: Usage | undefined;
+  /** a lone surrogate was replaced in this answer: its signed or encrypted reasoning no longer
+   * matches its text, so it crosses as prose (as a body the redactor changes does) */
+  private altered = false;
+  private readonly reviver = (key: string, value: unknown): unknown => {
+    const v = wellFormedReviver(key, value);
+    if (v !== value) this.altered = true;
+    return v;
+  };
 
   constructor(
     ctx: AnswerContext,
@@ -72,7 +80,7 @@ export abstract class AnswerParser implements FrameHandler {
   }
 
   result(): StreamResult {
-    const blocks = this.blocks(true);
+    const blocks = this.unsealed(this.blocks(true));
     const r: StreamResult = { blocks, stopReason: this.stopReason(blocks) };
     const said = this.stopSaid();
     if (said !== undefined) r.stopSaid = said;
@@ -81,7 +89,13 @@ export abstract class AnswerParser implements FrameHandler {
   }
 
   partial(): Block[] {
-    return this.blocks(false);
+    return this.unsealed(this.blocks(false));
+  }
+
+  /** The blocks with their opaque bodies dropped when text of the answer was replaced. */
+  private unsealed(blocks: Block[]): Block[] {
+    if (!this.altered) return blocks;
+    return blocks.map((b) => (b.type === "reasoning" && b.opaque ? { type: "reasoning", text: b.text } : b));
   }
 
   /** Content for the person: output has started. */
@@ -110,7 +124,7 @@ export abstract class AnswerParser implements FrameHandler {
     let raw: unknown;
     try {
       // lone surrogates become U+FFFD here, where text enters
-      raw = JSON.parse(frame.data, wellFormedReviver);
+      raw = JSON.parse(frame.data, this.reviver);
     } catch {
       throw new StreamFault(
         `${this.label} sent a malformed stream event${frame.event ? ` (${frame.event})` : ""}: not valid JSON: ${clip(frame.data)}`,
