@@ -14,7 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { AddressInfo, Socket } from "node:net";
 import { pathToFileURL } from "node:url";
-import { anthropicImageRefusal, serveModels, type ServedModels } from "./fake-images-models.js";
+import { anthropicImageRefusal, serveModels, servedModelRefusal, type ServedModels } from "./fake-images-models.js";
 import { anthropicThinkingRefusal } from "./fake-thinking.js";
 import { FakeCache, type AnthropicCacheUsage, type OpenAICacheUsage } from "./fake-cache.js";
 import { localFrames, localRefusal, type LocalOptions, type LocalServer } from "./fake-local-servers.js";
@@ -291,8 +291,11 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     const rec: RecordedRequest = { shape, headers: { ...req.headers }, body, rawBody };
     requests.push(rec);
     if (opts.onBody) res.on("close", () => opts.onBody?.(rec));
+    const byModel = shape === "anthropic" ? servedModelRefusal(body, opts.models) : undefined;
     const rejection =
-      shape === "anthropic" ? validateAnthropic(req.headers, body, key) : validateOpenAI(req.headers, body, key);
+      shape === "anthropic"
+        ? (validateAnthropic(req.headers, body, key) ?? (byModel ? { status: 400, type: "invalid_request_error", message: byModel } : undefined))
+        : validateOpenAI(req.headers, body, key);
     if (rejection) {
       rec.rejected = rejection.message;
       sendJson(res, rejection.status, errorBody(shape, rejection));
