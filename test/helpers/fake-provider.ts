@@ -391,6 +391,9 @@ const header = (h: http.IncomingHttpHeaders, name: string): string | undefined =
   return Array.isArray(v) ? v[0] : v;
 };
 
+/** The one API version albedo-tui speaks, and the fake takes (docs/providers.md, API version). */
+export const ANTHROPIC_API_VERSION = "2023-06-01";
+
 function invalid(message: string): Rejection {
   return { status: 400, type: "invalid_request_error", message };
 }
@@ -401,7 +404,8 @@ function validateAnthropic(h: http.IncomingHttpHeaders, body: unknown, key: stri
   if (key !== undefined && apiKey !== key) return { status: 401, type: "authentication_error", message: "invalid x-api-key" };
   const version = header(h, "anthropic-version");
   if (!version) return invalid("anthropic-version: header is required");
-  if (version !== "2023-06-01" && version !== "2023-01-01") return invalid(`anthropic-version: unknown version '${version}'`);
+  // albedo-tui sends 2023-06-01 (docs/providers.md, API version); the fake holds it to that
+  if (version !== ANTHROPIC_API_VERSION) return invalid(`anthropic-version: expected '${ANTHROPIC_API_VERSION}' (docs/providers.md, API version), got '${version}'`);
   if (!isObj(body)) return invalid("There was an error parsing the body of your request: it is not a JSON object");
 
   if (typeof body["model"] !== "string" || body["model"] === "") return invalid("model: Field required");
