@@ -84,6 +84,18 @@ describe("the provider's Models API over the built-in table", () => {
   });
 });
 
+describe("User-Agent", () => {
+  it("names albedo-tui and its version on OpenAI Chat requests too", async () => {
+    const version = (JSON.parse(await (await import("node:fs/promises")).readFile(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+    const h = await makeHome({ OPENAI_API_KEY: KEY });
+    fake.script({ text: "hello" });
+    const r = await runCli(["-p", "say hello", "--provider", "openai", "--model", "gpt-4o", "--base-url", fake.openaiBase], h);
+    expect(r.code).toBe(0);
+    expect(fake.requests[0]!.shape).toBe("openai");
+    expect(fake.requests[0]!.headers["user-agent"]).toBe(`albedo-tui/${version}`);
+  });
+});
+
 describe("a hostile model list", () => {
   it("figures out of bounds and capabilities in another shape are not believed; the list still reads", async () => {
     const { fetchModels } = await import("../../src/provider/models.js");

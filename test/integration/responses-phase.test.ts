@@ -43,6 +43,7 @@ describe("phase on the Responses API", () => {
     const said = second.find((i) => i.role === "assistant");
     expect(said).toMatchObject({ type: "message", role: "assistant", phase: "commentary" });
     expect(options.phaseDropped).toEqual([]);
+    expect(fake.requests.map((q) => q.headers["user-agent"])).toEqual([expect.stringMatching(/^albedo-tui\/\d/), expect.stringMatching(/^albedo-tui\/\d/)]);
     // stored with the text, so a resumed round still has it
     const store = await openStore(home.db);
     try {
