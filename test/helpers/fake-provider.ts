@@ -132,6 +132,8 @@ export interface FakeProvider {
   openaiBase: string;
   key: string | undefined;
   requests: RecordedRequest[];
+  /** every POST /v1/messages/count_tokens, apart from the Messages requests */
+  counts: RecordedRequest[];
   /** one entry per fault step rendered, filled in as it is sent */
   faults: FaultRecord[];
   rejections(): string[];
@@ -220,6 +222,7 @@ const DEFAULT_FAULT_TEXT = "This is the partial answer that was streaming when t
 export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakeProvider> {
   const key = opts.key;
   const requests: RecordedRequest[] = [];
+  const counts: RecordedRequest[] = [];
   const faults: FaultRecord[] = [];
   const queue: Step[] = [];
   let lastScript: Step[] = [];
@@ -252,6 +255,23 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     opts.onRequest?.(req);
     const url = new URL(req.url ?? "/", "http://fake");
     if (req.method === "GET" && url.pathname === "/v1/models") return serveModels(req, res, opts.models, key);
+    if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") {
+      const raw = await readBody(req);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        parsed = undefined;
+      }
+      const rec: RecordedRequest = { shape: "anthropic", headers: { ...req.headers }, body: parsed, rawBody: raw };
+      counts.push(rec);
+      const refused = validateCount(req.headers, parsed, key);
+      if (refused) {
+        rec.rejected = refused.message;
+        return sendJson(res, refused.status, errorBody("anthropic", refused));
+      }
+      return sendJson(res, 200, { input_tokens: fakeCountTokens(parsed) });
+    }
     const shape: Shape | undefined =
       req.method === "POST" && url.pathname === "/v1/messages"
         ? "anthropic"
@@ -343,6 +363,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     openaiBase: `${url}/v1`,
     key,
     requests,
+    counts,
     faults,
     rejections: () => requests.filter((r) => r.rejected !== undefined).map((r) => r.rejected as string),
     cache: opts.cache,
@@ -396,6 +417,32 @@ export const ANTHROPIC_API_VERSION = "2023-06-01";
 
 function invalid(message: string): Rejection {
   return { status: 400, type: "invalid_request_error", message };
+}
+
+/**
+ * The fake's own exact count (count_tokens): 3 for the request, then one per word (a run of
+ * non-space characters) of every string in system, messages and tools, and one per message
+ * and per tool. Not the real tokenizer: a rule of its own, so a test can tell its figures
+ * from any estimate.
+ */
+export function fakeCountTokens(body: unknown): number {
+  if (!isObj(body)) return 0;
+  const words = (v: unknown): number => {
+    if (typeof v === "string") return v.split(/\s+/).filter(Boolean).length;
+    if (Array.isArray(v)) return v.reduce((n: number, x) => n + words(x), 0);
+    if (isObj(v)) return Object.entries(v).reduce((n, [k, x]) => n + (k === "type" ? 0 : words(x)), 0);
+    return 0;
+  };
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  return 3 + words(body["system"]) + words(body["messages"]) + list(body["messages"]).length + words(body["tools"]) + list(body["tools"]).length;
+}
+
+/** count_tokens takes what Messages takes, less max_tokens and stream (it refuses them). */
+function validateCount(h: http.IncomingHttpHeaders, body: unknown, key: string | undefined): Rejection | undefined {
+  if (!isObj(body)) return invalid("There was an error parsing the body of your request: it is not a JSON object");
+  for (const k of ["max_tokens", "stream", "metadata", "stop_sequences"]) if (k in body) return invalid(`${k}: Extra inputs are not permitted`);
+  // the rest as a Messages request would be checked, with the fields it needs filled in
+  return validateAnthropic(h, { ...body, max_tokens: 1 }, key);
 }
 
 function validateAnthropic(h: http.IncomingHttpHeaders, body: unknown, key: string | undefined): Rejection | undefined {
