@@ -169,7 +169,13 @@ export class App implements Controller {
 
   /** Loads the turn's parts and reads the project context (turn-parts.ts); the screen calls this
    * after the frame that shows the session, and create() before it returns otherwise. */
+  /** the provider's model list (provider-setup.ts, learn), then the status line again */
+  private learnModels(): Promise<void> {
+    return this.inUse.learn().then(() => this.hub.emit({ type: "info" }));
+  }
+
   ready(): Promise<Parts> {
+    void this.learnModels();
     return this.parts.ready().then(async (p) => {
       await (this.recovered ??= this.recoverRewind());
       return p;
@@ -454,6 +460,8 @@ export class App implements Controller {
       const ended = await this.activity.awaitParts(() => this.ready());
       if (ended) return ended;
     }
+    // the provider's own model list, read once a run, beats the catalog's figures
+    if (!this.busy()) await this.learnModels();
     if (this.lease.readOnly) {
       const refused = readOnlyRefusal(this.lease.readOnly);
       this.hub.emit({ type: "notice", level: "warning", text: refused });

@@ -28,6 +28,8 @@ export interface AppInfo {
   /** set when reasoning is asked for and the model takes no reasoning setting (the catalog
    * says so, and none is sent): "reasoning not available for gpt-4o" */
   reasoningNote?: string;
+  /** set when no source knows the model (or only its line): what was assumed of it */
+  modelNote?: string;
   workspace: string;
   dbPath: string;
   /** set when the provider needs a key and none is configured: says what to set */
