@@ -19,7 +19,16 @@ const WRAPPERS = new Set([
   "eval", "exec", "sudo", "doas", "su", "env", "xargs", "sh", "bash", "zsh", "dash", "ksh", "fish", "command",
   "builtin", "nohup", "time", "nice", "ionice", "timeout", "source", ".", "setsid", "stdbuf", "chroot", "unshare",
   "watch", "strace", "ltrace", "gdb", "busybox", "parallel", "script", "flock", "find", "fd", "awk", "perl",
-  "python", "python3", "node", "ruby", "php", "lua", "trap", "coproc", "function",
+  "python", "python3", "node", "ruby", "php", "lua", "trap", "coproc", "function", "npx", "bunx", "pnpx", "uvx",
+  "pipx", "deno", "bun", "tsx", "ts-node",
+]);
+
+/** Programs whose second word is a sub-command, so the session's prefix keeps it (`npm test`,
+ * not every npm command); for the rest the prefix is the program alone (`ls`, `cat`). */
+const SUBCOMMANDS = new Set([
+  "npm", "yarn", "pnpm", "git", "cargo", "go", "docker", "podman", "kubectl", "make", "pip", "pip3", "uv", "poetry",
+  "gradle", "mvn", "dotnet", "rustup", "brew", "apt", "apt-get", "systemctl", "gh", "helm", "terraform", "mix",
+  "bundle", "rake", "composer", "swift", "zig", "nix", "just", "task", "cmake", "ninja", "conda",
 ]);
 
 /** ops that separate commands; any other op (redirection, subshell, process substitution) is unsure */
@@ -105,7 +114,7 @@ export function lineTouches(line: string, rules: readonly CommandRule[]): boolea
 
 /**
  * What "allow for this session" grants for this line: a prefix per command (the program, and
- * its sub-command when the second word is one: `npm test`, `git diff`, `ls`), or, when the
+ * its sub-command for programs that have them: `npm test`, `git diff`, `ls`), or, when the
  * scan is unsure or a program runs others, exactly this line.
  */
 export function sessionRules(line: string): CommandRule[] | undefined {
@@ -116,7 +125,7 @@ export function sessionRules(line: string): CommandRule[] | undefined {
     const first = words[0] ?? "";
     if (WRAPPERS.has(first)) return undefined;
     const second = words[1];
-    const sub = second !== undefined && /^[a-z][a-z0-9:_-]*$/.test(second) && !/[/.]/.test(second);
+    const sub = SUBCOMMANDS.has(first) && second !== undefined && /^[a-z][a-z0-9:_-]*$/.test(second);
     const rule: CommandRule = { words: sub ? [first, second] : [first], prefix: true };
     if (!rules.some((r) => r.words.join(" ") === rule.words.join(" "))) rules.push(rule);
   }

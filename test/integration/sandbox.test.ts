@@ -102,6 +102,12 @@ describe.skipIf(!bwrapWorks)("the command sandbox (bubblewrap)", () => {
     fake.script({ toolCalls: calls(cmds) }, { text: "done" });
     const run = startCli(["-p", "go", "--permission", "ask", ...anthropic()], home, { ...home.env });
     await fsp.writeFile(path.join(home.workspace, "albedo.pid"), String(run.child.pid));
+    // RLIMIT_CORE is 0, soft and hard, once the session is ready (before its commands run)
+    let limits = "";
+    await waitUntil(() => {
+      limits = fs.readFileSync(`/proc/${run.child.pid}/limits`, "utf8");
+      return /Max core file size\s+0\s+0\s/.test(limits);
+    }, 20_000, "albedo-tui's core file limit to be 0");
     const r = await run.done;
     expect(r.stderr).not.toContain("UNSANDBOXED");
     expect(r.code).toBe(0);

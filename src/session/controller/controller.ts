@@ -1,6 +1,7 @@
 // The running app: one session at a time over one store, a provider, tools and the turn loop.
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
 import { SandboxSetup } from "./sandbox-setup.js";
+import { limitCoreDumps } from "../../config/core-limit.js";
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
@@ -178,6 +179,7 @@ export class App implements Controller {
     return this.parts.ready().then(async (p) => {
       await (this.recovered ??= this.recoverRewind());
       await (this.sandboxSaid ??= this.sayUnsandboxed());
+      limitCoreDumps();
       return p;
     });
   }
