@@ -89,7 +89,9 @@ export function sandboxArgv(policy: SandboxPolicy, hidden: readonly HiddenPath[]
     if (h.dir) a.push("--tmpfs", h.path, "--remount-ro", h.path);
     else a.push("--ro-bind", "/dev/null", h.path);
   }
-  a.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
+  // run by root, bubblewrap would leave the command its capabilities (a remount would undo
+  // the read-only root): none are kept
+  a.push("--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
   if (!policy.network) a.push("--unshare-net");
   a.push("--die-with-parent", "--new-session", "--chdir", policy.workspace, "--");
   return a;

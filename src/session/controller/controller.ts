@@ -1,6 +1,7 @@
 // The running app: one session at a time over one store, a provider, tools and the turn loop.
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
 import { SandboxSetup } from "./sandbox-setup.js";
+import { withPlanItem } from "./permission-mode.js";
 import { limitCoreDumps } from "../../config/core-limit.js";
 import path from "node:path";
 import fs from "node:fs/promises";
@@ -344,7 +345,7 @@ export class App implements Controller {
   }
 
   info(): AppInfo {
-    return appInfo(this.inUse, this.opts, this.apiInfo);
+    return { ...appInfo(this.inUse, this.opts, this.apiInfo), sandbox: this.sandbox.label() };
   }
 
   session(): Session {
@@ -435,7 +436,7 @@ export class App implements Controller {
       info: this.inUse.info(),
       sessionId: this.open.current.id,
       // the project's context items, then each MCP server's instructions
-      context: ext.length > 0 ? [...own, ...ext] : own,
+      context: withPlanItem(ext.length > 0 ? [...own, ...ext] : own, this.opts.permission),
       // the built-in tools, then the MCP servers'
       tools: [...this.parts.tools, ...this.ext.tools()],
       redact: this.redactKeys,

@@ -60,3 +60,4 @@ export function ownPaths(dbPath: string, configFile?: string): string[] {
   if (configFile !== undefined) out.push(configFile);
   return out.map((p) => path.resolve(p));
 }
+
