@@ -9,6 +9,8 @@ import { takeEnvKeys } from "./config/env-keys.js";
 import { defaultConfigPath, defaultDbPath, stateDir } from "./config/paths.js";
 import { fieldForStream, forStream, jsonForStream } from "./ui/output.js";
 import { resolveSettings, UsageError, type Flags, type Settings } from "./config/resolve.js";
+import { PERMISSION_MODES } from "./tools/types.js";
+import { SANDBOX_SETTINGS } from "./tools/sandbox.js";
 import type { App } from "./session/controller/controller.js";
 import type { ImageBlock } from "./record/types.js";
 import { messageOf } from "./record/errors.js";
@@ -270,7 +272,8 @@ function buildProgram(): Command {
     .option("-c, --continue", "continue the latest session of this workspace")
     .option("-r, --resume <id>", "resume the session with this id")
     .option("--fork-session", "with --resume or --continue: open a fork of that session (its whole record, under a new id; the original stays as it is)")
-    .addOption(new Option("--permission <policy>", "what tools may do without asking").choices(["ask", "auto", "read-only"]))
+    .addOption(new Option("--permission <mode>", "what tools may do without asking (Shift-Tab cycles in the screen)").choices([...PERMISSION_MODES]))
+    .addOption(new Option("--sandbox <mode>", "where bash commands run: bubblewrap with the workspace writable, read-only, or off").choices([...SANDBOX_SETTINGS]))
     .addOption(new Option("--compaction <strategy>", "how long histories are shortened for the model").choices(["none", "microcompact", "summary", "microcompact+summary"]))
     .option("--keymap <name>", "key bindings: default, vim, emacs, or a path to a JSON file")
     .option("--api", "serve the read-only local API on 127.0.0.1")

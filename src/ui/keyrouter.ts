@@ -297,6 +297,8 @@ export class KeyRouter {
     // the model list and the rewind box are pickers like the sessions': the same keys move,
     // choose and close them
     const a = box === "permission" ? this.first(PERMISSION_ACTIONS, k) : box === "rewind" ? this.first(REWIND_ACTIONS, k) : this.first(SESSIONS_ACTIONS, k);
+    // a person may look at what the model was sent before answering
+    if (box === "permission" && this.is("context.toggle", k)) return [{ type: "toggleContext" }];
     // and a row's number chooses it, once the list is ready (until then a digit is typed ahead)
     if ((box === "models" || box === "rewind") && view.boxReady && !k.at && printable(k) && /^[1-9]$/.test(k.ch)) return [{ type: "pickerChoose", index: Number(k.ch) - 1 }];
     const deciding = a !== undefined && DECIDING_ACTIONS.has(a);

@@ -188,7 +188,7 @@ function sshApp(s: Sshd, home: Home, fake: FakeProvider, pidFile: string, extraA
     XDG_CONFIG_HOME: home.env.XDG_CONFIG_HOME!,
     ANTHROPIC_API_KEY: KEY,
   };
-  const app = [process.execPath, CLI, "--provider", "anthropic", "--base-url", fake.anthropicBase, "--model", MODEL, ...extraArgs];
+  const app = [process.execPath, CLI, "--provider", "anthropic", "--base-url", fake.anthropicBase, "--model", MODEL, "--sandbox", "off", ...extraArgs];
   const remote =
     `cd ${sq(home.workspace)} && echo $$ > ${sq(pidFile)} && exec env ` +
     `${Object.entries(remoteEnv).map(([k, v]) => sq(`${k}=${v}`)).join(" ")} ${app.map(sq).join(" ")}`;

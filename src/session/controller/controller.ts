@@ -1,5 +1,8 @@
 // The running app: one session at a time over one store, a provider, tools and the turn loop.
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
+import { SandboxSetup } from "./sandbox-setup.js";
+import { withPlanItem } from "./permission-mode.js";
+import { limitCoreDumps } from "../../config/core-limit.js";
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
@@ -99,6 +102,9 @@ export class App implements Controller {
   private recovered: Promise<void> | undefined;
   /** what was found at start beside the session's own problems (a rewind that was killed) */
   private readonly startNotes: string[] = [];
+  /** where the session's commands run (sandbox-setup.ts) */
+  private readonly sandbox: SandboxSetup;
+  private sandboxSaid: Promise<void> | undefined;
   /** a rewind runs: it changes the workspace and the session, so it excludes turns */
   private rewinding = false;
 
@@ -114,6 +120,7 @@ export class App implements Controller {
     });
     this.inUse = new ProviderInUse(opts, this.parts);
     this.askPermission = permissionAsker(this.hub, opts.headless);
+    this.sandbox = new SandboxSetup({ sandbox: opts.sandbox, network: opts.network, workspace: opts.workspace, dbPath: opts.store.path, configFile: opts.configFile });
     this.activity = new Activity(this.hub);
     this.open = new OpenSession({
       store: opts.store,
@@ -178,6 +185,8 @@ export class App implements Controller {
     void this.learnModels();
     return this.parts.ready().then(async (p) => {
       await (this.recovered ??= this.recoverRewind());
+      await (this.sandboxSaid ??= this.sayUnsandboxed());
+      limitCoreDumps();
       return p;
     });
   }
@@ -195,6 +204,15 @@ export class App implements Controller {
       redact: this.redactKeys,
     });
     return this.cps;
+  }
+
+  /** bubblewrap probed once; when it does not work, said once (sandbox-setup.ts) */
+  private async sayUnsandboxed(): Promise<void> {
+    const note = await this.sandbox.ready();
+    if (!note) return;
+    this.startNotes.push(note);
+    this.hub.emit({ type: "notice", level: "warning", text: note });
+    this.hub.emit({ type: "info" });
   }
 
   /** A rewind of this workspace that was killed left temporary files and its journal: they
@@ -333,7 +351,7 @@ export class App implements Controller {
   }
 
   info(): AppInfo {
-    return appInfo(this.inUse, this.opts, this.apiInfo);
+    return { ...appInfo(this.inUse, this.opts, this.apiInfo), sandbox: this.sandbox.label() };
   }
 
   session(): Session {
@@ -424,7 +442,7 @@ export class App implements Controller {
       info: this.inUse.info(),
       sessionId: this.open.current.id,
       // the project's context items, then each MCP server's instructions
-      context: ext.length > 0 ? [...own, ...ext] : own,
+      context: withPlanItem(ext.length > 0 ? [...own, ...ext] : own, this.opts.permission),
       // the built-in tools, then the MCP servers'
       tools: [...this.parts.tools, ...this.ext.tools()],
       redact: this.redactKeys,
@@ -440,6 +458,7 @@ export class App implements Controller {
       askPermission: this.askPermission,
       events: this.hub,
       previousUsage: this.figures.lastUsage,
+      sandbox: this.sandbox.forCommands(),
     });
   }
 

@@ -6,6 +6,7 @@ import type { ModelInfo } from "../../provider/catalog.js";
 import type { StoredMessage } from "../../record/types.js";
 import type { PermissionMemory, toolSchemas } from "../../tools/run.js";
 import type { ToolContext, ToolDef } from "../../tools/types.js";
+import type { CommandSandbox } from "../../tools/spawn-command.js";
 import type { Redactor } from "../../config/secrets.js";
 import type { Capture } from "../../context/types.js";
 import type { captureRequest } from "../../context/capture.js";
@@ -87,6 +88,8 @@ interface TurnSetting {
   events: EventHub;
   /** what the provider reported for the last response (the first capture shows it) */
   previousUsage: Usage | undefined;
+  /** where commands run (sandbox-setup.ts); absent: unsandboxed */
+  sandbox?: CommandSandbox | undefined;
 }
 
 /** what a turn works with */
@@ -114,6 +117,8 @@ export function turnEnv(c: Composition, t: TurnSetting): TurnEnv {
       workspace: s.workspace,
       policy: s.permission,
       askPermission: t.askPermission,
+      ...(t.sandbox ? { sandbox: t.sandbox } : {}),
+      ...(s.rules ? { rules: s.rules } : {}),
       redact: c.redact,
       ...(s.headless ? { unattended: UNATTENDED } : {}),
     },

@@ -23,6 +23,8 @@ export interface AppInfo {
   contextWindow?: number;
   vision: boolean;
   permission: PermissionPolicy;
+  /** where commands run, for the status line: "sandbox workspace-write", "sandbox off", "UNSANDBOXED" */
+  sandbox?: string;
   compaction: CompactionStrategy;
   reasoning: ReasoningLevel;
   /** set when reasoning is asked for and the model takes no reasoning setting (the catalog
