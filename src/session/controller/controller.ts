@@ -53,6 +53,8 @@ import { isPlainPrompt } from "../../compaction/summary.js";
 import type { Checkpoints } from "../checkpoints/checkpoints.js";
 import type { TurnCheckpoint } from "../checkpoints/turn.js";
 import type { RewindDeps, RewindDone } from "./rewind.js";
+import type { ContextItem } from "../../provider/types.js";
+import { BUILTIN_COMMANDS, Workflow } from "./workflow.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
 
@@ -101,15 +103,31 @@ export class App implements Controller {
   private readonly startNotes: string[] = [];
   /** a rewind runs: it changes the workspace and the session, so it excludes turns */
   private rewinding = false;
+  /** custom commands, skills, hooks, /init and the todo tool (workflow.ts) */
+  readonly workflow: Workflow;
+  /** what a UserPromptSubmit hook added to the turn that runs now */
+  private turnContext: ContextItem[] = [];
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
     return this.hub.subscribe(fn, opts);
   }
 
   private constructor(private readonly opts: AppOptions) {
+    this.workflow = new Workflow({
+      workspace: opts.workspace,
+      configFolder: opts.configFile ? path.dirname(opts.configFile) : undefined,
+      reserved: BUILTIN_COMMANDS,
+      headless: opts.headless,
+      events: this.hub,
+      secrets: () => [...Object.values(this.opts.credentials.keys), ...(this.opts.credentials.secrets ?? []), ...(this.ext?.secrets() ?? [])],
+      redact: (t) => this.redactKeys(t),
+    });
     this.parts = new TurnParts({
       parts: () => import("./parts.js"),
-      context: () => loadProjectContext(opts.workspace, this.redactKeys),
+      context: () => {
+        this.workflow.load();
+        return loadProjectContext(opts.workspace, this.redactKeys);
+      },
       events: this.hub,
     });
     this.inUse = new ProviderInUse(opts, this.parts);
@@ -417,11 +435,13 @@ export class App implements Controller {
       model: this.inUse.now(),
       info: this.inUse.info(),
       sessionId: this.open.current.id,
-      // the project's context items, then each MCP server's instructions
-      context: ext.length > 0 ? [...own, ...ext] : own,
-      // the built-in tools, then the MCP servers'
-      tools: [...this.parts.tools, ...this.ext.tools()],
+      // the project's context items, the skills and SessionStart's, each MCP server's
+      // instructions, then what a UserPromptSubmit hook added to this turn
+      context: [...own, ...this.workflow.context(this.open.current.id), ...ext, ...this.turnContext],
+      // the built-in tools, todo and skill, then the MCP servers'
+      tools: [...this.parts.tools, ...this.workflow.tools(), ...this.ext.tools()],
       redact: this.redactKeys,
+      history: this.open.messages,
     };
   }
 
@@ -470,6 +490,16 @@ export class App implements Controller {
       this.hub.emit({ type: "notice", level: "error", text: problem });
       return { ok: false, error: problem, finalText: "" };
     }
+    // a custom command or /init sends what it expands to; the hooks of the prompt run first
+    text = this.workflow.expand(text);
+    await this.workflow.sessionStart(this.open.current.id, this.open.storedId() === undefined ? "startup" : "resume");
+    const submitted = text ? await this.workflow.promptSubmit(this.open.current.id, text) : { context: [] };
+    if (submitted.block !== undefined) {
+      const said = `A UserPromptSubmit hook blocked this prompt: ${submitted.block}`;
+      this.hub.emit({ type: "notice", level: "warning", text: said });
+      return { ok: false, unsent: true, error: said, finalText: "" };
+    }
+    this.turnContext = submitted.context;
     const blocks: Block[] = [...images];
     if (text) blocks.push({ type: "text", text });
     if (blocks.length === 0) return { ok: true, finalText: "" };
@@ -492,6 +522,8 @@ export class App implements Controller {
       // turn changes the workspace any more, and no next turn has begun
       () => this.endCheckpoint(checkpoint),
     );
+    this.turnContext = [];
+    if (!outcome.unsent) await this.workflow.stop(this.open.current.id);
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
@@ -504,6 +536,8 @@ export class App implements Controller {
    * stored, then the turn runs; a failure of either ends as a notice, never a throw. */
   private startTurn(text: string, blocks: Block[], signal: AbortSignal, begun: (cp: TurnCheckpoint | undefined) => void): Promise<TurnOutcome> {
     const env = this.env();
+    const hooks = this.workflow.turnHooks(this.open.current.id);
+    if (hooks) env.hooks = hooks;
     const turn = async (): Promise<TurnOutcome> => {
       await this.open.wholeHistory;
       const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";
@@ -592,6 +626,7 @@ export class App implements Controller {
     // the first reading of the project context comes with the parts: this one follows it
     await this.ready();
     const before = this.parts.context;
+    this.workflow.load();
     this.parts.context = await loadProjectContext(this.opts.workspace, this.redactKeys);
     const changed = changedItems(before, this.parts.context);
     let settings: string | undefined;
