@@ -336,7 +336,7 @@ export class App implements Controller {
 
   /** problems found while loading the session (bad rows), for headless mode to print */
   loadProblems(): readonly string[] {
-    return [...this.startNotes, ...this.open.bad];
+    return [...this.startNotes, ...this.open.bad, ...this.workflow.notes()];
   }
 
   setApi(api: AppInfo["api"]): void {

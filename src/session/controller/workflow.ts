@@ -64,13 +64,19 @@ export class Workflow implements WorkflowControl {
     this.hookSet = loadHooks(this.d.workspace, this.d.configFolder);
     this.cmds = c.commands;
     this.skillList = s.skills;
-    const fresh = [...c.problems, ...s.problems, ...this.hookSet.problems];
-    // each problem is said once a run, not at every /reload
-    for (const p of fresh) if (!this.problems.includes(p)) this.d.events.emit({ type: "notice", level: "warning", text: shown(p) });
-    this.problems = fresh;
+    const fresh = [...c.problems, ...s.problems, ...this.hookSet.problems].map(shown);
     if (this.hookSet.workspaceHash && !this.approved()) {
-      this.d.events.emit({ type: "notice", level: "warning", text: shown(`The workspace's hooks (${this.hookSet.workspaceFiles.join(", ")}) are not approved, so they do not run; /hooks shows them and /hooks approve runs them from now on.`) });
+      fresh.push(shown(`The workspace's hooks (${this.hookSet.workspaceFiles.join(", ")}) are not approved, so they do not run; /hooks shows them and /hooks approve runs them from now on.`));
     }
+    // each problem is said once a run, not at every /reload (headless mode prints notes() instead:
+    // it reads them before anyone listens)
+    for (const p of fresh) if (!this.problems.includes(p)) this.d.events.emit({ type: "notice", level: "warning", text: p });
+    this.problems = fresh;
+  }
+
+  /** what was skipped or is waiting for approval, in sentences (escaped) */
+  notes(): readonly string[] {
+    return this.problems;
   }
 
   private approved(): boolean {
