@@ -328,13 +328,6 @@ export function helpLines(km: Keymap, api?: AppInfo["api"], sessionId?: string, 
     const left = `/${c.name}${c.args ? ` ${c.args}` : ""}`;
     out.push([{ t: left.padEnd(cmdW + 2), s: "key" }, { t: c.help }]);
   }
-  // the workspace's and the config folder's own commands (their text from files: inert)
-  const own = (custom ?? []).filter((c) => !COMMANDS.some((b) => b.name === c.name));
-  if (own.length > 0) {
-    out.push([]);
-    out.push([{ t: "Custom commands (.claude/commands, .agents/commands, .albedo/commands, the config folder's commands/)", s: "heading" }]);
-    for (const c of own) out.push([{ t: inertLine(`/${c.name}${c.args ? ` ${c.args}` : ""}`).padEnd(cmdW + 2), s: "key" }, { t: inertLine(c.help) }]);
-  }
   out.push([{ t: "//text".padEnd(cmdW + 2), s: "key" }, { t: "send a message that starts with /" }]);
   out.push([]);
   if (api) {
@@ -346,5 +339,13 @@ export function helpLines(km: Keymap, api?: AppInfo["api"], sessionId?: string, 
   const keyW = Math.min(24, Math.max(...ACTIONS.map((a) => textWidth(keys(a)))));
   for (const a of ACTIONS) out.push([{ t: keys(a).padEnd(keyW + 2), s: "key" }, { t: ACTION_HELP[a] }, { t: `  ${a}`, s: "dim" }]);
   out.push([{ t: "In the prompt: ←/→ ^A/^E ^W ^K ^U Alt-←/→ edit; Esc interrupts a running turn.", s: "dim" }]);
+  // the workspace's and the config folder's own commands, last, where /help leaves the view
+  // (their text comes from files: inert)
+  const own = (custom ?? []).filter((c) => !COMMANDS.some((b) => b.name === c.name));
+  if (own.length > 0) {
+    out.push([]);
+    out.push([{ t: "Custom commands (.claude/commands, .agents/commands, .albedo/commands, the config folder's commands/)", s: "heading" }]);
+    for (const c of own) out.push([{ t: inertLine(`/${c.name}${c.args ? ` ${c.args}` : ""}`).padEnd(cmdW + 2), s: "key" }, { t: inertLine(c.help) }]);
+  }
   return out;
 }
