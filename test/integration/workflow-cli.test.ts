@@ -181,6 +181,36 @@ describe("hooks", () => {
     expect(names.some((n) => /^UserPromptSubmit hook: printf/.test(n))).toBe(true);
   }, T);
 
+  it("SessionStart's output is a named section; a UserPromptSubmit exit 2 sends nothing; continue:false stops the turn; Stop runs at the end", async () => {
+    await writeConfig(home, { permission: "auto" });
+    const stopFile = path.join(home.root, "stop.json");
+    await put(
+      path.join(configDir(home), "settings.json"),
+      JSON.stringify({
+        hooks: {
+          SessionStart: [{ hooks: [{ type: "command", command: "echo START-MARK" }] }],
+          UserPromptSubmit: [{ hooks: [{ type: "command", command: "grep -q forbidden && { echo 'not that: RULE-3' >&2; exit 2; }; exit 0" }] }],
+          PreToolUse: [{ matcher: "ls", hooks: [{ type: "command", command: "printf '%s' '{\"continue\":false,\"stopReason\":\"HALT-MARK\"}'" }] }],
+          Stop: [{ hooks: [{ type: "command", command: `cat > ${stopFile}` }] }],
+        },
+      }),
+    );
+    const blocked = await runCli(["-p", "do the forbidden thing", ...anthropic()], home);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toContain("A UserPromptSubmit hook blocked this prompt: not that: RULE-3");
+    expect(fake.requests).toHaveLength(0);
+
+    fake.script({ toolCalls: [{ name: "ls", input: {}, id: "toolu_ls1" }] });
+    const r = await runCli(["-p", "list", ...anthropic()], home);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("A hook stopped the turn: HALT-MARK");
+    // one request: the turn ended after the tool's result was stored
+    expect(fake.requests).toHaveLength(1);
+    expect(systemTexts(0)).toContain("START-MARK");
+    expect((await sections(home)).some((n) => /^SessionStart hook: echo START-MARK/.test(n))).toBe(true);
+    expect(JSON.parse(await fs.readFile(stopFile, "utf8"))).toMatchObject({ hook_event_name: "Stop" });
+  }, T);
+
   it("a workspace's hooks do not run until approved (per content); then they do", async () => {
     const settings = JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "touch \"$CLAUDE_PROJECT_DIR/HOOK-RAN\"" }] }] } });
     await put(path.join(home.workspace, ".claude/settings.json"), settings);

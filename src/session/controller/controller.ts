@@ -53,7 +53,6 @@ import { isPlainPrompt } from "../../compaction/summary.js";
 import type { Checkpoints } from "../checkpoints/checkpoints.js";
 import type { TurnCheckpoint } from "../checkpoints/turn.js";
 import type { RewindDeps, RewindDone } from "./rewind.js";
-import type { ContextItem } from "../../provider/types.js";
 import { BUILTIN_COMMANDS, Workflow } from "./workflow.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
@@ -105,8 +104,7 @@ export class App implements Controller {
   private rewinding = false;
   /** custom commands, skills, hooks, /init and the todo tool (workflow.ts) */
   readonly workflow: Workflow;
-  /** what a UserPromptSubmit hook added to the turn that runs now */
-  private turnContext: ContextItem[] = [];
+
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
     return this.hub.subscribe(fn, opts);
@@ -435,9 +433,9 @@ export class App implements Controller {
       model: this.inUse.now(),
       info: this.inUse.info(),
       sessionId: this.open.current.id,
-      // the project's context items, the skills and SessionStart's, each MCP server's
-      // instructions, then what a UserPromptSubmit hook added to this turn
-      context: [...own, ...this.workflow.context(this.open.current.id), ...ext, ...this.turnContext],
+      // the project's context items, the skills and SessionStart's, then each MCP server's
+      // instructions (a UserPromptSubmit hook's context follows, for its turn: workflow.ts)
+      context: [...own, ...this.workflow.skillsContext(), ...ext, ...this.workflow.startContext(this.open.current.id)],
       // the built-in tools, todo and skill, then the MCP servers'
       tools: [...this.parts.tools, ...this.workflow.tools(), ...this.ext.tools()],
       redact: this.redactKeys,
@@ -490,16 +488,8 @@ export class App implements Controller {
       this.hub.emit({ type: "notice", level: "error", text: problem });
       return { ok: false, error: problem, finalText: "" };
     }
-    // a custom command or /init sends what it expands to; the hooks of the prompt run first
+    // a custom command or /init sends what it expands to (its hooks run with the turn)
     text = this.workflow.expand(text);
-    await this.workflow.sessionStart(this.open.current.id, this.open.storedId() === undefined ? "startup" : "resume");
-    const submitted = text ? await this.workflow.promptSubmit(this.open.current.id, text) : { context: [] };
-    if (submitted.block !== undefined) {
-      const said = `A UserPromptSubmit hook blocked this prompt: ${submitted.block}`;
-      this.hub.emit({ type: "notice", level: "warning", text: said });
-      return { ok: false, unsent: true, error: said, finalText: "" };
-    }
-    this.turnContext = submitted.context;
     const blocks: Block[] = [...images];
     if (text) blocks.push({ type: "text", text });
     if (blocks.length === 0) return { ok: true, finalText: "" };
@@ -512,18 +502,21 @@ export class App implements Controller {
       return { ok: false, unsent: true, error: said, finalText: "" };
     }
     let checkpoint: TurnCheckpoint | undefined;
+    /** the prompt's hooks let it through: the Stop hooks run at its end */
+    let prompted = false;
     const outcome = await this.activity.turn(
-      (signal) => this.startTurn(text, blocks, signal, (cp) => (checkpoint = cp)),
+      (signal) => this.startTurn(text, blocks, signal, (cp) => (checkpoint = cp), () => (prompted = true)),
       (o) => {
         if (o.usage) this.figures.lastUsage = o.usage;
         if (o.prepared) this.figures.lastPrepare = o.prepared;
       },
       // after its processes are stopped, while it still counts as running: nothing of the
-      // turn changes the workspace any more, and no next turn has begun
-      () => this.endCheckpoint(checkpoint),
+      // turn changes the workspace any more, and no next turn has begun; then the Stop hooks
+      async () => {
+        await this.endCheckpoint(checkpoint);
+        if (prompted) await this.workflow.stop(this.open.current.id);
+      },
     );
-    this.turnContext = [];
-    if (!outcome.unsent) await this.workflow.stop(this.open.current.id);
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
@@ -534,12 +527,14 @@ export class App implements Controller {
 
   /** The turn of one prompt: after the whole record is in, the draft's row and the title are
    * stored, then the turn runs; a failure of either ends as a notice, never a throw. */
-  private startTurn(text: string, blocks: Block[], signal: AbortSignal, begun: (cp: TurnCheckpoint | undefined) => void): Promise<TurnOutcome> {
+  private startTurn(text: string, blocks: Block[], signal: AbortSignal, begun: (cp: TurnCheckpoint | undefined) => void, prompted: () => void): Promise<TurnOutcome> {
     const env = this.env();
-    const hooks = this.workflow.turnHooks(this.open.current.id);
-    if (hooks) env.hooks = hooks;
     const turn = async (): Promise<TurnOutcome> => {
       await this.open.wholeHistory;
+      // the hooks of the session's start and of the prompt, inside the turn (one at a time)
+      const hooked = await this.workflow.beginTurn(env, this.open.current.id, this.open.storedId() === undefined ? "startup" : "resume", text);
+      if (hooked) return hooked;
+      prompted();
       const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";
       // a draft's row comes with its lease (SessionLease.holdNew): nobody else can hold it
       if (await this.open.ensureStored(title)) this.lease.adopt(this.open.current.id);

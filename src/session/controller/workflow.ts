@@ -7,7 +7,7 @@ import path from "node:path";
 import type { ContextItem } from "../../provider/types.js";
 import type { ToolDef } from "../../tools/types.js";
 import type { EventHub } from "../turn/events.js";
-import type { TurnHooks } from "../turn/env.js";
+import type { TurnEnv, TurnHooks, TurnOutcome } from "../turn/env.js";
 import { expandCommand, loadCommands, matchCommand, type CustomCommand } from "../../extensions/commands.js";
 import { loadSkills, skillsItem, skillTool, type Skill } from "../../extensions/skills.js";
 import { approveHooks, hookLabel, hooksApproved, loadHooks, runHooks, WORKSPACE_HOOK_FILES, type HookEvent, type HookSet, type HookVerdict } from "../../extensions/hooks.js";
@@ -94,10 +94,15 @@ export class Workflow implements WorkflowControl {
     return this.skillList.length > 0 ? [todoTool as ToolDef, this.skillToolDef as ToolDef] : [todoTool as ToolDef];
   }
 
-  /** the context items it adds after the project's: the skills, then SessionStart's */
-  context(sessionId: string): ContextItem[] {
+  /** the skills' item, after the project's context items */
+  skillsContext(): ContextItem[] {
     const skills = skillsItem(this.skillList);
-    return [...(skills ? [skills] : []), ...(this.started.get(sessionId) ?? [])];
+    return skills ? [skills] : [];
+  }
+
+  /** what SessionStart's hooks added for this session, after every other context item */
+  startContext(sessionId: string): ContextItem[] {
+    return this.started.get(sessionId) ?? [];
   }
 
   /** A prompt that names a custom command (or /init) as the prompt it expands to; others as they are. */
@@ -141,6 +146,29 @@ export class Workflow implements WorkflowControl {
     this.say(v);
     const block = v.block ?? v.stop;
     return { ...(block ? { block } : {}), context: this.items(v) };
+  }
+
+  /**
+   * The hooks at a turn's start, inside it: SessionStart (once per session), then
+   * UserPromptSubmit, whose context joins this turn's requests and whose block ends the turn
+   * before anything is stored. Returns the outcome when the prompt is blocked. The PreToolUse
+   * and PostToolUse hooks go into the turn's env.
+   */
+  async beginTurn(env: TurnEnv, sessionId: string, source: "startup" | "resume", prompt: string): Promise<TurnOutcome | undefined> {
+    await this.sessionStart(sessionId, source);
+    if (this.started.get(sessionId)?.length) env.context = [...env.context, ...this.started.get(sessionId)!.filter((c) => !env.context.includes(c))];
+    if (prompt) {
+      const submitted = await this.promptSubmit(sessionId, prompt);
+      if (submitted.block !== undefined) {
+        const said = `A UserPromptSubmit hook blocked this prompt: ${submitted.block}`;
+        this.d.events.emit({ type: "notice", level: "warning", text: shown(said) });
+        return { ok: false, unsent: true, error: said, finalText: "" };
+      }
+      if (submitted.context.length > 0) env.context = [...env.context, ...submitted.context];
+    }
+    const hooks = this.turnHooks(sessionId);
+    if (hooks) env.hooks = hooks;
+    return undefined;
   }
 
   /** Stop, when a turn has ended: what it says is shown. */
