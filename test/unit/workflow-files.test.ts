@@ -126,7 +126,7 @@ describe("the task list", () => {
 
   it("is the last valid todo call's list; a damaged one is passed over", () => {
     const a = [{ content: "one", status: "done" }];
-    const b = [{ content: "two", status: "in_progress" }, { content: "three", status: "pending" }];
+    const b = [{ content: "two", status: "in_progress" as const }, { content: "three", status: "pending" as const }];
     expect(latestTodoList([call(a), call(b), call([{ content: 5, status: "done" }])])).toEqual(b);
     expect(latestTodoList([{ role: "user", blocks: [{ type: "text" }] }])).toBeUndefined();
     expect(todoItems({ items: [{ content: "x", status: "completed" }] })).toEqual([{ content: "x", status: "done" }]);
