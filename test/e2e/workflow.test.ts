@@ -2,7 +2,7 @@
 // pseudo-terminal with the built CLI and the strict fake provider: a .claude/commands/review.md
 // completes with Tab, is listed by /help, and sends its expanded text; /skills lists a skill;
 // a workspace's hook is listed as not approved and runs only after /hooks approve; the model's
-// task list shows in the status line and whole on Ctrl-T.
+// task list shows in the status line and whole on Ctrl-T; /init's write asks with its diff.
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
@@ -81,6 +81,23 @@ describe("workflow in the screen", () => {
     await type(s, "two");
     await s.waitFor("Second answer.", WAIT);
     expect(fs.existsSync(marker)).toBe(true);
+    expect(await quit(s)).toBe(0);
+  }, 90_000);
+
+  it("/init asks the model for AGENTS.md, and its write waits for approval with the diff shown", async () => {
+    e2e.fake.script({ toolCalls: [{ name: "write", input: { path: "AGENTS.md", content: "# This project\nINIT-MARK: build with make\n" }, id: "toolu_w1" }] }, { text: "Wrote AGENTS.md." });
+    const s = tui();
+    await s.waitFor("/help lists commands", WAIT);
+    await type(s, "/init");
+    await s.waitFor("Permission needed", WAIT);
+    await s.waitFor("+INIT-MARK: build with make", WAIT);
+    expect(fs.existsSync(path.join(e2e.home.workspace, "AGENTS.md"))).toBe(false);
+    expect(lastUserText()).toContain("write AGENTS.md at its root, or improve the one there");
+    // the box takes keys once its footer offers them
+    await s.waitFor("y allow once", WAIT);
+    s.send("y");
+    await s.waitFor("Wrote AGENTS.md.", WAIT);
+    expect(await fsp.readFile(path.join(e2e.home.workspace, "AGENTS.md"), "utf8")).toContain("INIT-MARK");
     expect(await quit(s)).toBe(0);
   }, 90_000);
 
