@@ -505,6 +505,9 @@ class TuiApp {
         return this.suspend();
       case "toggleContext":
         return this.toggleContext();
+      case "showTasks":
+        if (a) a.run.showTasks(a.handle);
+        return;
       case "pane":
         if (a) paneOp(a.pane, i.op);
         if (i.op === "close") this.focus.paneClosed();
@@ -552,7 +555,7 @@ class TuiApp {
         return;
       }
       case "complete": {
-        const done = completeCommand(e.text);
+        const done = completeCommand(e.text, a?.controller.workflow?.commands());
         if (done !== undefined) e.set(done);
         return;
       }

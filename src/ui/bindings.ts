@@ -35,6 +35,7 @@ export const ACTIONS = [
   "app.redraw",
   "app.suspend",
   "context.toggle",
+  "tasks.show",
   "context.close",
   "context.focusPrompt",
   "context.nextPage",
@@ -111,6 +112,7 @@ export const ACTION_HELP: Record<Action, string> = {
   "app.redraw": "redraw the screen",
   "app.suspend": "suspend (the shell's fg brings it back)",
   "context.toggle": "open/close the context pane",
+  "tasks.show": "show the model's task list (/todo)",
   "context.close": "close the context pane",
   "context.focusPrompt": "context: to the prompt, the pane stays open",
   "context.nextPage": "context: next page",
@@ -178,6 +180,7 @@ export const DEFAULT_BINDINGS: Record<Action, string[]> = {
   "app.redraw": ["C-l"],
   "app.suspend": ["C-z"],
   "context.toggle": ["C-o"],
+  "tasks.show": ["C-t"],
   "context.close": ["escape"],
   "context.focusPrompt": ["tab"],
   "context.nextPage": ["right"],
@@ -230,7 +233,7 @@ interface PlaceSpec {
 }
 
 /** read before any place's own keys (not in a box, where only quitting and suspending are) */
-const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "app.redraw"];
+const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "tasks.show", "app.redraw"];
 const BOX_GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend"];
 
 

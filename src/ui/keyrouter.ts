@@ -74,6 +74,7 @@ export type Intent =
   /** Ctrl-Z: give the terminal back and stop until the shell's fg */
   | { type: "suspend" }
   | { type: "toggleContext" }
+  | { type: "showTasks" }
   | { type: "pane"; op: PaneOp }
   /** the person moved to the prompt */
   | { type: "focus"; to: "input" }
@@ -177,6 +178,7 @@ function typeAheadSafe(i: Intent): boolean {
     case "transcript":
     case "pane":
     case "toggleContext":
+    case "showTasks":
     case "redraw":
     case "dismissFlash":
     case "typedAhead":
@@ -271,6 +273,7 @@ export class KeyRouter {
     if (this.is("context.toggle", k)) return [{ type: "toggleContext" }];
     // before the session is open only the prompt takes keys
     if (!view.attached) return this.promptKey(k, view);
+    if (this.is("tasks.show", k)) return [{ type: "showTasks" }];
     if (k.at) return this.wheel(k, k.at, view);
     if (view.focus === "context" && view.paneOpen) return this.contextKey(k, view);
     if (view.focus === "transcript") return this.transcriptKey(k, view);

@@ -18,6 +18,7 @@ import type { ScreenParts } from "./parts.js";
 import { activeFlash, hintLine, placeholder, startingHint, startingStatus, statusLine, type Flash, type Retry } from "./status.js";
 import type { Line, Seg } from "./style.js";
 import type { Transcript } from "./transcript.js";
+import { taskLine } from "./task-line.js";
 
 /** the session's parts the painter reads */
 export interface PaintedSession {
@@ -96,7 +97,7 @@ export function paintScreen(st: ScreenState, l: Layout): Painted {
   // hint line, prompt, status
   if (l.hint) {
     const hint = a
-      ? hintLine({ attachments: st.attachments, flash, focus: st.focus, prompt: st.prompt.text, following: a.transcript.follow, km }, cols)
+      ? hintLine({ attachments: st.attachments, flash, focus: st.focus, prompt: st.prompt.text, commands: st.prompt.text.startsWith("/") ? a.controller.workflow?.commands() : undefined, following: a.transcript.follow, km }, cols)
       : startingHint({ flash, held: st.held, km }, cols);
     fill(l.hint, [hint]);
   }
@@ -123,6 +124,7 @@ export function paintScreen(st: ScreenState, l: Layout): Painted {
           now: st.now,
           context: st.context,
           usage: st.usage,
+          tasks: taskLine(a.controller.history()),
           km,
         },
         cols,

@@ -9,6 +9,7 @@ import type { ImageBlock, Session } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { ACTION_HELP, ACTIONS, keyLabel, prettyKey, type Action, type Keymap } from "./bindings.js";
 import { COMMANDS, parseInput, unquotePath, type CommandName } from "./commands.js";
+import { formatTodoList, latestTodoList, todoSummary } from "../tools/todo-list.js";
 import { inert, inertLine } from "./inert.js";
 import type { InputEditor, PromptHistory } from "./input.js";
 import type { Line, Seg, StyleName } from "./style.js";
@@ -54,11 +55,15 @@ export function submitPrompt(s: ScreenHandle): void {
   const parsed = parseInput(raw.trimEnd());
   switch (parsed.kind) {
     case "command":
+      // /init is a prompt: the controller expands it (workflow.ts), and its edit asks as any edit does
+      if (parsed.name === "init") break;
       s.history.add(raw.trim());
       s.editor.clear();
       runCommand(s, parsed.name, parsed.arg);
       return;
     case "unknown":
+      // a custom command (the workspace's or the config folder's): the controller expands it
+      if (s.controller.workflow?.isCommand(parsed.name)) break;
       s.flash(`unknown command /${inertLine(parsed.name)} · /help lists them`, "err");
       return;
     case "prompt":
@@ -66,7 +71,7 @@ export function submitPrompt(s: ScreenHandle): void {
     default:
       assertNever(parsed, "input");
   }
-  const text = parsed.text.trimEnd();
+  const text = (parsed.kind === "prompt" ? parsed.text : raw).trimEnd();
   if (!text.trim() && s.attachments.length === 0) return;
   const c = s.controller;
   if (c.busy()) {
@@ -108,7 +113,7 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
   };
   switch (name) {
     case "help":
-      s.transcript.lines(helpLines(s.km, c.info().api, c.session().id));
+      s.transcript.lines(helpLines(s.km, c.info().api, c.session().id, c.workflow?.commands()));
       s.transcript.bottom();
       return;
     case "api":
@@ -205,6 +210,14 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     case "rewind":
       openRewind(s, arg);
       return;
+    case "skills":
+    case "hooks":
+    case "todo":
+      workflowCommand(s, name, arg);
+      return;
+    case "init":
+      // sent as a prompt by submitPrompt, never run here
+      return;
     case "clear-screen":
       s.transcript.clearView();
       s.repaintAll();
@@ -215,6 +228,35 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     default:
       assertNever(name, "command");
   }
+}
+
+/** the task list's key: /todo */
+export function showTasks(s: ScreenHandle): void {
+  workflowCommand(s, "todo", "");
+}
+
+/** /skills, /hooks [approve], /todo: the workflow's listings (session/controller/workflow.ts) */
+function workflowCommand(s: ScreenHandle, name: "skills" | "hooks" | "todo", arg: string): void {
+  const w = s.controller.workflow;
+  const show = (text: string): void => {
+    // the listings are escaped already: inert, no spaces folded
+    s.transcript.lines(text.split("\n").map((t, i): Line => [i === 0 ? { t: inert(t), s: "heading" } : { t: inert(t) }]));
+    s.transcript.bottom();
+    s.render();
+  };
+  if (name === "todo") {
+    const items = latestTodoList(s.controller.history());
+    show(items ? `Task list (${todoSummary(items)})\n${formatTodoList(items)}` : "Task list\nThe model has kept no task list in this session (it keeps one with the todo tool).");
+    return;
+  }
+  if (!w) {
+    show(`/${name}\nnot available in this screen.`);
+    return;
+  }
+  if (name === "skills") show(w.describeSkills());
+  else if (arg.trim() === "") show(w.describeHooks());
+  else if (arg.trim().toLowerCase() === "approve") show(w.approveHooks());
+  else s.flash(`/hooks takes nothing (the list) or approve (got "${inertLine(arg)}")`, "err");
 }
 
 /** /rewind [N], and Esc Esc on an empty prompt: the rewind box, on the last prompt (or N). */
@@ -279,7 +321,7 @@ export function apiLines(api: AppInfo["api"], sessionId: string): Line[] {
 }
 
 /** /help: the commands, the local API when it is on, then every action with its keys in the keymap in force */
-export function helpLines(km: Keymap, api?: AppInfo["api"], sessionId?: string): Line[] {
+export function helpLines(km: Keymap, api?: AppInfo["api"], sessionId?: string, custom?: ReadonlyArray<{ name: string; args: string; help: string }>): Line[] {
   const out: Line[] = [[{ t: "Commands", s: "heading" }]];
   const cmdW = Math.max(...COMMANDS.map((c) => textWidth(`/${c.name} ${c.args}`)));
   for (const c of COMMANDS) {
@@ -297,5 +339,13 @@ export function helpLines(km: Keymap, api?: AppInfo["api"], sessionId?: string):
   const keyW = Math.min(24, Math.max(...ACTIONS.map((a) => textWidth(keys(a)))));
   for (const a of ACTIONS) out.push([{ t: keys(a).padEnd(keyW + 2), s: "key" }, { t: ACTION_HELP[a] }, { t: `  ${a}`, s: "dim" }]);
   out.push([{ t: "In the prompt: ←/→ ^A/^E ^W ^K ^U Alt-←/→ edit; Esc interrupts a running turn.", s: "dim" }]);
+  // the workspace's and the config folder's own commands, last, where /help leaves the view
+  // (their text comes from files: inert)
+  const own = (custom ?? []).filter((c) => !COMMANDS.some((b) => b.name === c.name));
+  if (own.length > 0) {
+    out.push([]);
+    out.push([{ t: "Custom commands (.claude/commands, .agents/commands, .albedo/commands, the config folder's commands/)", s: "heading" }]);
+    for (const c of own) out.push([{ t: inertLine(`/${c.name}${c.args ? ` ${c.args}` : ""}`).padEnd(cmdW + 2), s: "key" }, { t: inertLine(c.help) }]);
+  }
   return out;
 }

@@ -7,7 +7,7 @@ import type { Usage } from "../provider/types.js";
 import { assertNever } from "../record/types.js";
 import { cacheHitShare, formatCacheShare } from "../context/format.js";
 import { keyLabel, prettyKey, type Keymap } from "./bindings.js";
-import { matchingCommands } from "./commands.js";
+import { matchingCommands, type CommandSpec } from "./commands.js";
 import { inertLine } from "./inert.js";
 import type { Focus } from "./keyrouter.js";
 import type { Line, Seg, StyleName } from "./style.js";
@@ -70,6 +70,8 @@ export interface StatusInput {
   now: number;
   context?: ContextStatus | undefined;
   usage?: Usage | undefined;
+  /** the model's task list in one line ("tasks 2/5 · now: …"), when it keeps one */
+  tasks?: string | undefined;
   km: Keymap;
 }
 
@@ -117,6 +119,7 @@ export function statusLine(s: StatusInput, cols: number): Line {
   const share = s.usage ? cacheHitShare(s.usage) : undefined;
   if (share !== undefined) parts.push({ line: [{ t: formatCacheShare(share), s: "status" }], prio: 6 });
   parts.push({ line: [{ t: `${keyLabel(s.km, "context.toggle")} context`, s: "statusAccent" }], prio: 2 });
+  if (s.tasks) parts.push({ line: [{ t: inertLine(s.tasks.length > 60 ? s.tasks.slice(0, 59) + "…" : s.tasks), s: "status" }], prio: 4 });
   if (info.api) parts.push({ line: [{ t: `api ${info.api.url}`, s: "status" }], prio: 6 });
   let shown = parts;
   const width = (ps: typeof parts): number => ps.reduce((a, p) => a + lineWidth(p.line), 0) + (ps.length - 1) * 3 + 1;
@@ -164,6 +167,8 @@ interface HintInput {
   focus: Focus;
   /** the prompt's text as typed */
   prompt: string;
+  /** the custom commands, completed and hinted as the built-ins are */
+  commands?: readonly CommandSpec[] | undefined;
   /** the transcript follows its bottom (nothing newer is hidden below) */
   following: boolean;
   km: Keymap;
@@ -180,7 +185,7 @@ export function hintLine(h: HintInput, cols: number): Line {
   let right: Line;
   if (h.flash) right = [{ t: h.flash.text, s: h.flash.style }];
   else if (h.focus === "input" && h.prompt.startsWith("/") && !h.prompt.includes("\n")) {
-    const matches = matchingCommands(h.prompt);
+    const matches = matchingCommands(h.prompt, h.commands);
     if (matches.length === 0) right = [{ t: "no such command · /help lists them · //text sends a message starting with /", s: "warn" }];
     else {
       right = [];

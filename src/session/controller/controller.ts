@@ -56,6 +56,7 @@ import { isPlainPrompt } from "../../compaction/summary.js";
 import type { Checkpoints } from "../checkpoints/checkpoints.js";
 import type { TurnCheckpoint } from "../checkpoints/turn.js";
 import type { RewindDeps, RewindDone } from "./rewind.js";
+import { BUILTIN_COMMANDS, Workflow } from "./workflow.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
 
@@ -107,15 +108,30 @@ export class App implements Controller {
   private sandboxSaid: Promise<void> | undefined;
   /** a rewind runs: it changes the workspace and the session, so it excludes turns */
   private rewinding = false;
+  /** custom commands, skills, hooks, /init and the todo tool (workflow.ts) */
+  readonly workflow: Workflow;
+
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
     return this.hub.subscribe(fn, opts);
   }
 
   private constructor(private readonly opts: AppOptions) {
+    this.workflow = new Workflow({
+      workspace: opts.workspace,
+      configFolder: opts.configFile ? path.dirname(opts.configFile) : undefined,
+      reserved: BUILTIN_COMMANDS,
+      headless: opts.headless,
+      events: this.hub,
+      secrets: () => [...Object.values(this.opts.credentials.keys), ...(this.opts.credentials.secrets ?? []), ...(this.ext?.secrets() ?? [])],
+      redact: (t) => this.redactKeys(t),
+    });
     this.parts = new TurnParts({
       parts: () => import("./parts.js"),
-      context: () => loadProjectContext(opts.workspace, this.redactKeys),
+      context: () => {
+        this.workflow.load();
+        return loadProjectContext(opts.workspace, this.redactKeys);
+      },
       events: this.hub,
     });
     this.inUse = new ProviderInUse(opts, this.parts);
@@ -342,7 +358,7 @@ export class App implements Controller {
 
   /** problems found while loading the session (bad rows), for headless mode to print */
   loadProblems(): readonly string[] {
-    return [...this.startNotes, ...this.open.bad];
+    return [...this.startNotes, ...this.open.bad, ...this.workflow.notes()];
   }
 
   setApi(api: AppInfo["api"]): void {
@@ -441,11 +457,16 @@ export class App implements Controller {
       model: this.inUse.now(),
       info: this.inUse.info(),
       sessionId: this.open.current.id,
-      // the project's context items, then each MCP server's instructions
-      context: withPlanItem(ext.length > 0 ? [...own, ...ext] : own, this.opts.permission),
-      // the built-in tools, then the MCP servers'
-      tools: [...this.parts.tools, ...this.ext.tools()],
+      // the project's context items, the skills and SessionStart's, then each MCP server's
+      // instructions (a UserPromptSubmit hook's context follows, for its turn: workflow.ts)
+      context: withPlanItem(
+        [...own, ...this.workflow.skillsContext(), ...ext, ...this.workflow.startContext(this.open.current.id)],
+        this.opts.permission,
+      ),
+      // the built-in tools, todo and skill, then the MCP servers'
+      tools: [...this.parts.tools, ...this.workflow.tools(), ...this.ext.tools()],
       redact: this.redactKeys,
+      history: this.open.messages,
     };
   }
 
@@ -497,6 +518,8 @@ export class App implements Controller {
       this.hub.emit({ type: "notice", level: "error", text: problem });
       return { ok: false, error: problem, finalText: "" };
     }
+    // a custom command or /init sends what it expands to (its hooks run with the turn)
+    text = this.workflow.expand(text);
     const blocks: Block[] = [...images];
     if (text) blocks.push({ type: "text", text });
     if (blocks.length === 0) return { ok: true, finalText: "" };
@@ -509,15 +532,20 @@ export class App implements Controller {
       return { ok: false, unsent: true, error: said, finalText: "" };
     }
     let checkpoint: TurnCheckpoint | undefined;
+    /** the prompt's hooks let it through: the Stop hooks run at its end */
+    let prompted = false;
     const outcome = await this.activity.turn(
-      (signal) => this.startTurn(text, blocks, signal, (cp) => (checkpoint = cp)),
+      (signal) => this.startTurn(text, blocks, signal, (cp) => (checkpoint = cp), () => (prompted = true)),
       (o) => {
         if (o.usage) this.figures.lastUsage = o.usage;
         if (o.prepared) this.figures.lastPrepare = o.prepared;
       },
       // after its processes are stopped, while it still counts as running: nothing of the
-      // turn changes the workspace any more, and no next turn has begun
-      () => this.endCheckpoint(checkpoint),
+      // turn changes the workspace any more, and no next turn has begun; then the Stop hooks
+      async () => {
+        await this.endCheckpoint(checkpoint);
+        if (prompted) await this.workflow.stop(this.open.current.id);
+      },
     );
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
@@ -529,10 +557,14 @@ export class App implements Controller {
 
   /** The turn of one prompt: after the whole record is in, the draft's row and the title are
    * stored, then the turn runs; a failure of either ends as a notice, never a throw. */
-  private startTurn(text: string, blocks: Block[], signal: AbortSignal, begun: (cp: TurnCheckpoint | undefined) => void): Promise<TurnOutcome> {
+  private startTurn(text: string, blocks: Block[], signal: AbortSignal, begun: (cp: TurnCheckpoint | undefined) => void, prompted: () => void): Promise<TurnOutcome> {
     const env = this.env();
     const turn = async (): Promise<TurnOutcome> => {
       await this.open.wholeHistory;
+      // the hooks of the session's start and of the prompt, inside the turn (one at a time)
+      const hooked = await this.workflow.beginTurn(env, this.open.current.id, this.open.storedId() === undefined ? "startup" : "resume", text);
+      if (hooked) return hooked;
+      prompted();
       const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";
       // a draft's row comes with its lease (SessionLease.holdNew): nobody else can hold it
       if (await this.open.ensureStored(title)) this.lease.adopt(this.open.current.id);
@@ -619,6 +651,7 @@ export class App implements Controller {
     // the first reading of the project context comes with the parts: this one follows it
     await this.ready();
     const before = this.parts.context;
+    this.workflow.load();
     this.parts.context = await loadProjectContext(this.opts.workspace, this.redactKeys);
     const changed = changedItems(before, this.parts.context);
     let settings: string | undefined;

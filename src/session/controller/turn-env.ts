@@ -16,6 +16,7 @@ import { turnRequest } from "../../replay/request.js";
 import type { TurnEnv } from "../turn/turn.js";
 import type { EventHub } from "../turn/events.js";
 import { redactRequest } from "../turn/redact.js";
+import { withTaskList } from "../turn/task-list.js";
 import type { ModelInUse } from "./model-choice.js";
 import type { AppOptions } from "./options.js";
 import { SYSTEM_PROMPT } from "./project-context.js";
@@ -34,6 +35,8 @@ export interface Composition {
   /** the built-in tools, then the MCP servers' */
   tools: ToolDef[];
   redact: Redactor;
+  /** the session's record: after a summary, the task list it stood in for is sent (turn/task-list.ts) */
+  history?: readonly StoredMessage[];
 }
 
 /** Prompt caching for this session's requests: keyed by the session (OpenAI's
@@ -60,7 +63,7 @@ function nextRequest(c: Composition, schemas: typeof toolSchemas, prior: Paramet
     provider,
     model,
     system: SYSTEM_PROMPT,
-    context: c.context,
+    context: withTaskList(c.context, prior, c.history ?? []),
     tools: schemas(c.tools),
     maxOutputTokens: c.settings.maxOutputTokens ?? m.maxOutput ?? 8192,
     reasoning: c.settings.reasoning,

@@ -10,6 +10,7 @@ import type { FigureBasis } from "../../context/format.js";
 import type { Listener, SubscribeOptions } from "../turn/events.js";
 import type { TurnOutcome } from "../turn/env.js";
 import type { ServerStatus } from "../../extensions/manager.js";
+import type { WorkflowControl } from "./workflow.js";
 import type { PlannedItem, PromptChoice, RewindDone, RewindMode, RewindPreview } from "./rewind.js";
 
 import type { CompactionStrategy } from "../../compaction/types.js";
@@ -141,4 +142,6 @@ export interface Controller {
   mcp?: McpControl;
   /** rewind; absent in front-end tests' stand-ins */
   rewind?: RewindControl;
+  /** custom commands, skills, hooks (workflow.ts); absent in front-end tests' stand-ins */
+  workflow?: WorkflowControl;
 }

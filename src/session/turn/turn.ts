@@ -119,6 +119,10 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       env.events.emit({ type: "notice", level: "info", text: "Interrupted; tool results so far are kept." });
       return end({ ok: false, interrupted: true, finalText });
     }
+    if (env.hookStop !== undefined) {
+      env.events.emit({ type: "notice", level: "warning", text: `A hook stopped the turn: ${env.hookStop}` });
+      return end({ ok: true, finalText });
+    }
   }
   const msg = `Stopped after ${maxIterations} model calls in one turn; send another message to continue.`;
   env.events.emit({ type: "notice", level: "warning", text: msg });
