@@ -32,6 +32,7 @@ import { KeyParser, type InputEvent } from "./keys.js";
 import { BoxGuard, FocusState } from "./focus.js";
 import { watchBackground, type ThemeChoice } from "./background.js";
 import { KeyRouter, type Intent } from "./keyrouter.js";
+import { PromptQueue } from "./queue.js";
 import { layout, promptWidth, sideBySide, type Rect } from "./layout.js";
 import { fitted, moveBy, scrollBy, type Modal } from "./modal-state.js";
 import { editOp, paneOp, transcriptOp } from "./ops.js";
@@ -95,6 +96,8 @@ interface Attached {
   highlight: ScreenParts["highlight"];
   /** what slash commands may touch */
   handle: ScreenHandle;
+  /** what was typed during the turn, sent after it (queue.ts) */
+  queue: PromptQueue;
 }
 
 /** Draws the starting frame at once; throws (with the terminal restored) if it cannot. */
@@ -223,7 +226,9 @@ class TuiApp {
     if (opts.keymap.mouse) this.surface.setMouse(true);
     const transcript = new Transcript();
     const history = new PromptHistory(promptsOf(controller));
+    const queue = new PromptQueue();
     const a: Attached = {
+      queue,
       controller,
       transcript,
       pane: new ContextPane(controller, () => this.frames.request()),
@@ -238,6 +243,7 @@ class TuiApp {
         history,
         km: this.km,
         attachments: this.attachments,
+        queue,
         flash: (text, style, turn) => this.flash(text, style, FLASH_MS, turn),
         fail: (what, e) => this.fail(what, e),
         render: () => this.frames.request(),
@@ -482,6 +488,7 @@ class TuiApp {
           interruptible: a !== undefined && (a.controller.busy() || this.turn.state !== "idle"),
           promptEmpty: this.editor.isEmpty(),
           held: this.held,
+          queued: a?.queue.size ?? 0,
         });
         for (const i of intents) if (!this.closed) this.act(i);
       } catch (e) {
@@ -534,6 +541,20 @@ class TuiApp {
         if (typed && e.isEmpty()) this.focus.sent(a.pane.open);
         return;
       }
+      case "steer":
+        if (a) a.run.submitPrompt(a.handle, true);
+        return;
+      case "queue":
+        if (a) a.run.queueOp(a.handle, i.op);
+        return;
+      case "clearPrompt":
+        // ↑ brings it back
+        if (a && e.value().trim()) a.history.add(e.value());
+        e.clear();
+        this.flash(`prompt cleared (↑ brings it back) · ${keyLabel(this.km, "app.quit")} on an empty prompt, twice, quits`);
+        return;
+      case "termFocus":
+        return;
       case "hold":
         if (e.value().trim()) this.held = true;
         return;

@@ -31,6 +31,7 @@ import { permissionAsker } from "./ask-permission.js";
 import { SessionFigures } from "./figures.js";
 import { TurnParts, type Parts } from "./turn-parts.js";
 import { Activity } from "./activity.js";
+import { SteerInbox } from "../turn/steer-inbox.js";
 import { listModels } from "./model-list.js";
 import { OpenSession } from "./open-session.js";
 import {
@@ -101,6 +102,8 @@ export class App implements Controller {
   private readonly startNotes: string[] = [];
   /** a rewind runs: it changes the workspace and the session, so it excludes turns */
   private rewinding = false;
+  /** messages steered into the running turn (turn/steer.ts) */
+  private readonly steering = new SteerInbox();
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
     return this.hub.subscribe(fn, opts);
@@ -434,7 +437,7 @@ export class App implements Controller {
       askPermission: this.askPermission,
       events: this.hub,
       previousUsage: this.figures.lastUsage,
-    });
+    }, this.steering);
   }
 
   async submit(text: string, images: ImageBlock[] = []): Promise<{ sent: boolean }> {
@@ -492,6 +495,8 @@ export class App implements Controller {
       // turn changes the workspace any more, and no next turn has begun
       () => this.endCheckpoint(checkpoint),
     );
+    // what was steered in and never reached a model call goes back to the screen
+    this.steering.release();
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
@@ -523,6 +528,11 @@ export class App implements Controller {
 
   interrupt(): void {
     this.activity.interrupt();
+  }
+
+  steer(text: string): Promise<boolean> {
+    if (!this.activity.turnRunning()) return Promise.resolve(false);
+    return this.steering.push(this.redactKeys(text));
   }
 
   async newSession(): Promise<void> {

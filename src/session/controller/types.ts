@@ -114,6 +114,12 @@ export interface Controller {
   loadProblems(): readonly string[];
   /** stops the stream or the running tool; what arrived is kept */
   interrupt(): void;
+  /**
+   * sends a message into the running turn, stored before its next model call; resolves true
+   * once stored, false when no turn runs or it ended without taking it (the text is the
+   * caller's again). Absent in front-end tests' stand-ins.
+   */
+  steer?(text: string): Promise<boolean>;
   newSession(): Promise<void>;
   listSessions(): Promise<Session[]>;
   switchSession(id: string): Promise<void>;

@@ -14,6 +14,7 @@ import type { CompactionStrategy } from "../../compaction/types.js";
 import type { Redactor } from "../../config/secrets.js";
 import type { OpenAIApi } from "../../provider/types.js";
 import type { ImageTarget } from "../../replay/replay.js";
+import type { SteerInbox } from "./steer-inbox.js";
 
 export interface TurnEnv {
   store: HistoryStore;
@@ -49,6 +50,8 @@ export interface TurnEnv {
   /** checkpoint interval for streamed text */
   checkpointMs?: number;
   maxIterations?: number;
+  /** messages sent into the running turn: stored before its next model call (steer.ts) */
+  steer?: SteerInbox;
 }
 
 export interface TurnOutcome {

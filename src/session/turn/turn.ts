@@ -16,6 +16,7 @@ import { compactIfDue, summarize } from "./compact.js";
 import { streamAnswer, textOf } from "./stream-answer.js";
 import { resultsMessage } from "./run-tools.js";
 import { fitRequest, promptOverWindow, type FitState } from "./window.js";
+import { takeSteered } from "./steer.js";
 
 export type { TurnEnv, TurnOutcome } from "./env.js";
 
@@ -45,6 +46,8 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
 
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     if (signal.aborted) return end({ ok: false, interrupted: true, finalText });
+    // what was sent into the turn since its last call joins it here
+    await takeSteered(env);
     const due = await compactIfDue(env, turnStart, signal, { iteration, ...(usage ? { providerUsage: usage } : {}) });
     if ("interrupted" in due) return end({ ok: false, interrupted: true, finalText });
     if (due.usage) usage = due.usage;
@@ -98,6 +101,8 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
     if (text) finalText = text;
 
     const calls = answer.blocks.filter((b): b is ToolUseBlock => b.type === "tool_use");
+    // a message steered in while the answer streamed gets its call: the turn goes on
+    if (calls.length === 0 && env.steer?.pending() && !signal.aborted) continue;
     if (calls.length === 0) {
       if (answer.stopReason === "max_tokens") {
         env.events.emit({ type: "notice", level: "warning", text: "The answer stopped at the output token limit." });
