@@ -33,6 +33,8 @@ import { BoxGuard, FocusState } from "./focus.js";
 import { watchBackground, type ThemeChoice } from "./background.js";
 import { KeyRouter, type Intent } from "./keyrouter.js";
 import { PromptQueue } from "./queue.js";
+import { Attention } from "./attention.js";
+import type { HangupChoice, NotifyChoice } from "../config/config.js";
 import { layout, promptWidth, sideBySide, type Rect } from "./layout.js";
 import { fitted, moveBy, scrollBy, type Modal } from "./modal-state.js";
 import { editOp, paneOp, transcriptOp } from "./ops.js";
@@ -62,6 +64,10 @@ interface AttachOptions {
   keymapWarnings: string[];
   /** the config's "theme"; "auto" (the default) follows the terminal's background */
   theme?: ThemeChoice;
+  /** the config's "notify" (notify.ts); "auto" when absent */
+  notify?: NotifyChoice;
+  /** the config's "hangup": what a running turn does when the terminal hangs up */
+  hangup?: HangupChoice;
   /** run right after the frame that shows the session (the controller's turn parts load then) */
   afterSessionFrame?: () => void;
 }
@@ -154,6 +160,8 @@ class TuiApp {
   /** resolves with the exit code once the screen has closed (a quit, a signal, or close()) */
   private readonly done: Promise<number>;
   private readonly offs: (() => void)[] = [];
+  /** the title and the notices for a person looking elsewhere (attention.ts) */
+  private attention!: Attention;
 
   constructor(opts: StartOptions) {
     this.theme = new Theme(opts.noColor || !!process.env.NO_COLOR);
@@ -174,6 +182,8 @@ class TuiApp {
       });
       // bracketed paste: a paste arrives as one event, not as keystrokes (Enter must not send it)
       this.surface.write("\x1b[?2004h");
+      this.attention = new Attention((b) => this.surface.write(b));
+      this.attention.start();
       this.listenInput();
       // the background: COLORFGBG at once, the terminal's answer to OSC 11 when it comes; the
       // first frame does not wait for it (background.ts)
@@ -222,6 +232,7 @@ class TuiApp {
     this.km = opts.keymap;
     this.router.setKeymap(opts.keymap);
     this.theme.setChoice(opts.theme ?? "auto");
+    this.attention.configure(opts.notify ?? "auto");
     // the wheel only where the keymap asks for it: reporting it costs plain drag-selection
     if (opts.keymap.mouse) this.surface.setMouse(true);
     const transcript = new Transcript();
@@ -274,6 +285,7 @@ class TuiApp {
     this.offs.push(controller.subscribe((e) => this.onEvent(a, e), { answersPermissions: true }));
 
     transcript.load(controller.history(), controller.summaries());
+    this.attention.session(sessionLabel(controller));
     const info = controller.info();
     if (controller.history().length === 0) {
       transcript.notice(
@@ -365,7 +377,7 @@ class TuiApp {
       }
     }
     try {
-      this.surface?.write("\x1b[?2004l");
+      this.surface?.write("\x1b[?2004l" + (this.attention?.restore() ?? ""));
       this.surface?.destroy();
     } catch {
       // the terminal may be gone (SIGHUP)
@@ -408,6 +420,8 @@ class TuiApp {
         this.turn = { state: e.state, detail: e.detail };
         if (e.state === "streaming") this.retry = undefined;
         t.turnState(e.state !== "idle" || a.controller.busy(), e.state === "permission");
+        this.attention.session(sessionLabel(a.controller));
+        this.attention.turnState(e.state, a.controller.busy());
         break;
       case "tool_start":
         t.toolStart(e.id);
@@ -423,6 +437,7 @@ class TuiApp {
           this.modal = { kind: "permission", queue: [{ req: e.req, answer: e.answer }], scroll: 0, maxScroll: 0 };
           this.guard.reset();
         }
+        this.attention.question(inertLine(e.req.tool));
         break;
       case "retry":
         this.retry = { attempt: e.attempt, until: Date.now() + e.delayMs, reason: e.reason };
@@ -443,6 +458,8 @@ class TuiApp {
         t.notice(e.level, e.text);
         break;
       case "turn_end":
+        this.attention.session(sessionLabel(a.controller));
+        this.attention.turnEnded(e);
         t.closeLive();
         t.turnState(false, false);
         this.retry = undefined;
@@ -450,6 +467,7 @@ class TuiApp {
         break;
       case "session":
         t.load(a.controller.history(), a.controller.summaries());
+        this.attention.session(sessionLabel(a.controller));
         // ↑ recalls this session's prompts (all of them, once the whole record is read), and
         // the provider's usage shown belongs to the session left behind
         a.history.replace(promptsOf(a.controller));
@@ -554,7 +572,7 @@ class TuiApp {
         this.flash(`prompt cleared (↑ brings it back) · ${keyLabel(this.km, "app.quit")} on an empty prompt, twice, quits`);
         return;
       case "termFocus":
-        return;
+        return this.attention.focus(i.focused);
       case "hold":
         if (e.value().trim()) this.held = true;
         return;
@@ -819,6 +837,12 @@ class TuiApp {
     }
     this.cursorPos = p.cursor;
   }
+}
+
+/** the session in the terminal's title: its title, else its short id */
+function sessionLabel(c: Controller): string {
+  const s = c.session();
+  return s.title || s.id.slice(0, 8);
 }
 
 function promptsOf(c: Controller): string[] {
