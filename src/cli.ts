@@ -123,6 +123,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
       configFile: path.resolve(opts.config ?? defaultConfigPath()),
       reloadConfig: async () => resolveSettings(opts, await readConfig(opts.config)),
       checkpointDir: checkpointDir(),
+      alongsideDir: path.join(stateDir(), "alongside"),
     });
   } catch (e) {
     await store.close();

@@ -203,6 +203,7 @@ class TuiApp {
             this.frames.request();
           },
           suspend: () => this.suspend(),
+          hangUp: () => this.hangUp(),
           resume: () => {
             if (!this.closed) resumeScreen(this.term, this.surface);
           },
@@ -236,7 +237,7 @@ class TuiApp {
     // the wheel only where the keymap asks for it: reporting it costs plain drag-selection
     if (opts.keymap.mouse) this.surface.setMouse(true);
     const transcript = new Transcript();
-    const history = new PromptHistory(promptsOf(controller));
+    const history = new PromptHistory(withWorkspaceHistory(controller));
     const queue = new PromptQueue();
     const a: Attached = {
       queue,
@@ -294,6 +295,8 @@ class TuiApp {
       );
     }
     for (const w of opts.keymapWarnings) transcript.notice("warning", w);
+    this.hangupMode = opts.hangup ?? "continue";
+    this.restoreDraft(controller, transcript);
     if (info.keyProblem) transcript.notice("error", info.keyProblem);
     // open in another process: shown, never written to from here
     const readOnly = controller.readOnly();
@@ -386,6 +389,7 @@ class TuiApp {
 
   private quit(code = 0): void {
     if (this.closed) return;
+    this.saveDraft();
     const c = this.s?.controller;
     if (c?.busy()) c.interrupt();
     // questions still open are answered "deny" so the turn can end
@@ -393,6 +397,51 @@ class TuiApp {
     this.modal = undefined;
     this.teardown();
     this.resolveRun(code);
+  }
+
+  /** what the config's "hangup" says a running turn does when the terminal goes */
+  private hangupMode: HangupChoice = "continue";
+
+  /**
+   * The terminal hung up (SIGHUP, or it went away) while a turn runs: the screen goes, the
+   * turn goes on to its end (alongside.ts answers its questions), then the run ends with 129.
+   * False when nothing runs: the caller quits as before.
+   */
+  private hangUp(): boolean {
+    const c = this.s?.controller;
+    if (this.closed || !c?.alongside || !c.busy()) return false;
+    const ended = c.alongside.detach(this.hangupMode);
+    // the questions open now get the answer the later ones will
+    if (this.modal?.kind === "permission") {
+      for (const q of this.modal.queue) q.answer("deny");
+      if (this.hangupMode === "quit") c.interrupt();
+    }
+    this.modal = undefined;
+    this.saveDraft();
+    this.teardown();
+    void ended.then(() => this.resolveRun(129));
+    return true;
+  }
+
+  /** the prompt's unsent text (and what was queued) stays with the session */
+  private saveDraft(): void {
+    const a = this.s;
+    if (!a?.controller.alongside) return;
+    const parts = [...a.queue.texts(), this.editor.value()].filter((t) => t.trim());
+    a.controller.alongside.saveDraft(parts.join("\n\n"));
+  }
+
+  /** the draft left when the session was last closed, and how detached turns ended */
+  private restoreDraft(c: Controller, t: Transcript): void {
+    const al = c.alongside;
+    if (!al) return;
+    for (const n of al.detachedNotes()) t.notice("warning", n);
+    const draft = al.draft();
+    if (!draft) return;
+    if (this.editor.isEmpty()) {
+      this.editor.set(draft);
+      t.notice("info", "Your unsent draft is back in the prompt.");
+    }
   }
 
   // ---- the session's events: one switch over the union --------------------------------------
@@ -843,6 +892,13 @@ class TuiApp {
 function sessionLabel(c: Controller): string {
   const s = c.session();
   return s.title || s.id.slice(0, 8);
+}
+
+/** ↑'s list: the workspace's prompts from other sessions (as a shell keeps them), then this session's */
+function withWorkspaceHistory(c: Controller): string[] {
+  const own = promptsOf(c);
+  const seen = new Set(own);
+  return [...(c.alongside?.history() ?? []).filter((p) => !seen.has(p)), ...own];
 }
 
 function promptsOf(c: Controller): string[] {

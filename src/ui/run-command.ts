@@ -86,6 +86,7 @@ export function submitPrompt(s: ScreenHandle, steer = false): void {
     const images = s.attachments.splice(0);
     if (steer && c.steer && images.length === 0) {
       s.flash("sent into the turn: it joins at the next model call", "ok", true);
+      s.controller.alongside?.remember(text);
       c.steer(text).then(
         (taken) => {
           if (taken) return;
@@ -115,6 +116,8 @@ export function submitPrompt(s: ScreenHandle, steer = false): void {
 
 function send(s: ScreenHandle, text: string, images: ImageBlock[]): void {
   s.transcript.bottom();
+  // ↑ finds it in the next session of this workspace too
+  s.controller.alongside?.remember(text);
   s.controller.runPrompt(text, images).then(
     (r) => {
       if (r.unsent) {

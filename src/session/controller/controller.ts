@@ -32,6 +32,7 @@ import { SessionFigures } from "./figures.js";
 import { TurnParts, type Parts } from "./turn-parts.js";
 import { Activity } from "./activity.js";
 import { SteerInbox } from "../turn/steer-inbox.js";
+import { Alongside } from "./alongside.js";
 import { listModels } from "./model-list.js";
 import { OpenSession } from "./open-session.js";
 import {
@@ -104,6 +105,8 @@ export class App implements Controller {
   private rewinding = false;
   /** messages steered into the running turn (turn/steer.ts) */
   private readonly steering = new SteerInbox();
+  /** the draft, the workspace's prompt history, a turn that outlives its terminal (alongside.ts) */
+  readonly alongside: Alongside;
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
     return this.hub.subscribe(fn, opts);
@@ -116,7 +119,18 @@ export class App implements Controller {
       events: this.hub,
     });
     this.inUse = new ProviderInUse(opts, this.parts);
-    this.askPermission = permissionAsker(this.hub, opts.headless);
+    this.alongside = new Alongside({
+      dir: opts.alongsideDir,
+      workspace: opts.workspace,
+      hub: this.hub,
+      redact: (t) => this.redactKeys(t),
+      session: () => ({ id: this.open.current.id, stored: this.open.storedId() !== undefined }),
+      busy: () => this.busy(),
+      interrupt: () => this.interrupt(),
+    });
+    const ask = permissionAsker(this.hub, opts.headless);
+    // after a hang-up, questions are answered by the "hangup" setting (alongside.ts)
+    this.askPermission = (req) => this.alongside.ask(req, ask);
     this.activity = new Activity(this.hub);
     this.open = new OpenSession({
       store: opts.store,

@@ -11,6 +11,7 @@ import type { Listener, SubscribeOptions } from "../turn/events.js";
 import type { TurnOutcome } from "../turn/env.js";
 import type { ServerStatus } from "../../extensions/manager.js";
 import type { PlannedItem, PromptChoice, RewindDone, RewindMode, RewindPreview } from "./rewind.js";
+import type { AlongsideControl } from "./alongside.js";
 
 import type { CompactionStrategy } from "../../compaction/types.js";
 export type { CompactionStrategy };
@@ -143,4 +144,6 @@ export interface Controller {
   mcp?: McpControl;
   /** rewind; absent in front-end tests' stand-ins */
   rewind?: RewindControl;
+  /** drafts, the workspace's prompt history, hanging up; absent in front-end tests' stand-ins */
+  alongside?: AlongsideControl;
 }
