@@ -31,7 +31,7 @@ import { InputEditor, PromptHistory } from "./input.js";
 import { KeyParser, type InputEvent } from "./keys.js";
 import { BoxGuard, FocusState } from "./focus.js";
 import { watchBackground, type ThemeChoice } from "./background.js";
-import { KeyRouter, type Intent } from "./keyrouter.js";
+import { KeyRouter, QUIT_WINDOW_MS, type Intent } from "./keyrouter.js";
 import { PromptQueue } from "./queue.js";
 import { Attention } from "./attention.js";
 import type { HangupChoice, NotifyChoice } from "../config/config.js";
@@ -399,6 +399,9 @@ class TuiApp {
     this.resolveRun(code);
   }
 
+  /** what the quit key last emptied from the prompt: a quit right after it keeps it as the draft */
+  private cleared: { text: string; at: number } | undefined;
+
   /** what the config's "hangup" says a running turn does when the terminal goes */
   private hangupMode: HangupChoice = "continue";
 
@@ -410,12 +413,10 @@ class TuiApp {
   private hangUp(): boolean {
     const c = this.s?.controller;
     if (this.closed || !c?.alongside || !c.busy()) return false;
-    const ended = c.alongside.detach(this.hangupMode);
     // the questions open now get the answer the later ones will
-    if (this.modal?.kind === "permission") {
-      for (const q of this.modal.queue) q.answer("deny");
-      if (this.hangupMode === "quit") c.interrupt();
-    }
+    const open = this.modal?.kind === "permission" ? this.modal.queue : [];
+    const ended = c.alongside.detach(this.hangupMode, open.map((q) => q.req.tool));
+    for (const q of open) q.answer("deny");
     this.modal = undefined;
     this.saveDraft();
     this.teardown();
@@ -427,7 +428,8 @@ class TuiApp {
   private saveDraft(): void {
     const a = this.s;
     if (!a?.controller.alongside) return;
-    const parts = [...a.queue.texts(), this.editor.value()].filter((t) => t.trim());
+    const typed = this.editor.value().trim() ? this.editor.value() : this.cleared && Date.now() - this.cleared.at <= QUIT_WINDOW_MS + 500 ? this.cleared.text : "";
+    const parts = [...a.queue.texts(), typed].filter((t) => t.trim());
     a.controller.alongside.saveDraft(parts.join("\n\n"));
   }
 
@@ -615,10 +617,11 @@ class TuiApp {
         if (a) a.run.queueOp(a.handle, i.op);
         return;
       case "clearPrompt":
-        // ↑ brings it back
+        // ↑ brings it back; quitting at once keeps it as the session's draft
         if (a && e.value().trim()) a.history.add(e.value());
+        this.cleared = { text: e.value(), at: Date.now() };
         e.clear();
-        this.flash(`prompt cleared (↑ brings it back) · ${keyLabel(this.km, "app.quit")} on an empty prompt, twice, quits`);
+        this.flash(`prompt cleared (↑ brings it back) · ${keyLabel(this.km, "app.quit")} again quits, keeping it as a draft`, "warn", QUIT_WINDOW_MS);
         return;
       case "termFocus":
         return this.attention.focus(i.focused);

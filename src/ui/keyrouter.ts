@@ -255,14 +255,15 @@ export class KeyRouter {
       return [{ type: "termFocus", focused: k.name === "focusin" }];
     }
     // with no box open, the quit key interrupts a running turn, then empties the prompt; only
-    // on an empty prompt with nothing running does it quit (pressed twice)
+    // on an empty prompt with nothing running does it quit (pressed twice: a prompt just
+    // emptied by it counts as the first press, and what it held is kept as the draft)
     if (this.is("app.quit", k) && !view.modal && view.attached) {
       if (view.interruptible) {
         this.quitArmedAt = undefined;
         return [{ type: "interrupt" }];
       }
       if (!view.promptEmpty) {
-        this.quitArmedAt = undefined;
+        this.quitArmedAt = this.now();
         return [{ type: "clearPrompt" }];
       }
     }

@@ -4,6 +4,8 @@
 // turn and the app stays; hostile sizes and control characters in what is queued.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
 import { startFakeProvider, type FakeProvider, type RecordedRequest } from "../helpers/fake-provider.js";
 import { CLI, makeHome, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
@@ -260,4 +262,117 @@ describe("typing while a turn works", () => {
     await s.waitFor("prompt cleared");
     expect(await quit(s)).toBe(0);
   }, 120_000);
+});
+
+async function writeConfig(c: object): Promise<void> {
+  const dir = path.join(home.root, "config", "albedo");
+  await fsp.mkdir(dir, { recursive: true });
+  await fsp.writeFile(path.join(dir, "config.json"), JSON.stringify(c));
+}
+
+describe("a draft and the prompt history outlive the session's screen", () => {
+  it("an unsent draft survives Ctrl-C Ctrl-C and comes back with the session, control characters stripped", async () => {
+    fake.script({ text: "first answer DR1" });
+    const s = tui();
+    await s.waitFor("Type a request", 20_000);
+    await typeIn(s, "a sent prompt");
+    s.send(KEYS.enter);
+    await s.waitFor("DR1");
+    await s.waitFor(/idle/);
+    s.send(KEYS.paste("half typed \x1b]2;X\x07idea"));
+    await s.waitFor("half typed");
+    s.resize(80, 24);
+    // Ctrl-C empties the prompt and a second quits, keeping what it held as the draft
+    s.send(KEYS.ctrl("c"));
+    await s.waitFor("prompt cleared");
+    s.send(KEYS.ctrl("c"));
+    expect((await s.exited()).exitCode).toBe(0);
+    const again = tui(["--continue"]);
+    await again.waitFor("Your unsent draft is back in the prompt.", 20_000);
+    await again.waitFor("half typed");
+    expect(again.line(again.rows - 2)).toContain("half typed");
+    // stored without the control characters
+    const files = await fsp.readdir(path.join(home.root, "state", "albedo", "alongside", "drafts"));
+    expect(files).toHaveLength(1);
+    const kept = await fsp.readFile(path.join(home.root, "state", "albedo", "alongside", "drafts", files[0]!), "utf8");
+    expect(kept).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+    expect(kept).toContain("half typed");
+    expect((await fsp.stat(path.join(home.root, "state", "albedo", "alongside", "drafts", files[0]!))).mode & 0o777).toBe(0o600);
+  });
+
+  it("a new session of the workspace recalls earlier sessions' prompts with Up; a key in a prompt is never kept", async () => {
+    fake.script({ text: "answer H1" });
+    const s = tui();
+    await s.waitFor("Type a request", 20_000);
+    await typeIn(s, `remember this prompt with ${KEY} inside`);
+    s.send(KEYS.enter);
+    await s.waitFor("H1");
+    await s.waitFor(/idle/);
+    s.send(KEYS.ctrl("c"));
+    await s.waitFor("again to quit");
+    s.send(KEYS.ctrl("c"));
+    await s.exited();
+    const next = tui();
+    await next.waitFor("Type a request", 20_000);
+    next.send(KEYS.up);
+    await next.waitFor("remember this prompt with");
+    expect(next.screenText()).not.toContain(KEY);
+    const hist = await fsp.readdir(path.join(home.root, "state", "albedo", "alongside", "history"));
+    const text = await fsp.readFile(path.join(home.root, "state", "albedo", "alongside", "history", hist[0]!), "utf8");
+    expect(text).toContain("remember this prompt with");
+    expect(text).not.toContain(KEY);
+  });
+});
+
+describe("a turn outlives its terminal (SIGHUP)", () => {
+  it("goes on to its end with the question answered no, is recorded, exits, and the next start says how it finished", async () => {
+    fake.script({ toolCalls: [{ name: "bash", input: { command: "echo should-not-run > ran.txt" } }] }, { text: "finished without the command HUP-DONE" });
+    const s = tui();
+    await s.waitFor("Type a request", 20_000);
+    await typeIn(s, "do the thing");
+    s.send(KEYS.enter);
+    await s.waitFor("Permission needed");
+    s.kill("SIGHUP");
+    const e = await s.exited();
+    expect(e.exitCode).toBe(129);
+    expect(fake.requests).toHaveLength(2);
+    expect(fs.existsSync(path.join(home.workspace, "ran.txt"))).toBe(false);
+    const stored = await storedMessages();
+    expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(stored[2]!.blocks).toContain("denied");
+    expect(stored[3]!.blocks).toContain("HUP-DONE");
+    const again = tui(["--continue"]);
+    await again.waitFor("went on after the terminal hung up", 20_000);
+    await again.waitFor("completed");
+    expect(again.screenText()).toContain("answered no (bash)");
+    await again.waitFor("HUP-DONE");
+    // said once
+    again.kill("SIGTERM");
+    await again.exited();
+    const third = tui(["--continue"]);
+    await third.waitFor("HUP-DONE", 20_000);
+    expect(third.screenText()).not.toContain("went on after the terminal hung up");
+  });
+
+  it('with "hangup": "quit" the turn stops at its first question', async () => {
+    await writeConfig({ hangup: "quit" });
+    fake.script({ toolCalls: [{ name: "bash", input: { command: "echo nope" } }] }, { text: "never asked for" });
+    const s = tui();
+    await s.waitFor("Type a request", 20_000);
+    await typeIn(s, "do it");
+    s.send(KEYS.enter);
+    await s.waitFor("Permission needed");
+    s.kill("SIGHUP");
+    expect((await s.exited()).exitCode).toBe(129);
+    expect(fake.requests).toHaveLength(1);
+    const again = tui(["--continue"]);
+    await again.waitFor("stopped at its first permission question (bash)", 20_000);
+  });
+
+  it("with no turn running, a hang-up quits at once with 129", async () => {
+    const s = tui();
+    await s.waitFor("Type a request", 20_000);
+    s.kill("SIGHUP");
+    expect((await s.exited()).exitCode).toBe(129);
+  });
 });

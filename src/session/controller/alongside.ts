@@ -51,10 +51,11 @@ export interface AlongsideControl {
   detachedNotes(): string[];
   /**
    * The terminal hung up during a turn: the turn goes on to its end, each permission question
-   * answered "no" ("continue") or the turn stopped at the first ("quit"). Resolves once it
-   * has ended, its note written.
+   * answered "no" ("continue") or the turn stopped at the first ("quit"). `open`: the tools
+   * of the questions on screen at that moment, which the caller answers "no". Resolves once
+   * the turn has ended, its note written.
    */
-  detach(mode: HangupChoice): Promise<void>;
+  detach(mode: HangupChoice, open?: string[]): Promise<void>;
 }
 
 /** text as it may be kept: redacted, no control characters but newline and tab */
@@ -167,9 +168,16 @@ export class Alongside implements AlongsideControl {
     return Promise.resolve("deny");
   }
 
-  detach(mode: HangupChoice): Promise<void> {
+  detach(mode: HangupChoice, open: string[] = []): Promise<void> {
     this.mode = mode;
     if (!this.d.busy()) return Promise.resolve();
+    for (const tool of open) {
+      this.denied.push(tool);
+      if (mode === "quit" && this.stoppedAt === undefined) {
+        this.stoppedAt = tool;
+        this.d.interrupt();
+      }
+    }
     return new Promise((resolve) => {
       let done = false;
       const finish = (how: string): void => {
