@@ -511,6 +511,10 @@ class TuiApp {
       case "turn_end":
         this.attention.session(sessionLabel(a.controller));
         this.attention.turnEnded(e);
+        // what was queued behind it, once the turn's end has settled
+        setImmediate(() => {
+          if (!this.closed) a.run.turnEnded(a.handle, e);
+        });
         t.closeLive();
         t.turnState(false, false);
         this.retry = undefined;

@@ -118,24 +118,26 @@ function send(s: ScreenHandle, text: string, images: ImageBlock[]): void {
   s.transcript.bottom();
   // ↑ finds it in the next session of this workspace too
   s.controller.alongside?.remember(text);
-  s.controller.runPrompt(text, images).then(
+  s.controller.submit(text, images).then(
     (r) => {
-      if (r.unsent) {
-        // interrupted while it waited for the turn's code: nothing went, so the text comes back
-        // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,
-        // ahead of any attached since
-        if (s.editor.isEmpty()) s.editor.set(text);
-        s.attachments.unshift(...images);
-        returnQueue(s);
-        s.render();
-        return;
-      }
-      if (r.ok) afterTurn(s);
-      else returnQueue(s);
+      // interrupted while it waited for the turn's code: nothing went, so the text comes back
+      // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,
+      // ahead of any attached since
+      if (r.sent) return;
+      if (s.editor.isEmpty()) s.editor.set(text);
+      s.attachments.unshift(...images);
+      returnQueue(s);
       s.render();
     },
     (e: unknown) => s.fail("sending", e),
   );
+}
+
+/** the session said a turn ended (turn_end): what was queued goes next, or back to the prompt */
+export function turnEnded(s: ScreenHandle, how: { ok: boolean }): void {
+  if (how.ok) afterTurn(s);
+  else returnQueue(s);
+  s.render();
 }
 
 /** a turn ended well: the next queued message goes out, if nothing else runs */
