@@ -85,6 +85,14 @@ export type Intent =
   | { type: "transcript"; op: TranscriptOp }
   | { type: "interrupt" }
   | { type: "submit" }
+  /** during a turn: the prompt joins it at its next model call (no turn: as submit) */
+  | { type: "steer" }
+  /** the queued messages: the last one back into the prompt, or dropped */
+  | { type: "queue"; op: "edit" | "remove" }
+  /** Ctrl-C with no turn running: the prompt is emptied */
+  | { type: "clearPrompt" }
+  /** the terminal gained or lost the focus (mode 1004) */
+  | { type: "termFocus"; focused: boolean }
   /** Enter before the session is open: send the prompt once it is */
   | { type: "hold" }
   /** Esc before the session is open: keep the prompt instead */
@@ -136,6 +144,8 @@ export interface RouteView {
   promptEmpty: boolean;
   /** Enter was pressed before the session was open */
   held: boolean;
+  /** how many messages wait in the queue (0 when none) */
+  queued?: number;
 }
 
 const EDIT_OPS: Record<(typeof EDIT_ACTIONS)[number], EditOp> = {
@@ -182,12 +192,16 @@ function typeAheadSafe(i: Intent): boolean {
     case "redraw":
     case "dismissFlash":
     case "typedAhead":
+    case "termFocus":
       return true;
     case "quit":
     case "flash":
     case "suspend":
     case "interrupt":
     case "submit":
+    case "steer":
+    case "queue":
+    case "clearPrompt":
     case "hold":
     case "release":
     case "answer":
@@ -237,6 +251,24 @@ export class KeyRouter {
       return view.modal ? [{ type: "typedAhead" }, ...this.pasteTo(ev.text, view)] : this.pasteTo(ev.text, view);
     }
     const k = ev;
+    // the terminal's focus reports are not keys: they change nothing a key would
+    if (k.name === "focusin" || k.name === "focusout") {
+      this.rewindArmedAt = rewindArmed;
+      return [{ type: "termFocus", focused: k.name === "focusin" }];
+    }
+    // with no box open, the quit key interrupts a running turn, then empties the prompt; only
+    // on an empty prompt with nothing running does it quit (pressed twice: a prompt just
+    // emptied by it counts as the first press, and what it held is kept as the draft)
+    if (this.is("app.quit", k) && !view.modal && view.attached) {
+      if (view.interruptible) {
+        this.quitArmedAt = undefined;
+        return [{ type: "interrupt" }];
+      }
+      if (!view.promptEmpty) {
+        this.quitArmedAt = this.now();
+        return [{ type: "clearPrompt" }];
+      }
+    }
     // quitting works everywhere, even with a question open (it is then answered "deny")
     if (this.is("app.quit", k)) {
       const now = this.now();
@@ -443,6 +475,7 @@ export class KeyRouter {
   private promptKey(k: KeyEvent, view: RouteView, esc?: { armedAt: number | undefined }): Intent[] {
     const a = this.first(PROMPT_ACTIONS, k, (x) => {
       if (x === "turn.interrupt") return view.attached ? view.interruptible : view.held;
+      if (x === "queue.edit" || x === "queue.remove") return view.attached && (view.queued ?? 0) > 0;
       if (x === "transcript.focus" || x === "transcript.pageUp" || x === "transcript.pageDown") return view.attached;
       return true;
     });
@@ -452,6 +485,12 @@ export class KeyRouter {
         return [view.attached ? { type: "interrupt" } : { type: "release" }];
       case "input.submit":
         return [view.attached ? { type: "submit" } : { type: "hold" }];
+      case "input.steer":
+        return [view.attached ? { type: "steer" } : { type: "hold" }];
+      case "queue.edit":
+        return [{ type: "queue", op: "edit" }];
+      case "queue.remove":
+        return [{ type: "queue", op: "remove" }];
       case "input.newline":
         return [{ type: "edit", op: "newline" }];
       case "input.historyPrev":

@@ -248,7 +248,7 @@ function unbound(): Keymap {
 function viewFor(place: Place): Partial<RouteView> {
   switch (place) {
     case "prompt":
-      return { focus: "input", interruptible: true };
+      return { focus: "input", interruptible: true, queued: 1 };
     case "transcript":
       return { focus: "transcript", interruptible: true };
     case "context":

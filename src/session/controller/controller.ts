@@ -34,6 +34,8 @@ import { permissionAsker } from "./ask-permission.js";
 import { SessionFigures } from "./figures.js";
 import { TurnParts, type Parts } from "./turn-parts.js";
 import { Activity } from "./activity.js";
+import { SteerInbox } from "../turn/steer-inbox.js";
+import { Alongside } from "./alongside.js";
 import { listModels } from "./model-list.js";
 import { OpenSession } from "./open-session.js";
 import {
@@ -110,6 +112,10 @@ export class App implements Controller {
   private rewinding = false;
   /** custom commands, skills, hooks, /init and the todo tool (workflow.ts) */
   readonly workflow: Workflow;
+  /** messages steered into the running turn (turn/steer.ts) */
+  private readonly steering = new SteerInbox();
+  /** the draft, the workspace's prompt history, a turn that outlives its terminal (alongside.ts) */
+  readonly alongside: Alongside;
 
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
@@ -135,7 +141,18 @@ export class App implements Controller {
       events: this.hub,
     });
     this.inUse = new ProviderInUse(opts, this.parts);
-    this.askPermission = permissionAsker(this.hub, opts.headless);
+    this.alongside = new Alongside({
+      dir: opts.alongsideDir,
+      workspace: opts.workspace,
+      hub: this.hub,
+      redact: (t) => this.redactKeys(t),
+      session: () => ({ id: this.open.current.id, stored: this.open.storedId() !== undefined }),
+      busy: () => this.busy(),
+      interrupt: () => this.interrupt(),
+    });
+    const ask = permissionAsker(this.hub, opts.headless);
+    // after a hang-up, questions are answered by the "hangup" setting (alongside.ts)
+    this.askPermission = (req) => this.alongside.ask(req, ask);
     this.sandbox = new SandboxSetup({ sandbox: opts.sandbox, network: opts.network, workspace: opts.workspace, dbPath: opts.store.path, configFile: opts.configFile });
     this.activity = new Activity(this.hub);
     this.open = new OpenSession({
@@ -480,7 +497,7 @@ export class App implements Controller {
       events: this.hub,
       previousUsage: this.figures.lastUsage,
       sandbox: this.sandbox.forCommands(),
-    });
+    }, this.steering);
   }
 
   async submit(text: string, images: ImageBlock[] = []): Promise<{ sent: boolean }> {
@@ -547,6 +564,8 @@ export class App implements Controller {
         if (prompted) await this.workflow.stop(this.open.current.id);
       },
     );
+    // what was steered in and never reached a model call goes back to the screen
+    this.steering.release();
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
@@ -582,6 +601,11 @@ export class App implements Controller {
 
   interrupt(): void {
     this.activity.interrupt();
+  }
+
+  steer(text: string): Promise<boolean> {
+    if (!this.activity.turnRunning()) return Promise.resolve(false);
+    return this.steering.push(this.redactKeys(text));
   }
 
   async newSession(): Promise<void> {

@@ -15,6 +15,7 @@ import { imageTarget } from "../../replay/replay.js";
 import { turnRequest } from "../../replay/request.js";
 import type { TurnEnv } from "../turn/turn.js";
 import type { EventHub } from "../turn/events.js";
+import type { SteerInbox } from "../turn/steer-inbox.js";
 import { redactRequest } from "../turn/redact.js";
 import { withTaskList } from "../turn/task-list.js";
 import type { ModelInUse } from "./model-choice.js";
@@ -96,7 +97,7 @@ interface TurnSetting {
 }
 
 /** what a turn works with */
-export function turnEnv(c: Composition, t: TurnSetting): TurnEnv {
+export function turnEnv(c: Composition, t: TurnSetting, steer?: SteerInbox): TurnEnv {
   const { provider: providerName, model } = c.model;
   const m = c.info;
   const s = c.settings;
@@ -136,6 +137,7 @@ export function turnEnv(c: Composition, t: TurnSetting): TurnEnv {
     tokenMethod: methodFor(providerName, model),
     events: t.events,
     ...(t.previousUsage ? { previousUsage: t.previousUsage } : {}),
+    ...(steer ? { steer } : {}),
   };
   return env;
 }

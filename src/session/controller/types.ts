@@ -12,6 +12,7 @@ import type { TurnOutcome } from "../turn/env.js";
 import type { ServerStatus } from "../../extensions/manager.js";
 import type { WorkflowControl } from "./workflow.js";
 import type { PlannedItem, PromptChoice, RewindDone, RewindMode, RewindPreview } from "./rewind.js";
+import type { AlongsideControl } from "./alongside.js";
 
 import type { CompactionStrategy } from "../../compaction/types.js";
 export type { CompactionStrategy };
@@ -119,6 +120,12 @@ export interface Controller {
   loadProblems(): readonly string[];
   /** stops the stream or the running tool; what arrived is kept */
   interrupt(): void;
+  /**
+   * sends a message into the running turn, stored before its next model call; resolves true
+   * once stored, false when no turn runs or it ended without taking it (the text is the
+   * caller's again). Absent in front-end tests' stand-ins.
+   */
+  steer?(text: string): Promise<boolean>;
   newSession(): Promise<void>;
   listSessions(): Promise<Session[]>;
   switchSession(id: string): Promise<void>;
@@ -144,4 +151,6 @@ export interface Controller {
   rewind?: RewindControl;
   /** custom commands, skills, hooks (workflow.ts); absent in front-end tests' stand-ins */
   workflow?: WorkflowControl;
+  /** drafts, the workspace's prompt history, hanging up; absent in front-end tests' stand-ins */
+  alongside?: AlongsideControl;
 }
