@@ -119,6 +119,11 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
       guard("/new", c.newSession().then(() => s.flash("new session", "ok")));
       return;
     case "sessions":
+      // an id, or its start as the screen shows it: switched to at once
+      if (arg.trim()) {
+        guard("/sessions", c.switchSession(arg.trim()).then(() => s.flash(`switched to session ${c.session().id.slice(0, 8)}`, "ok")));
+        return;
+      }
       guard(
         "/sessions",
         c.listSessions().then((list) => s.pickSession(list)),
@@ -274,8 +279,18 @@ export function apiLines(api: AppInfo["api"], sessionId: string): Line[] {
   ];
   API_ROUTES.forEach((r, i) => out.push([label(i === 0 ? "routes" : ""), { t: r.path.padEnd(pathW + 2), s: "key" }, { t: r.what, s: "dim" }]));
   out.push([label("session"), { t: `this one is ${sessionId}` }]);
-  out.push([label("example"), { t: `curl -s -H "Authorization: Bearer $(cat ${inertLine(api.tokenFile)})" ${inertLine(api.url)}/sessions/${sessionId}/context` }]);
+  // the command on a line of its own, from the first column and as short as it goes (~ for
+  // the home folder, the id's start): a line the pane must wrap pastes as two commands
+  out.push([label("example"), { t: "(one line: copy it whole)", s: "dim" }]);
+  out.push([{ t: curlExample(api, sessionId) }]);
   return out;
+}
+
+/** the example request, on one line; "~" stands for the home folder where the token file is in it */
+export function curlExample(api: NonNullable<AppInfo["api"]>, sessionId: string, home = process.env["HOME"]): string {
+  const file = home && home !== "/" && api.tokenFile.startsWith(`${home}/`) && !/[\s"'$`\\]/.test(api.tokenFile) ? `~${api.tokenFile.slice(home.length)}` : api.tokenFile;
+  const id = sessionId.length > 8 ? sessionId.slice(0, 8) : sessionId;
+  return `curl -sH "Authorization: Bearer $(cat ${inertLine(file)})" ${inertLine(api.url)}/sessions/${id}/context`;
 }
 
 /** /help: the commands, the local API when it is on, then every action with its keys in the keymap in force */

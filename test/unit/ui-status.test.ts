@@ -39,7 +39,7 @@ describe("the status line", () => {
 
   it("shortens a key problem before it would drop the context key", () => {
     const s = status({ info: { ...BASE.info, keyProblem: "No API key for anthropic: set ANTHROPIC_API_KEY or write it in the config file" } }, 60);
-    expect(s).toContain("⚠ No API key");
+    expect(s).toContain("! No API key");
     expect(s).toContain("…");
     expect(s).toContain("^O context");
   });
