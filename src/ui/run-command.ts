@@ -281,16 +281,26 @@ export function apiLines(api: AppInfo["api"], sessionId: string): Line[] {
   out.push([label("session"), { t: `this one is ${sessionId}` }]);
   // the command on a line of its own, from the first column and as short as it goes (~ for
   // the home folder, the id's start): a line the pane must wrap pastes as two commands
-  out.push([label("example"), { t: "(one line: copy it whole)", s: "dim" }]);
-  out.push([{ t: curlExample(api, sessionId) }]);
+  const ex = curlExample(api, sessionId);
+  out.push([label("example"), { t: "one command; a screen that wraps it breaks the copy: the two lines after it are each whole", s: "dim" }]);
+  out.push([{ t: ex.oneLine }]);
+  for (const l of ex.twoLines) out.push([{ t: l }]);
   return out;
 }
 
-/** the example request, on one line; "~" stands for the home folder where the token file is in it */
-export function curlExample(api: NonNullable<AppInfo["api"]>, sessionId: string, home = process.env["HOME"]): string {
-  const file = home && home !== "/" && api.tokenFile.startsWith(`${home}/`) && !/[\s"'$`\\]/.test(api.tokenFile) ? `~${api.tokenFile.slice(home.length)}` : api.tokenFile;
+/**
+ * The example request as one command, from the first column and as short as it goes ("~" for
+ * the home folder, the id's start, no scheme), and as two commands that each fit 80 columns:
+ * a line the pane wraps pastes as two broken commands.
+ */
+export function curlExample(api: NonNullable<AppInfo["api"]>, sessionId: string, home = process.env["HOME"]): { oneLine: string; twoLines: [string, string] } {
+  const plain = !/[\s"'$`\\]/.test(api.tokenFile);
+  const file = home && home !== "/" && plain && api.tokenFile.startsWith(`${home}/`) ? `~${api.tokenFile.slice(home.length)}` : api.tokenFile;
   const id = sessionId.length > 8 ? sessionId.slice(0, 8) : sessionId;
-  return `curl -sH "Authorization: Bearer $(cat ${inertLine(file)})" ${inertLine(api.url)}/sessions/${id}/context`;
+  const where = `${inertLine(api.url.replace(/^http:\/\//, ""))}/sessions/${id}/context`;
+  // a path a shell would split or expand goes in single quotes
+  const cat = `$(cat ${inertLine(plain ? file : `'${file.replace(/'/g, "'\\''")}'`)})`;
+  return { oneLine: `curl -H "Authorization: Bearer ${cat}" ${where}`, twoLines: [`T=${cat}`, `curl -H "Authorization: Bearer $T" ${where}`] };
 }
 
 /** /help: the commands, the local API when it is on, then every action with its keys in the keymap in force */
