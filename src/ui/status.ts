@@ -252,7 +252,7 @@ export function hintLine(h: HintInput, cols: number): Line {
   const left: Line = [];
   if (h.attachments) {
     const n = h.attachments;
-    left.push({ t: `📎 ${n} image${n === 1 ? "" : "s"} `, s: "key" }, { t: "(/image clear) ", s: "dim" });
+    left.push({ t: `[${n} image${n === 1 ? "" : "s"}] `, s: "key" }, { t: "(/image clear) ", s: "dim" });
   }
   let right: Line;
   if (h.flash) right = [{ t: h.flash.text, s: h.flash.style }];

@@ -84,7 +84,7 @@ export function layOutItem(item: Item, width: number, ctx: LayoutContext): ItemL
       break;
     }
     case "notice": {
-      const [mark, style]: [string, StyleName] = body.level === "error" ? ["✗ ", "err"] : body.level === "warning" ? ["⚠ ", "warn"] : ["· ", "info"];
+      const [mark, style]: [string, StyleName] = body.level === "error" ? ["✗ ", "err"] : body.level === "warning" ? ["! ", "warn"] : ["· ", "info"];
       const text = wrapText(inert(body.text), Math.max(1, inner - 2), style);
       text.forEach((l, i) => lines.push([...pad, { t: i === 0 ? mark : "  ", s: style }, ...l]));
       break;
@@ -137,7 +137,7 @@ function layOutUser(item: Item, msg: StoredMessage, inner: number, lines: Line[]
         break;
       }
       case "image":
-        body.push([{ t: `📎 ${imageLabel(b)}`, s: "dim" }]);
+        body.push([{ t: `[image] ${imageLabel(b)}`, s: "dim" }]);
         break;
       case "tool_result":
       case "tool_use":
@@ -212,7 +212,7 @@ function layOutAssistant(
       }
       case "image":
         gap();
-        push([[{ t: `📎 ${imageLabel(b)}`, s: "dim" }]]);
+        push([[{ t: `[image] ${imageLabel(b)}`, s: "dim" }]]);
         break;
       case "tool_result":
         break;
@@ -220,8 +220,8 @@ function layOutAssistant(
         assertNever(b, "block");
     }
   });
-  if (interrupted && item.body.kind !== "live") push([[{ t: "⏹ interrupted", s: "dim" }]]);
-  else if (interrupted && item.body.kind === "live") push([[{ t: "⏹ not saved: the turn ended before this was stored", s: "dim" }]]);
+  if (interrupted && item.body.kind !== "live") push([[{ t: "[interrupted]", s: "dim" }]]);
+  else if (interrupted && item.body.kind === "live") push([[{ t: "[not saved: the turn ended before this was stored]", s: "dim" }]]);
 }
 
 function imageLabel(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {

@@ -388,7 +388,7 @@ describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
       await t.waitFor("Opening of a very long answer.", WAIT);
       await t.waitFor(/^ streaming · /m, WAIT);
       t.send(KEYS.escape);
-      await t.waitFor("⏹ interrupted", WAIT);
+      await t.waitFor("[interrupted]", WAIT);
       await t.waitFor(/^ idle · /m, WAIT);
       await t.settle();
       screen = t.screenText();
@@ -405,7 +405,7 @@ describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
       expect(screen).toContain(`anthropic / ${MODEL}`);
       t.send(KEYS.ctrl("o"));
       await t.waitForGone("Context · what the last request sent", WAIT);
-      await t.waitFor("⏹ interrupted", WAIT); // the transcript is back
+      await t.waitFor("[interrupted]", WAIT); // the transcript is back
 
       // Ctrl-D on the empty prompt quits; the far side restored the terminal before ssh ended
       t.send(KEYS.ctrl("d"));
@@ -454,7 +454,7 @@ describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
       // back over SSH with --continue: the question and everything that had arrived are there
       const again = sshApp(s, home, fake, path.join(home.root, "remote2.pid"), ["--continue"]);
       await again.waitFor("› a question asked just before the link dropped", WAIT);
-      await again.waitFor("⏹ interrupted", WAIT);
+      await again.waitFor("[interrupted]", WAIT);
       await again.settle();
       const screen = again.screenText();
       expect(screen, `the answer on screen when the link dropped reached ${lastSeen}; the record lost the rest`).toMatch(new RegExp(`\\b${lastSeen}\\b`));

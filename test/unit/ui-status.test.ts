@@ -61,7 +61,7 @@ describe("the hint line", () => {
     expect(hint({ following: false })).toContain("↓ more below");
     expect(hint({ focus: "transcript" })).toContain("transcript: ↑/↓ select");
     expect(hint({ flash: { text: "switched", style: "ok", until: 1 } })).toMatch(/ switched$/);
-    expect(hint({ attachments: 2 })).toMatch(/^📎 2 images \(\/image clear\) ─/);
+    expect(hint({ attachments: 2 })).toMatch(/^\[2 images\] \(\/image clear\) ─/);
   });
 
   it("before the session is open: what Enter does, and that it is held", () => {

@@ -204,13 +204,13 @@ describe("transcript", () => {
     let s = screen(t.view(60, 10).lines);
     expect(s).toContain("checkpointed part");
     expect(s).not.toContain("the rest");
-    expect(s).toContain("⏹ interrupted");
+    expect(s).toContain("[interrupted]");
     t.answerStart(2);
     t.textDelta(2, "never stored");
     t.closeLive();
     s = screen(t.view(60, 10).lines);
     expect(s).toContain("never stored");
-    expect(s).toContain("⏹ not saved");
+    expect(s).toContain("[not saved");
     // an answer with nothing in it leaves nothing behind
     const before = t.itemCount();
     t.answerStart(3);
