@@ -13,6 +13,7 @@ import { inert, inertLine } from "./inert.js";
 import type { InputEditor, PromptHistory } from "./input.js";
 import type { Line, Seg, StyleName } from "./style.js";
 import { formatBytes, textWidth } from "./text.js";
+import { LISTING_MODELS } from "./status.js";
 import type { Transcript } from "./transcript.js";
 import { buildModelPicker, type ModelPicker } from "./model-list.js";
 import type { PromptChoice } from "../session/controller/rewind.js";
@@ -132,7 +133,7 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     case "model":
       if (!arg.trim()) {
         // the list comes once the servers have answered (or not); typing meanwhile goes to the prompt
-        s.flash("listing models…");
+        s.flash(LISTING_MODELS);
         guard("/model", c.listModels().then((m) => s.pickModel(buildModelPicker(m))));
         return;
       }

@@ -30,6 +30,9 @@ export interface Retry {
   reason: string;
 }
 
+/** what the hint line says while /model waits for the servers' lists; it goes when the list opens */
+export const LISTING_MODELS = "listing models…";
+
 const STATUS_FILL: Seg = { t: "", s: "status" };
 
 /** the flash to show now; `turnRunning`: a turn (or a /compact) is still running */
@@ -63,6 +66,8 @@ export interface StatusInput {
   sessionId: string;
   state: TurnState;
   detail?: string | undefined;
+  /** streaming, and nothing of the answer has arrived yet */
+  waiting?: boolean;
   /** a turn is running (the state may say idle between its steps) */
   busy: boolean;
   retry?: Retry | undefined;
@@ -78,7 +83,8 @@ function stateText(s: StatusInput): { t: string; s: StyleName } {
     case "idle":
       return { t: s.busy ? "working" : "idle", s: "status" };
     case "streaming":
-      return { t: "streaming", s: "statusAccent" };
+      // a request can wait seconds for its first byte: that is the provider's time, not streaming
+      return s.waiting ? { t: `waiting for ${inertLine(s.info.provider)}`, s: "statusAccent" } : { t: "streaming", s: "statusAccent" };
     case "tool":
       return { t: `running ${inertLine(s.detail ?? "tool")}`, s: "statusAccent" };
     case "permission":

@@ -33,7 +33,7 @@ describe("hints end with the turn they speak of", () => {
     await term.waitFor("› go");
     term.send(KEYS.enter);
     c.emit({ type: "state", state: "streaming" });
-    await term.waitFor(/ streaming ·/);
+    await term.waitFor(/ waiting for anthropic ·/);
     term.send(KEYS.escape);
     await term.waitFor("interrupting… what arrived is kept");
     expect(c.interrupts).toBe(1);
@@ -49,7 +49,7 @@ describe("hints end with the turn they speak of", () => {
     await term.waitFor("› first");
     term.send(KEYS.enter);
     c.emit({ type: "state", state: "streaming" });
-    await term.waitFor(/ streaming ·/);
+    await term.waitFor(/ waiting for anthropic ·/);
     term.send("second");
     await term.waitFor("› second");
     term.send(KEYS.enter);
