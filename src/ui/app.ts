@@ -553,8 +553,8 @@ class TuiApp {
         if (e.vertical(i.dir)) return;
         // the prompt history comes with the session
         if (!a) return;
-        const text = i.dir < 0 ? a.history.prev(e.value()) : a.history.next();
-        if (text !== undefined) e.set(text);
+        const text = i.dir < 0 ? a.history.prev(e.value(), e.shape()) : a.history.next();
+        if (text !== undefined) e.recall(text, a.history.shapeOf(text));
         return;
       }
       case "complete": {

@@ -80,7 +80,7 @@ export function submitPrompt(s: ScreenHandle): void {
     s.flash("no API key: see above · your text stays here", "err");
     return;
   }
-  s.history.add(text);
+  s.history.add(text, s.editor.value().trimEnd() === text ? s.editor.shape() : undefined);
   s.editor.clear();
   const images = s.attachments.splice(0);
   s.transcript.bottom();
@@ -90,7 +90,7 @@ export function submitPrompt(s: ScreenHandle): void {
       // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,
       // ahead of any attached since
       if (r.sent) return;
-      if (s.editor.isEmpty()) s.editor.set(text);
+      if (s.editor.isEmpty()) s.editor.recall(text, s.history.shapeOf(text));
       s.attachments.unshift(...images);
       s.render();
     },
