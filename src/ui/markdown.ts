@@ -126,7 +126,7 @@ function renderCode(t: Tokens.Code, width: number): Line[] {
   const indent: Line = [{ t: "  " }];
   const out: Line[] = [];
   for (const l of logical) {
-    for (const row of wrapLine(l, Math.max(1, width - 2), { hard: true })) out.push([...indent, ...row]);
+    for (const row of wrapLine(l, Math.max(1, width - 2), { hard: true, keepIndent: true })) out.push([...indent, ...row]);
   }
   return out;
 }

@@ -12,7 +12,7 @@ import { inert } from "./inert.js";
 import { summaryHeading } from "../compaction/heading.js";
 import { renderMarkdown } from "./markdown.js";
 import type { Line, StyleName } from "./style.js";
-import { countLines, firstLines, formatBytes, formatInt, restyle, wrapLine, wrapText } from "./text.js";
+import { countLines, firstLines, formatBytes, formatInt, restyle, textWidth, wrapLine, wrapText } from "./text.js";
 import type { ToolCallState } from "./toolcall.js";
 import { formatToolLine, toolCallLines } from "./toolline.js";
 import type { Item } from "./transcript-item.js";
@@ -102,7 +102,7 @@ export function layOutItem(item: Item, width: number, ctx: LayoutContext): ItemL
       break;
     }
     case "lines":
-      for (const l of body.lines) lines.push(...wrapLine([...pad, ...l], width, { indent: pad }));
+      for (const l of body.lines) lines.push(...wrapLine([...pad, ...l], width, { indent: [...pad, ...hangUnder(l, width)] }));
       break;
     default:
       assertNever(body, "transcript item");
@@ -110,6 +110,17 @@ export function layOutItem(item: Item, width: number, ctx: LayoutContext): ItemL
   // a blank line separates items; empty items (tool results shown on their calls) take none
   if (lines.length) lines.unshift([]);
   return { lines, targets: targets.map((t) => ({ id: t.id, line: t.line + 1 })) };
+}
+
+/**
+ * Where a row of a table-like line (a label padded with two spaces or more, then its text, as
+ * /help and /api write them) goes on when it wraps: under the text, not under the label.
+ */
+function hangUnder(l: Line, width: number): Line {
+  const label = l[0];
+  if (l.length < 2 || !label || !/\S {2,}$/.test(label.t)) return [];
+  const w = textWidth(label.t);
+  return w * 2 < width ? [{ t: " ".repeat(w) }] : [];
 }
 
 /** an open long prompt's last line: what is still not shown, or how to fold it */
