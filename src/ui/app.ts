@@ -43,7 +43,7 @@ import { loadParts, type ScreenParts } from "./parts.js";
 import type { ScreenHandle } from "./run-command.js";
 import { createSurface, processTerminal, type Surface, type Terminal } from "./screen.js";
 import { watchProcess } from "./signals.js";
-import type { Flash, Retry } from "./status.js";
+import { LISTING_MODELS, type Flash, type Retry } from "./status.js";
 import { Theme, type StyleName } from "./style.js";
 import { resumeScreen, suspendScreen } from "./suspend.js";
 import { loadWidths, takeEstimated } from "./text.js";
@@ -144,7 +144,8 @@ class TuiApp {
   private readonly guard = new BoxGuard(this.frames, () => this.frames.request());
   /** where the pane was last drawn: the wheel over it scrolls it */
   private paneRect: Rect | undefined;
-  private turn: { state: TurnState; detail?: string | undefined } = { state: "idle" };
+  /** `waiting`: streaming, with nothing of the answer in yet */
+  private turn: { state: TurnState; detail?: string | undefined; waiting?: boolean } = { state: "idle" };
   /** images for the next prompt (one array for the screen's life: commands change it in place) */
   private readonly attachments: ImageBlock[] = [];
   private flashMsg: Flash | undefined;
@@ -268,6 +269,8 @@ class TuiApp {
           this.frames.request();
         },
         pickModel: (picker) => {
+          // the list is open: "listing models…" is said and done
+          if (this.flashMsg?.text === LISTING_MODELS) this.flashMsg = undefined;
           if (!this.modal) {
             this.modal = { kind: "models", picker };
             this.guard.reset();
@@ -459,16 +462,19 @@ class TuiApp {
         t.answerStart(e.answer);
         break;
       case "text_delta":
+        this.firstByte();
         t.textDelta(e.answer, e.text);
         break;
       case "reasoning_delta":
+        this.firstByte();
         t.reasoningDelta(e.answer, e.text);
         break;
       case "tool_input":
+        this.firstByte();
         t.toolInput(e.answer, e.index, e.name, e.bytes);
         break;
       case "state":
-        this.turn = { state: e.state, detail: e.detail };
+        this.turn = { state: e.state, detail: e.detail, waiting: e.state === "streaming" };
         if (e.state === "streaming") this.retry = undefined;
         t.turnState(e.state !== "idle" || a.controller.busy(), e.state === "permission");
         this.attention.session(sessionLabel(a.controller));
@@ -645,8 +651,8 @@ class TuiApp {
         if (e.vertical(i.dir)) return;
         // the prompt history comes with the session
         if (!a) return;
-        const text = i.dir < 0 ? a.history.prev(e.value()) : a.history.next();
-        if (text !== undefined) e.set(text);
+        const text = i.dir < 0 ? a.history.prev(e.value(), e.shape()) : a.history.next();
+        if (text !== undefined) e.recall(text, a.history.shapeOf(text));
         return;
       }
       case "complete": {
@@ -727,6 +733,11 @@ class TuiApp {
       },
       (e: unknown) => this.fail("/model", e),
     );
+  }
+
+  /** the answer's first bytes are in: "waiting for the provider" becomes "streaming" */
+  private firstByte(): void {
+    if (this.turn.waiting) this.turn = { ...this.turn, waiting: false };
   }
 
   private chooseSession(): void {

@@ -26,7 +26,7 @@ import {
   type Action,
   type Keymap,
 } from "./bindings.js";
-import type { InputEvent, KeyEvent } from "./keys.js";
+import { splitAlt, type InputEvent, type KeyEvent } from "./keys.js";
 import type { StyleName } from "./style.js";
 import { assertNever } from "../record/types.js";
 
@@ -279,8 +279,21 @@ export class KeyRouter {
     this.quitArmedAt = undefined;
     // suspending answers nothing: a box is still there when the shell's fg brings the screen back
     if (this.is("app.suspend", k)) return [{ type: "suspend" }];
+    // Esc and a letter typed at once arrive as one Alt-letter: one the keymap binds is that
+    // key; one bound to nothing is the Esc and then the letter ("think" stays "think")
+    const split = this.unboundAlt(k);
+    if (split) return [...this.route(split[0], view), ...this.route(split[1], view)];
     if (view.modal) return this.boxKey(view.modal, k, view);
     return this.placeKey(k, view, { armedAt: rewindArmed });
+  }
+
+  /** an Alt-character no action binds, as Esc and the character; else undefined */
+  private unboundAlt(k: KeyEvent): [KeyEvent, KeyEvent] | undefined {
+    if (!k.meta || k.at) return undefined;
+    const parts = splitAlt(k);
+    if (!parts) return undefined;
+    for (const keys of Object.values(this.km.bindings) as string[][]) if (keys.includes(k.full)) return undefined;
+    return parts;
   }
 
   private pasteTo(text: string, view: RouteView): Intent[] {
@@ -400,6 +413,8 @@ export class KeyRouter {
     const a = this.first(CONTEXT_ACTIONS, k);
     if (a) return this.contextAction(a, view);
     if (printable(k)) return [{ type: "compose" }, ...this.promptKey(k, { ...view, focus: "input" })];
+    // quitting on an empty prompt works wherever the keys are
+    if (this.is("app.quitIfEmpty", k) && view.promptEmpty) return [{ type: "quit" }];
     return []; // other keys do nothing here
   }
 
@@ -434,6 +449,7 @@ export class KeyRouter {
     const a = this.first(TRANSCRIPT_ACTIONS, k, (x) => x !== "turn.interrupt" || view.interruptible);
     if (a) return this.transcriptAction(a);
     if (printable(k)) return [...LEAVE_TRANSCRIPT, ...this.promptKey(k, { ...view, focus: "input" })];
+    if (this.is("app.quitIfEmpty", k) && view.promptEmpty) return [{ type: "quit" }];
     return [];
   }
 

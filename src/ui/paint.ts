@@ -45,7 +45,7 @@ export interface ScreenState {
   attachments: number;
   /** the prompt's text as typed, laid out at promptWidth() */
   prompt: { text: string; empty: boolean; layout: InputLayout };
-  turn: { state: TurnState; detail?: string | undefined };
+  turn: { state: TurnState; detail?: string | undefined; waiting?: boolean };
   retry: Retry | undefined;
   usage: Usage | undefined;
   context: ContextStatus | undefined;
@@ -129,6 +129,7 @@ export function paintScreen(st: ScreenState, l: Layout): Painted {
           sessionId: a.controller.session().id,
           state: st.turn.state,
           detail: st.turn.detail,
+          waiting: st.turn.waiting === true,
           busy: a.controller.busy(),
           retry: st.retry,
           now: st.now,

@@ -14,6 +14,7 @@ import { inert, inertLine } from "./inert.js";
 import type { InputEditor, PromptHistory } from "./input.js";
 import type { Line, Seg, StyleName } from "./style.js";
 import { formatBytes, textWidth } from "./text.js";
+import { LISTING_MODELS } from "./status.js";
 import type { Transcript } from "./transcript.js";
 import { buildModelPicker, type ModelPicker } from "./model-list.js";
 import type { PromptChoice } from "../session/controller/rewind.js";
@@ -113,7 +114,7 @@ export function submitPrompt(s: ScreenHandle, steer = false): void {
     s.flash("no API key: see above · your text stays here", "err");
     return;
   }
-  s.history.add(text);
+  s.history.add(text, s.editor.value().trimEnd() === text ? s.editor.shape() : undefined);
   s.editor.clear();
   const images = s.attachments.splice(0);
   send(s, text, images);
@@ -129,7 +130,7 @@ function send(s: ScreenHandle, text: string, images: ImageBlock[]): void {
       // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,
       // ahead of any attached since
       if (r.sent) return;
-      if (s.editor.isEmpty()) s.editor.set(text);
+      if (s.editor.isEmpty()) s.editor.recall(text, s.history.shapeOf(text));
       s.attachments.unshift(...images);
       returnQueue(s);
       s.render();
@@ -202,6 +203,11 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
       guard("/new", c.newSession().then(() => s.flash("new session", "ok")));
       return;
     case "sessions":
+      // an id, or its start as the screen shows it: switched to at once
+      if (arg.trim()) {
+        guard("/sessions", c.switchSession(arg.trim()).then(() => s.flash(`switched to session ${c.session().id.slice(0, 8)}`, "ok")));
+        return;
+      }
       guard(
         "/sessions",
         c.listSessions().then((list) => s.pickSession(list)),
@@ -210,7 +216,7 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     case "model":
       if (!arg.trim()) {
         // the list comes once the servers have answered (or not); typing meanwhile goes to the prompt
-        s.flash("listing models…");
+        s.flash(LISTING_MODELS);
         guard("/model", c.listModels().then((m) => s.pickModel(buildModelPicker(m))));
         return;
       }
@@ -394,8 +400,28 @@ export function apiLines(api: AppInfo["api"], sessionId: string): Line[] {
   ];
   API_ROUTES.forEach((r, i) => out.push([label(i === 0 ? "routes" : ""), { t: r.path.padEnd(pathW + 2), s: "key" }, { t: r.what, s: "dim" }]));
   out.push([label("session"), { t: `this one is ${sessionId}` }]);
-  out.push([label("example"), { t: `curl -s -H "Authorization: Bearer $(cat ${inertLine(api.tokenFile)})" ${inertLine(api.url)}/sessions/${sessionId}/context` }]);
+  // the command on a line of its own, from the first column and as short as it goes (~ for
+  // the home folder, the id's start): a line the pane must wrap pastes as two commands
+  const ex = curlExample(api, sessionId);
+  out.push([label("example"), { t: "one command; a screen that wraps it breaks the copy: the two lines after it are each whole", s: "dim" }]);
+  out.push([{ t: ex.oneLine }]);
+  for (const l of ex.twoLines) out.push([{ t: l }]);
   return out;
+}
+
+/**
+ * The example request as one command, from the first column and as short as it goes ("~" for
+ * the home folder, the id's start, no scheme), and as two commands that each fit 80 columns:
+ * a line the pane wraps pastes as two broken commands.
+ */
+export function curlExample(api: NonNullable<AppInfo["api"]>, sessionId: string, home = process.env["HOME"]): { oneLine: string; twoLines: [string, string] } {
+  const plain = !/[\s"'$`\\]/.test(api.tokenFile);
+  const file = home && home !== "/" && plain && api.tokenFile.startsWith(`${home}/`) ? `~${api.tokenFile.slice(home.length)}` : api.tokenFile;
+  const id = sessionId.length > 8 ? sessionId.slice(0, 8) : sessionId;
+  const where = `${inertLine(api.url.replace(/^http:\/\//, ""))}/sessions/${id}/context`;
+  // a path a shell would split or expand goes in single quotes
+  const cat = `$(cat ${inertLine(plain ? file : `'${file.replace(/'/g, "'\\''")}'`)})`;
+  return { oneLine: `curl -H "Authorization: Bearer ${cat}" ${where}`, twoLines: [`T=${cat}`, `curl -H "Authorization: Bearer $T" ${where}`] };
 }
 
 /** /help: the commands, the local API when it is on, then every action with its keys in the keymap in force */

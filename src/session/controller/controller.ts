@@ -22,7 +22,7 @@ import type { Capture, InspectorView, Page } from "../../context/types.js";
 import { refusedPrompt } from "./pastes.js";
 import { promptTooLarge } from "../../compaction/window.js";
 import { messageOf } from "../../record/errors.js";
-import { sessionIdProblem } from "../../record/session-id.js";
+import { findSession, sessionNotFound } from "../store/find-session.js";
 import { ExtensionManager } from "../../extensions/manager.js";
 import type { McpControl } from "./types.js";
 import { reloadSettings, type AppOptions } from "./options.js";
@@ -45,7 +45,6 @@ import {
   headlessHeld,
   modelAnswer,
   modelNow,
-  noSession,
   NOTHING_TO_FORK,
   PENDING,
   readOnlyRefusal,
@@ -301,10 +300,9 @@ export class App implements Controller {
     await app.lease.holdNew();
     const o = opts.open;
     if ("resume" in o) {
-      const problem = sessionIdProblem(o.resume);
-      if (problem) throw new UnknownSessionError(`${problem}; list the sessions with: albedo-tui sessions`);
-      const s = await opts.store.getSession(o.resume);
-      if (!s) throw new UnknownSessionError(noSession(o.resume, opts.store.path));
+      const f = await findSession(opts.store, o.resume);
+      if (!f.ok) throw new UnknownSessionError(sessionNotFound(f, opts.store.path));
+      const s = f.session;
       // --fork-session: a fork of it at its end, the original left as it is (held or not)
       await app.load(o.fork ? await opts.store.forkSession(s.id) : s);
     } else if ("continue" in o) {
@@ -381,6 +379,12 @@ export class App implements Controller {
   setApi(api: AppInfo["api"]): void {
     this.apiInfo = api;
     this.hub.emit({ type: "info" });
+  }
+
+  /** the open session while it has no row yet (before its first message): the local API
+   * answers for it as pending */
+  unstoredSession(): { id: string; since: string } | undefined {
+    return this.open.draftId();
   }
 
   info(): AppInfo {
@@ -626,10 +630,9 @@ export class App implements Controller {
 
   async switchSession(id: string): Promise<void> {
     if (this.busy()) throw new Error(BUSY.switchSession);
-    const problem = sessionIdProblem(id);
-    if (problem) throw new UnknownSessionError(problem);
-    const s = await this.opts.store.getSession(id);
-    if (!s) throw new UnknownSessionError(noSession(id));
+    const f = await findSession(this.opts.store, id);
+    if (!f.ok) throw new UnknownSessionError(f.problem);
+    const s = f.session;
     await this.load(s);
     this.hub.emit({ type: "session" });
     if (this.lease.readOnly) this.hub.emit({ type: "notice", level: "warning", text: this.lease.readOnly });
