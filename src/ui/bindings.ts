@@ -34,6 +34,7 @@ export const ACTIONS = [
   "app.quitIfEmpty",
   "app.redraw",
   "app.suspend",
+  "permission.cycle",
   "context.toggle",
   "context.close",
   "context.focusPrompt",
@@ -109,6 +110,7 @@ export const ACTION_HELP: Record<Action, string> = {
   "app.quit": "quit (press twice)",
   "app.quitIfEmpty": "quit when the prompt is empty",
   "app.redraw": "redraw the screen",
+  "permission.cycle": "next permission mode: ask, accept-edits, plan (Claude Code's Alt-M; bind S-tab here to have Shift-Tab)",
   "app.suspend": "suspend (the shell's fg brings it back)",
   "context.toggle": "open/close the context pane",
   "context.close": "close the context pane",
@@ -176,6 +178,7 @@ export const DEFAULT_BINDINGS: Record<Action, string[]> = {
   "app.quit": ["C-c"],
   "app.quitIfEmpty": ["C-d"],
   "app.redraw": ["C-l"],
+  "permission.cycle": ["M-m"],
   "app.suspend": ["C-z"],
   "context.toggle": ["C-o"],
   "context.close": ["escape"],
@@ -230,7 +233,7 @@ interface PlaceSpec {
 }
 
 /** read before any place's own keys (not in a box, where only quitting and suspending are) */
-const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "app.redraw"];
+const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "app.redraw", "permission.cycle"];
 const BOX_GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend"];
 
 

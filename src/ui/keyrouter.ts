@@ -74,6 +74,8 @@ export type Intent =
   /** Ctrl-Z: give the terminal back and stop until the shell's fg */
   | { type: "suspend" }
   | { type: "toggleContext" }
+  /** the next permission mode (mode-cycle.ts) */
+  | { type: "cycleMode" }
   | { type: "pane"; op: PaneOp }
   /** the person moved to the prompt */
   | { type: "focus"; to: "input" }
@@ -182,6 +184,7 @@ function typeAheadSafe(i: Intent): boolean {
     case "typedAhead":
       return true;
     case "quit":
+    case "cycleMode":
     case "flash":
     case "suspend":
     case "interrupt":
@@ -271,6 +274,7 @@ export class KeyRouter {
     if (this.is("context.toggle", k)) return [{ type: "toggleContext" }];
     // before the session is open only the prompt takes keys
     if (!view.attached) return this.promptKey(k, view);
+    if (this.is("permission.cycle", k)) return [{ type: "cycleMode" }];
     if (k.at) return this.wheel(k, k.at, view);
     if (view.focus === "context" && view.paneOpen) return this.contextKey(k, view);
     if (view.focus === "transcript") return this.transcriptKey(k, view);
