@@ -23,6 +23,7 @@ import { messageOf } from "../record/errors.js";
 import type { PermissionAnswer } from "../tools/types.js";
 import type { Usage } from "../provider/types.js";
 import { defaultKeymap, keyLabel, prettyKey, type Keymap } from "./bindings.js";
+import { ModeCycle } from "./mode-cycle.js";
 import { completeCommand } from "./commands.js";
 import type { ContextPane } from "./context-pane.js";
 import { FrameScheduler } from "./frames.js";
@@ -698,6 +699,12 @@ class TuiApp {
       case "rewindDiff":
         if (a) a.run.toggleRewindDiffs(this.rewindHost(a));
         return;
+      case "cycleMode": {
+        if (!a) return;
+        const said = this.modes.press(a.controller.info().permission, Date.now(), keyLabel(this.km, "permission.cycle"));
+        if (said.next) a.controller.setPermission(said.next);
+        return this.flash(said.say);
+      }
       default:
         assertNever(i, "intent");
     }
@@ -794,6 +801,9 @@ class TuiApp {
   }
 
   /** `turn`: it speaks of the running turn, and goes when the turn ends (status.ts activeFlash) */
+  /** the permission-mode key's state (leaving plan takes a second press) */
+  private readonly modes = new ModeCycle();
+
   private flash(text: string, style: StyleName = "info", ms = FLASH_MS, turn = false): void {
     this.flashMsg = { text, style, until: Date.now() + ms, ...(turn ? { turn } : {}) };
     this.frames.after("flash", ms + 10, () => this.frames.request());

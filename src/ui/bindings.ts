@@ -37,6 +37,7 @@ export const ACTIONS = [
   "app.quitIfEmpty",
   "app.redraw",
   "app.suspend",
+  "permission.cycle",
   "context.toggle",
   "tasks.show",
   "context.close",
@@ -116,6 +117,7 @@ export const ACTION_HELP: Record<Action, string> = {
   "app.quit": "interrupt the running turn; else clear the prompt; on an empty prompt, twice: quit",
   "app.quitIfEmpty": "quit when the prompt is empty",
   "app.redraw": "redraw the screen",
+  "permission.cycle": "next permission mode: ask, accept-edits, plan (Claude Code's Alt-M; bind S-tab here to have Shift-Tab)",
   "app.suspend": "suspend (the shell's fg brings it back)",
   "context.toggle": "open/close the context pane",
   "tasks.show": "show the model's task list (/todo)",
@@ -187,6 +189,7 @@ export const DEFAULT_BINDINGS: Record<Action, string[]> = {
   "app.quit": ["C-c"],
   "app.quitIfEmpty": ["C-d"],
   "app.redraw": ["C-l"],
+  "permission.cycle": ["M-m"],
   "app.suspend": ["C-z"],
   "context.toggle": ["C-o"],
   "tasks.show": ["C-t"],
@@ -242,7 +245,7 @@ interface PlaceSpec {
 }
 
 /** read before any place's own keys (not in a box, where only quitting and suspending are) */
-const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "tasks.show", "app.redraw"];
+const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "tasks.show", "app.redraw", "permission.cycle"];
 const BOX_GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend"];
 
 

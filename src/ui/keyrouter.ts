@@ -75,6 +75,8 @@ export type Intent =
   | { type: "suspend" }
   | { type: "toggleContext" }
   | { type: "showTasks" }
+  /** the next permission mode (mode-cycle.ts) */
+  | { type: "cycleMode" }
   | { type: "pane"; op: PaneOp }
   /** the person moved to the prompt */
   | { type: "focus"; to: "input" }
@@ -195,6 +197,7 @@ function typeAheadSafe(i: Intent): boolean {
     case "termFocus":
       return true;
     case "quit":
+    case "cycleMode":
     case "flash":
     case "suspend":
     case "interrupt":
@@ -319,6 +322,7 @@ export class KeyRouter {
     // before the session is open only the prompt takes keys
     if (!view.attached) return this.promptKey(k, view);
     if (this.is("tasks.show", k)) return [{ type: "showTasks" }];
+    if (this.is("permission.cycle", k)) return [{ type: "cycleMode" }];
     if (k.at) return this.wheel(k, k.at, view);
     if (view.focus === "context" && view.paneOpen) return this.contextKey(k, view);
     if (view.focus === "transcript") return this.transcriptKey(k, view);

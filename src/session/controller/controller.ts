@@ -1,6 +1,7 @@
 // The running app: one session at a time over one store, a provider, tools and the turn loop.
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
 import { SandboxSetup } from "./sandbox-setup.js";
+import type { PermissionPolicy } from "../../tools/types.js";
 import { withPlanItem } from "./permission-mode.js";
 import { limitCoreDumps } from "../../config/core-limit.js";
 import path from "node:path";
@@ -241,9 +242,11 @@ export class App implements Controller {
   /** bubblewrap probed once; when it does not work, said once (sandbox-setup.ts) */
   private async sayUnsandboxed(): Promise<void> {
     const note = await this.sandbox.ready();
-    if (!note) return;
-    this.startNotes.push(note);
-    this.hub.emit({ type: "notice", level: "warning", text: note });
+    if (note) {
+      this.startNotes.push(note);
+      this.hub.emit({ type: "notice", level: "warning", text: note });
+    }
+    // the status line says where commands run
     this.hub.emit({ type: "info" });
   }
 
@@ -389,6 +392,15 @@ export class App implements Controller {
 
   info(): AppInfo {
     return { ...appInfo(this.inUse, this.opts, this.apiInfo), sandbox: this.sandbox.label() };
+  }
+
+  setPermission(mode: PermissionPolicy): void {
+    if (this.opts.permission === mode) return;
+    const wasPlan = this.opts.permission === "plan" || mode === "plan";
+    this.opts.permission = mode;
+    // plan mode's context item comes or goes: the next request differs
+    if (wasPlan) void this.inBackground(this.pending.markOrWarn(`permission mode ${mode}`));
+    this.hub.emit({ type: "info" });
   }
 
   session(): Session {

@@ -95,6 +95,8 @@ export interface Controller {
   /** the one channel of what happens: returns the unsubscribe */
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void;
   info(): AppInfo;
+  /** switches the permission mode for the rest of the run (the screen's mode key) */
+  setPermission(mode: PermissionPolicy): void;
   session(): Session;
   /** the current session's record as loaded (the store is the truth; this is its read) */
   history(): readonly StoredMessage[];
