@@ -88,7 +88,8 @@ export function submitPrompt(s: ScreenHandle): void {
   s.editor.clear();
   const images = s.attachments.splice(0);
   s.transcript.bottom();
-  c.submit(text, images).then(
+  // "//text" sends "/text" as written, never as a command
+  c.submit(text, images, { literal: raw.trimStart().startsWith("//") }).then(
     (r) => {
       // interrupted while it waited for the turn's code: nothing went, so the text comes back
       // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,
