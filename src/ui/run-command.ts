@@ -117,14 +117,15 @@ export function submitPrompt(s: ScreenHandle, steer = false): void {
   s.history.add(text, s.editor.value().trimEnd() === text ? s.editor.shape() : undefined);
   s.editor.clear();
   const images = s.attachments.splice(0);
-  send(s, text, images);
+  send(s, text, images, raw.trimStart().startsWith("//"));
 }
 
-function send(s: ScreenHandle, text: string, images: ImageBlock[]): void {
+function send(s: ScreenHandle, text: string, images: ImageBlock[], literal = false): void {
   s.transcript.bottom();
   // ↑ finds it in the next session of this workspace too
   s.controller.alongside?.remember(text);
-  s.controller.submit(text, images).then(
+  // "//text" sends "/text" as written, never as a command
+  s.controller.submit(text, images, { literal }).then(
     (r) => {
       // interrupted while it waited for the turn's code: nothing went, so the text comes back
       // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,

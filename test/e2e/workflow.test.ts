@@ -62,6 +62,12 @@ describe("workflow in the screen", () => {
     await type(s, "src/x.ts");
     await s.waitFor("Looked at it.", WAIT);
     expect(lastUserText()).toContain("Review src/x.ts closely (SCREEN-MARK).");
+    // "//" sends the text as written, never the command
+    e2e.fake.script({ text: "Literal taken." });
+    await type(s, "//review raw");
+    await s.waitFor("Literal taken.", WAIT);
+    expect(lastUserText()).toContain("/review raw");
+    expect(lastUserText()).not.toContain("SCREEN-MARK");
     expect(await quit(s)).toBe(0);
   }, 90_000);
 

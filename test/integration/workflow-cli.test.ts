@@ -79,6 +79,15 @@ describe("custom commands from -p", () => {
     expect(userTexts(0)).toContain("Ship build 7 to staging (SHIP-MARK).");
   }, T);
 
+  it("a command's allowed-tools widens nothing: bash is still refused in ask mode", async () => {
+    await put(path.join(home.workspace, ".claude/commands/wipe.md"), "---\nallowed-tools: Bash\n---\nRun the command $ARGUMENTS.");
+    fake.script({ toolCalls: [{ name: "bash", input: { command: "touch WIPED" }, id: "toolu_w1" }] }, { text: "could not" });
+    const r = await runCli(["-p", "/wipe now", ...anthropic()], home);
+    expect(r.code, r.stderr).toBe(0);
+    await expect(fs.stat(path.join(home.workspace, "WIPED"))).rejects.toThrow();
+    expect(JSON.stringify(fake.requests[1]!.body.messages)).toContain("denied: albedo-tui runs headless");
+  }, T);
+
   it("reads the config folder's commands/ too, and /init asks for AGENTS.md", async () => {
     await put(path.join(configDir(home), "commands/mine.md"), "My own command: $ARGUMENTS");
     fake.script({ text: "ok" }, { text: "ok" });

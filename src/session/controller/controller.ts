@@ -25,7 +25,7 @@ import { promptTooLarge } from "../../compaction/window.js";
 import { messageOf } from "../../record/errors.js";
 import { findSession, sessionNotFound } from "../store/find-session.js";
 import { ExtensionManager } from "../../extensions/manager.js";
-import type { McpControl } from "./types.js";
+import type { McpControl, PromptOptions } from "./types.js";
 import { reloadSettings, type AppOptions } from "./options.js";
 import { baseUrls, ProviderInUse } from "./provider-setup.js";
 import { appInfo } from "./app-info.js";
@@ -516,13 +516,13 @@ export class App implements Controller {
     }, this.steering);
   }
 
-  async submit(text: string, images: ImageBlock[] = []): Promise<{ sent: boolean }> {
-    const outcome = await this.runPrompt(text, images);
+  async submit(text: string, images: ImageBlock[] = [], opts: PromptOptions = {}): Promise<{ sent: boolean }> {
+    const outcome = await this.runPrompt(text, images, opts);
     return { sent: !outcome.unsent };
   }
 
   /** runs one turn and reports how it ended (headless mode needs the outcome) */
-  async runPrompt(text: string, images: ImageBlock[] = []): Promise<TurnOutcome> {
+  async runPrompt(text: string, images: ImageBlock[] = [], opts: PromptOptions = {}): Promise<TurnOutcome> {
     // headless: the servers' tools belong to the one turn there is, so it waits for their
     // start (each bounded by its startup timeout) before its requests are built, and their
     // arrival is no change to that turn's view; the screen never waits for them
@@ -552,7 +552,7 @@ export class App implements Controller {
       return { ok: false, error: problem, finalText: "" };
     }
     // a custom command or /init sends what it expands to (its hooks run with the turn)
-    text = this.workflow.expand(text);
+    if (!opts.literal) text = this.workflow.expand(text);
     const blocks: Block[] = [...images];
     if (text) blocks.push({ type: "text", text });
     if (blocks.length === 0) return { ok: true, finalText: "" };

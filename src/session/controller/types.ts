@@ -91,6 +91,12 @@ export interface McpControl {
   status(): ServerStatus[];
 }
 
+/** how a prompt is taken */
+export interface PromptOptions {
+  /** sent as written: never expanded as a custom command (the screen's "//text") */
+  literal?: boolean;
+}
+
 export interface Controller {
   /** the one channel of what happens: returns the unsubscribe */
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void;
@@ -112,12 +118,12 @@ export interface Controller {
    * `sent: false`: taken back by interrupt() before anything was stored or sent (a prompt
    * waiting for the turn's code), so the screen can give the text back.
    */
-  submit(text: string, images?: ImageBlock[]): Promise<{ sent: boolean }>;
+  submit(text: string, images?: ImageBlock[], opts?: PromptOptions): Promise<{ sent: boolean }>;
   /**
    * submit() for a front end that ends with the turn (headless mode): runs one user turn to
    * the end and says how it ended, with its final text, for the exit code and stdout
    */
-  runPrompt(text: string, images?: ImageBlock[]): Promise<TurnOutcome>;
+  runPrompt(text: string, images?: ImageBlock[], opts?: PromptOptions): Promise<TurnOutcome>;
   /** problems found while loading the session (rows that could not be read), to be shown */
   loadProblems(): readonly string[];
   /** stops the stream or the running tool; what arrived is kept */
