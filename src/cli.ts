@@ -203,7 +203,7 @@ async function main(opts: MainOptions): Promise<number> {
     const { runTui } = await import("./ui/app.js");
     const { loadKeymap } = await import("./ui/keymap.js");
     const { keymap, warnings } = loadKeymap(settings.keymap, settings.keys);
-    return await runTui(app, { keymap, keymapWarnings: warnings, theme: settings.theme, notify: settings.notify, hangup: settings.hangup, noColor: Boolean(process.env.NO_COLOR) });
+    return await runTui(app, { keymap, keymapWarnings: warnings, theme: settings.theme, notify: settings.notify ?? "auto", hangup: settings.hangup ?? "continue", noColor: Boolean(process.env.NO_COLOR) });
   } finally {
     await api?.close();
     await app.close();
@@ -238,8 +238,8 @@ async function screenFirst(opts: MainOptions): Promise<number> {
       keymap,
       keymapWarnings: warnings,
       theme: settings.theme,
-      notify: settings.notify,
-      hangup: settings.hangup,
+      notify: settings.notify ?? "auto",
+      hangup: settings.hangup ?? "continue",
       // compiled after the session is on screen; a prompt sent sooner waits for them, and a
       // failure to load them is reported by the turn that needs them
       afterSessionFrame: () => void app.ready().catch(() => undefined),

@@ -70,9 +70,9 @@ export interface Settings {
   /** the screen's colours: "auto" follows the terminal's background */
   theme: ThemeChoice;
   /** the screen's notices when the terminal lost the focus (ui/notify.ts) */
-  notify: NotifyChoice;
+  notify?: NotifyChoice;
   /** a running turn when the terminal hangs up: goes on ("continue") or stops at its first question */
-  hangup: HangupChoice;
+  hangup?: HangupChoice;
   idleTimeoutMs?: number;
   credentials: Credentials;
   /** the config's "checkpoints": whether a turn keeps what it changes, and the bounds
