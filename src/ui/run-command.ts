@@ -15,6 +15,7 @@ import type { Line, Seg, StyleName } from "./style.js";
 import { formatBytes, textWidth } from "./text.js";
 import type { Transcript } from "./transcript.js";
 import { buildModelPicker, type ModelPicker } from "./model-list.js";
+import { costLines } from "./cost-lines.js";
 import type { PromptChoice } from "../session/controller/rewind.js";
 
 // the screen draws the model list and the rewind box from here: this module is loaded with the
@@ -109,6 +110,10 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
   switch (name) {
     case "help":
       s.transcript.lines(helpLines(s.km, c.info().api, c.session().id));
+      s.transcript.bottom();
+      return;
+    case "cost":
+      s.transcript.lines(costLines(c.cost()));
       s.transcript.bottom();
       return;
     case "api":

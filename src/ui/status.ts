@@ -59,7 +59,7 @@ export function startingStatus(cols: number): Line {
 }
 
 export interface StatusInput {
-  info: Pick<AppInfo, "provider" | "model" | "keyProblem" | "api" | "reasoningNote" | "modelNote">;
+  info: Pick<AppInfo, "provider" | "model" | "keyProblem" | "api" | "reasoningNote" | "modelNote" | "sessionCost">;
   sessionId: string;
   state: TurnState;
   detail?: string | undefined;
@@ -108,6 +108,7 @@ export function statusLine(s: StatusInput, cols: number): Line {
   const figure = s.context ? contextText(s.context) : undefined;
   if (figure) parts.push({ line: [{ t: figure, s: "status" }], prio: 4 });
   if (s.context) parts.push({ line: [{ t: inertLine(s.context.compaction), s: "status" }], prio: 6 });
+  if (info.sessionCost) parts.push({ line: [{ t: `${info.sessionCost} list`, s: "status" }], prio: 5 });
   if (s.usage) parts.push({ line: [{ t: `provider usage: ${formatInt(s.usage.inputTokens)} in / ${formatInt(s.usage.outputTokens)} out`, s: "status" }], prio: 7 });
   // the last request's prompt-cache hits, as the provider reported them
   const share = s.usage ? cacheHitShare(s.usage) : undefined;
