@@ -106,3 +106,24 @@ describe("/cost and the status line", () => {
     }
   });
 });
+
+describe("the config's prices", () => {
+  it("beat the table, and the config refuses a price that is not one", async () => {
+    const { makeApp, TEST_KEY } = await import("../helpers/app.js");
+    const plain = await startFakeProvider({ key: TEST_KEY });
+    try {
+      const { app } = await makeApp(plain, { model: "claude-haiku-4-5", prices: { "claude-haiku-4-5": { input: 2, output: 10 } } });
+      plain.script({ text: "one", usage: { input: 1000, output: 200 } });
+      await app.submit("first");
+      // 1000 × 2 + 200 × 10 = 4,000 → $0.0040
+      expect(app.cost().total.cost!.total).toBeCloseTo(0.004, 12);
+      expect(app.info().sessionCost).toBe("$0.0040");
+      await app.close();
+    } finally {
+      await plain.close();
+    }
+    const { configSchema } = await import("../../src/config/config.js");
+    expect(configSchema.safeParse({ prices: { x: { input: -1, output: 1 } } }).success).toBe(false);
+    expect(configSchema.safeParse({ prices: { x: { input: 1, output: 1, tip: 3 } } }).success).toBe(false);
+  });
+});

@@ -343,7 +343,7 @@ export class App implements Controller {
   private readonly costs = new CostMemo();
 
   cost(): SessionCost {
-    return this.costs.get(this.open.messages, { ttl: this.opts.cacheTtl ?? "5m" });
+    return this.costs.get(this.open.messages, { ttl: this.opts.cacheTtl ?? "5m", ...(this.opts.prices ? { overrides: this.opts.prices } : {}) });
   }
 
   session(): Session {
