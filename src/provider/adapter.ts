@@ -65,6 +65,7 @@ export function createAdapter<F extends string>(endpoint: Endpoint, shape: Shape
   const refusals = shape.refusals;
   return {
     name: who.name,
+    label: who.label,
     encode: (req: Request) => shape.encode(req),
     async stream(req: Request, opts: StreamOptions = {}): Promise<StreamResult> {
       let enc = shape.encode(req);

@@ -23,6 +23,7 @@ const blockSchema = z.discriminatedUnion("type", [
     bytes: z.number().int().nonnegative(),
     width: z.number().int().positive().exactOptional(),
     height: z.number().int().positive().exactOptional(),
+    refused: z.string().exactOptional(),
   }),
 ]);
 

@@ -49,6 +49,8 @@ export interface ImageBlock {
   bytes: number;
   width?: number;
   height?: number;
+  /** the provider refused this image once (its words): kept, and replayed as a marker saying so */
+  refused?: string;
 }
 
 export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock | ImageBlock;

@@ -93,7 +93,9 @@ const TOO_LARGE = "larger than this provider accepts";
  * image. One rule for replayed history, the live round and tool results alike, and for
  * /image and /model (src/session/controller), so what is refused, warned and sent agree.
  */
-export function unseenReason(block: Pick<ImageBlock, "mediaType" | "bytes" | "width" | "height">, target: ImageTarget): Unseen | undefined {
+export function unseenReason(block: Pick<ImageBlock, "mediaType" | "bytes" | "width" | "height" | "refused">, target: ImageTarget): Unseen | undefined {
+  // refused once, refused again: the marker says so plainly, and the request goes through
+  if (block.refused !== undefined) return { why: "refused by the provider when it was sent before, so it is no longer sent", detail: block.refused };
   if (!target.sees) return CANNOT_VIEW;
   const l = target.limits;
   if (!l.mediaTypes.includes(block.mediaType)) {

@@ -19,6 +19,7 @@ import { anthropicThinkingRefusal } from "./fake-thinking.js";
 import { FakeCache, type AnthropicCacheUsage, type OpenAICacheUsage } from "./fake-cache.js";
 import { localFrames, localRefusal, type LocalOptions, type LocalServer } from "./fake-local-servers.js";
 import { serveResponses, type ResponsesFakeOptions } from "./fake-responses.js";
+import { illFormedAt, imageRefusal, surrogateRefusal } from "./fake-strict-body.js";
 
 export type Shape = "anthropic" | "openai";
 
@@ -34,6 +35,9 @@ export interface TextStep {
   usage?: { input: number; output: number };
   /** OpenAI shape: which field carries reasoning (servers disagree); default reasoning_content */
   reasoningField?: "reasoning_content" | "reasoning" | "reasoning_text";
+  /** why the answer ends, in the endpoint's own word: Anthropic's stop_reason, Chat's
+   * finish_reason, or the Responses API's incomplete reason (then the response is incomplete) */
+  stop?: string;
 }
 
 export interface ToolStep {
@@ -47,6 +51,8 @@ export interface ToolStep {
   delayMs?: number;
   usage?: { input: number; output: number };
   reasoningField?: "reasoning_content" | "reasoning" | "reasoning_text";
+  /** as TextStep's */
+  stop?: string;
   /** OpenAI shape: "streamed" (real OpenAI), "whole" (one chunk per call), "repeat_ids"
    * (id and name on every fragment, as some compatible servers do) */
   toolCallStyle?: "streamed" | "whole" | "repeat_ids";
@@ -251,6 +257,16 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     return true;
   }
 
+  /** A lone surrogate or an undecodable image, refused as the real APIs refuse them. */
+  function strictRefused(rec: RecordedRequest, res: http.ServerResponse, shape: Shape | "responses"): boolean {
+    const at = illFormedAt(rec.body);
+    const r = at !== undefined ? surrogateRefusal(shape, at) : imageRefusal(shape, rec.body);
+    if (!r) return false;
+    rec.rejected = r.message;
+    sendJson(res, r.status, r.body);
+    return true;
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     opts.onRequest?.(req);
     const url = new URL(req.url ?? "/", "http://fake");
@@ -289,6 +305,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
       const rec: RecordedRequest = { shape: "responses", headers: { ...req.headers }, body: parsed, rawBody };
       requests.push(rec);
       if (opts.onBody) res.on("close", () => opts.onBody?.(rec));
+      if (strictRefused(rec, res, "responses")) return;
       if (tooLong(rec, res, "responses")) return;
       const next = (): Step => {
         if (queue.length === 0 && opts.repeat && lastScript.length > 0) queue.push(...lastScript);
@@ -311,6 +328,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     const rec: RecordedRequest = { shape, headers: { ...req.headers }, body, rawBody };
     requests.push(rec);
     if (opts.onBody) res.on("close", () => opts.onBody?.(rec));
+    if (strictRefused(rec, res, shape)) return;
     const byModel = shape === "anthropic" ? servedModelRefusal(body, opts.models) : undefined;
     const rejection =
       shape === "anthropic"
@@ -1288,7 +1306,7 @@ function anthropicFrames(ctx: RenderCtx, step: TextStep | ToolStep): string[] {
   frames.push(
     sse("message_delta", {
       type: "message_delta",
-      delta: { stop_reason: calls.length > 0 ? "tool_use" : "end_turn", stop_sequence: null },
+      delta: { stop_reason: step.stop ?? (calls.length > 0 ? "tool_use" : "end_turn"), stop_sequence: null },
       usage: { output_tokens: usage.output },
     }),
   );
@@ -1341,7 +1359,7 @@ function openaiFrames(ctx: RenderCtx, step: TextStep | ToolStep): string[] {
       }
     }
   }
-  frames.push(chunk({}, calls.length > 0 ? "tool_calls" : "stop"));
+  frames.push(chunk({}, step.stop ?? (calls.length > 0 ? "tool_calls" : "stop")));
   const so = ctx.body["stream_options"];
   if (isObj(so) && so["include_usage"] === true) {
     const u = usageOf(ctx, step);

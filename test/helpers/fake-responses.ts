@@ -406,7 +406,9 @@ class Frames {
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: input + u.output,
     };
-    out.push(this.event("response.completed", { response: this.response("completed", output, { usage }) }));
+    if (step.stop !== undefined) {
+      out.push(this.event("response.incomplete", { response: this.response("incomplete", output, { usage, incomplete_details: { reason: step.stop } }) }));
+    } else out.push(this.event("response.completed", { response: this.response("completed", output, { usage }) }));
     return out;
   }
 

@@ -275,9 +275,9 @@ describe("responses: persisted turns", () => {
 
   it("images cross as input_image data URLs", async () => {
     fake.script({ text: "a cat" });
-    await run(provider(), req({ live: [{ role: "user", content: [{ type: "text", text: "what is it?" }, { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=", bytes: 8 }] }] }));
+    await run(provider(), req({ live: [{ role: "user", content: [{ type: "text", text: "what is it?" }, { type: "image", mediaType: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAIklEQVR4AWNkYGD4z8jOy8DIzsvAwiyqzsDIzsvAyM7LAAAceQGYlkTQgAAAAABJRU5ErkJggg==", bytes: 91 }] }] }));
     expect(fake.rejections()).toEqual([]);
-    expect(fake.requests[0]!.body.input[1].content[1]).toEqual({ type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=", detail: "auto" });
+    expect(fake.requests[0]!.body.input[1].content[1]).toEqual({ type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAIklEQVR4AWNkYGD4z8jOy8DIzsvAwiyqzsDIzsvAyM7LAAAceQGYlkTQgAAAAABJRU5ErkJggg==", detail: "auto" });
   });
 });
 

@@ -36,6 +36,8 @@ export class ResponsesStreamHandler extends AnswerParser {
   private readonly order: Acc[] = [];
   private calls = 0;
   private stop: StopReason | undefined;
+  /** the reason a response.incomplete gave */
+  private incompleteSaid: string | undefined;
 
   override onFrame(frame: SseFrame): "more" | "done" {
     const raw = this.typedEvent(frame);
@@ -91,6 +93,7 @@ export class ResponsesStreamHandler extends AnswerParser {
         const r = ev["response"] as z.infer<typeof responseSchema>;
         if (r.usage) this.setUsage(r.usage);
         this.stop = type === "response.completed" ? "end" : incompleteReason(r.incomplete_details?.reason ?? undefined);
+        if (type === "response.incomplete") this.incompleteSaid = r.incomplete_details?.reason ?? "no reason given";
         return "done";
       }
       case "response.failed": {
@@ -254,6 +257,10 @@ export class ResponsesStreamHandler extends AnswerParser {
   /** An error the server reported in the stream (an error event, or response.failed). */
   private failure(code: string | undefined, message: string | undefined): StreamFault {
     return this.reportedError(message, code, errorKind(code));
+  }
+
+  protected override stopSaid(): string | undefined {
+    return this.incompleteSaid;
   }
 
   protected override stopReason(blocks: readonly Block[]): StopReason {
