@@ -17,6 +17,7 @@ import { formatBytes, textWidth } from "./text.js";
 import { LISTING_MODELS } from "./status.js";
 import type { Transcript } from "./transcript.js";
 import { buildModelPicker, type ModelPicker } from "./model-list.js";
+import { costLines } from "./cost-lines.js";
 import type { PromptChoice } from "../session/controller/rewind.js";
 import type { PromptQueue } from "./queue.js";
 
@@ -194,6 +195,10 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
   switch (name) {
     case "help":
       s.transcript.lines(helpLines(s.km, c.info().api, c.session().id, c.workflow?.commands()));
+      s.transcript.bottom();
+      return;
+    case "cost":
+      s.transcript.lines(costLines(c.cost()));
       s.transcript.bottom();
       return;
     case "api":

@@ -62,7 +62,7 @@ export function startingStatus(cols: number): Line {
 }
 
 export interface StatusInput {
-  info: Pick<AppInfo, "provider" | "model" | "keyProblem" | "api" | "reasoningNote" | "modelNote"> &
+  info: Pick<AppInfo, "provider" | "model" | "keyProblem" | "api" | "reasoningNote" | "modelNote" | "sessionCost"> &
     Partial<Pick<AppInfo, "permission" | "sandbox">>;
   sessionId: string;
   state: TurnState;
@@ -165,6 +165,7 @@ export function statusLine(s: StatusInput, cols: number): Line {
   const figure = s.context ? figureForms(s.context) : [];
   if (figure.length > 0) parts.push({ forms: figure, prio: 3 });
   if (s.context?.compaction) parts.push({ forms: one(inertLine(s.context.compaction)), prio: 6 });
+  if (info.sessionCost) parts.push({ forms: one(`${info.sessionCost} list`), prio: 5 });
   if (s.usage) {
     const u = s.usage;
     parts.push({ forms: [...one(`provider usage: ${formatInt(u.inputTokens)} in / ${formatInt(u.outputTokens)} out`), ...one(`usage ${shortTokens(u.inputTokens)}/${shortTokens(u.outputTokens)}`)], prio: 7 });

@@ -12,7 +12,7 @@ describe("slash commands", () => {
   });
 
   it("hints and completes while the name is typed", () => {
-    expect(matchingCommands("/c").map((c) => c.name)).toEqual(["compact", "context", "clear-screen"]);
+    expect(matchingCommands("/c").map((c) => c.name)).toEqual(["compact", "context", "cost", "clear-screen"]);
     expect(completeCommand("/co")).toBeUndefined(); // compact and context share only "co"
     expect(completeCommand("/cl")).toBe("/clear-screen");
     expect(completeCommand("/con")).toBe("/context");

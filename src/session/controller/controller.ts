@@ -1,5 +1,7 @@
 // The running app: one session at a time over one store, a provider, tools and the turn loop.
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
+import { CostMemo, type SessionCost } from "./cost.js";
+import { formatDollars } from "../../provider/prices.js";
 import { SandboxSetup } from "./sandbox-setup.js";
 import type { PermissionPolicy } from "../../tools/types.js";
 import { withPlanItem } from "./permission-mode.js";
@@ -391,7 +393,15 @@ export class App implements Controller {
   }
 
   info(): AppInfo {
-    return { ...appInfo(this.inUse, this.opts, this.apiInfo), sandbox: this.sandbox.label() };
+    const info = { ...appInfo(this.inUse, this.opts, this.apiInfo), sandbox: this.sandbox.label() };
+    const cost = this.cost().total.cost;
+    return cost ? { ...info, sessionCost: formatDollars(cost.total) } : info;
+  }
+
+  private readonly costs = new CostMemo();
+
+  cost(): SessionCost {
+    return this.costs.get(this.open.messages, { ttl: this.opts.cacheTtl ?? "5m", ...(this.opts.prices ? { overrides: this.opts.prices } : {}) });
   }
 
   setPermission(mode: PermissionPolicy): void {

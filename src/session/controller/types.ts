@@ -1,4 +1,5 @@
 // What the screen (and any other front end) may ask of the running app.
+import type { SessionCost } from "./cost.js";
 import type { StoredSummary } from "../../compaction/types.js";
 // The screen sends intents down through this and renders the events that come up.
 import type { ImageBlock, Session, StoredMessage } from "../../record/types.js";
@@ -34,6 +35,8 @@ export interface AppInfo {
   reasoningNote?: string;
   /** set when no source knows the model (or only its line): what was assumed of it */
   modelNote?: string;
+  /** the session's cost so far at list prices ("$0.0474"), when every answer's model has a price */
+  sessionCost?: string;
   workspace: string;
   dbPath: string;
   /** set when the provider needs a key and none is configured: says what to set */
@@ -101,6 +104,8 @@ export interface Controller {
   /** the one channel of what happens: returns the unsubscribe */
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void;
   info(): AppInfo;
+  /** what the session cost so far, per turn and in all, from provider usage (cost.ts) */
+  cost(): SessionCost;
   /** switches the permission mode for the rest of the run (the screen's mode key) */
   setPermission(mode: PermissionPolicy): void;
   session(): Session;
