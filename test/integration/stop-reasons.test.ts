@@ -141,20 +141,20 @@ async function treeRssMb(pid: number): Promise<number> {
 describe("the screen after a long answer cut at the output bound", () => {
   it("names the cause, and its memory does not keep the stream: RSS after the answer stays bounded", async () => {
     const { f, h } = await setup();
-    // 3 MB in 15,000 small deltas, then the stop at the bound
-    const text = "word ".repeat(600_000);
-    f.script({ text: `${text}SCREEN-LONG-END`, wordsPerEvent: 40, stop: "max_tokens" });
+    // 1 MB in 2,000 deltas, then the stop at the bound
+    const text = "word ".repeat(200_000);
+    f.script({ text: `${text}SCREEN-LONG-END`, wordsPerEvent: 100, stop: "max_tokens" });
     const s = spawnPty(process.execPath, [CLI, ...anthropicArgs(f)], { cols: 160, rows: 40, cwd: h.workspace, env: { ...h.env, TERM: "xterm-256color" } });
     ptys.push(s);
     await s.waitFor("Type a request", 30_000);
     s.send("write a very long answer\r");
-    await s.waitFor(/cut at the output limit/, 120_000);
+    await s.waitFor(/cut at the output limit/, 240_000);
     await s.settle(1000, 30_000);
     const after = await treeRssMb(s.pid);
-    // the answer is 3 MB; a screen that kept every delta's copies would hold hundreds of MB
+    // the answer is 1 MB; a screen that kept every delta's copies would hold hundreds of MB
     expect(after).toBeGreaterThan(0);
     expect(after).toBeLessThan(400);
     expect(s.screenText()).not.toContain("interrupted");
     s.kill("SIGKILL");
-  }, 240_000);
+  }, 360_000);
 });
