@@ -6,7 +6,12 @@
 export interface TextBlock {
   type: "text";
   text: string;
+  /** OpenAI Responses: the message item's phase, resent with it in its own live round (the
+   * SDK: dropping it degrades gpt-5.3-codex and later); never in replayed prose */
+  phase?: TextPhase;
 }
+
+export type TextPhase = "commentary" | "final_answer";
 
 export interface ToolUseBlock {
   type: "tool_use";

@@ -247,6 +247,8 @@ function nativeUserPart(b: Block, opts: ReplayOptions): UserPart {
 function nativeAssistantPart(b: Block, opts: ReplayOptions): AssistantPart {
   if (b.type === "tool_use") return { type: "tool_call", id: b.id, name: b.name, input: b.input };
   if (b.type === "reasoning") return b.opaque ? { type: "reasoning", text: b.text, opaque: b.opaque } : { type: "reasoning", text: b.text };
+  // the live round resends a Responses message's phase with it
+  if (b.type === "text" && b.phase) return { type: "text", text: b.text, phase: b.phase };
   // a result in an assistant message answers nothing: it crosses as what it said
   return prosePart(b, opts);
 }

@@ -17,6 +17,7 @@ import { cutShort, streamAnswer, textOf } from "./stream-answer.js";
 import { resultsMessage } from "./run-tools.js";
 import { markRefusedImages } from "./refused-images.js";
 import { fitRequest, promptOverWindow, type FitState } from "./window.js";
+import { takeSteered } from "./steer.js";
 
 export type { TurnEnv, TurnOutcome } from "./env.js";
 
@@ -47,6 +48,8 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
 
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     if (signal.aborted) return end({ ok: false, interrupted: true, finalText });
+    // what was sent into the turn since its last call joins it here
+    await takeSteered(env);
     const due = await compactIfDue(env, turnStart, signal, { iteration, ...(usage ? { providerUsage: usage } : {}) });
     if ("interrupted" in due) return end({ ok: false, interrupted: true, finalText });
     if (due.usage) usage = due.usage;
@@ -112,12 +115,18 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
       return end({ ok: false, error: cut, cut: true, finalText });
     }
     const calls = answer.blocks.filter((b): b is ToolUseBlock => b.type === "tool_use");
+    // a message steered in while the answer streamed gets its call: the turn goes on
+    if (calls.length === 0 && env.steer?.pending() && !signal.aborted) continue;
     if (calls.length === 0) return end({ ok: true, finalText });
     // all the results of one answer are stored as ONE user message
     await append(env, "user", await resultsMessage(env, calls, signal), "complete");
     if (signal.aborted) {
       env.events.emit({ type: "notice", level: "info", text: "Interrupted; tool results so far are kept." });
       return end({ ok: false, interrupted: true, finalText });
+    }
+    if (env.hookStop !== undefined) {
+      env.events.emit({ type: "notice", level: "warning", text: `A hook stopped the turn: ${env.hookStop}` });
+      return end({ ok: true, finalText });
     }
   }
   const msg = `Stopped after ${maxIterations} model calls in one turn; send another message to continue.`;
