@@ -197,6 +197,25 @@ describe("typing while a turn works", () => {
     expect(await quit(s)).toBe(0);
   });
 
+  it("a steer the turn never took (it was interrupted first) comes back to the prompt, not lost", async () => {
+    fake.script({ ...SLOW("NOT-REACHED"), delayMs: 200 });
+    const s = tui();
+    await s.waitFor("Type a request", 20_000);
+    await typeIn(s, "talk slowly");
+    s.send(KEYS.enter);
+    await s.waitFor("streaming words");
+    await typeIn(s, "steer that never lands");
+    s.send(KEYS.ctrl("s"));
+    await s.waitFor("sent into the turn");
+    s.send(KEYS.ctrl("c"));
+    await s.waitFor("Interrupted; what arrived is kept.");
+    await s.waitFor("back in the prompt");
+    expect(s.line(s.rows - 2)).toContain("steer that never lands");
+    expect(fake.requests).toHaveLength(1);
+    const stored = await storedMessages();
+    expect(stored.map((m) => m.blocks).join("")).not.toContain("steer that never lands");
+  });
+
   it("Ctrl-C stops the turn and the app stays; queued messages come back to the prompt", async () => {
     fake.script({ ...SLOW("NEVER-SEEN"), delayMs: 200 }, { text: "after the interrupt ANSWER-AFTER" });
     const s = tui();
