@@ -4,6 +4,12 @@ import { z } from "zod";
 import { messageOf } from "../record/errors.js";
 import { decodeUtf8, jsonSyntaxProblem, readStartFileSync, StartFileError } from "./files.js";
 import { defaultConfigPath, tightenFile } from "./paths.js";
+import { PERMISSION_MODES } from "../tools/types.js";
+import { SANDBOX_SETTINGS } from "../tools/sandbox.js";
+
+/** a permission rule: a tool's name, or bash(command words, optionally ending in :*) */
+const RULE = /^([A-Za-z0-9_-]+|bash\([^()\n]+\))$/;
+const RULE_PROBLEM = 'a rule is a tool\'s name ("edit") or "bash(npm test:*)" / "bash(git status)"';
 
 const keyBinding = z.union([z.string(), z.array(z.string())]);
 
@@ -50,7 +56,16 @@ export const configSchema = z
     openaiApiKey: z.string().min(1).optional(),
     anthropicBaseUrl: z.string().url().optional(),
     openaiBaseUrl: z.string().url().optional(),
-    permission: z.enum(["ask", "auto", "read-only"]).optional(),
+    permission: z.enum(PERMISSION_MODES).optional(),
+    /** where bash commands run: inside bubblewrap (workspace-write, read-only) or not (off) */
+    sandbox: z.enum(SANDBOX_SETTINGS).optional(),
+    /** a sandboxed command's network: "off" (none, the default) or "on" (the host's) */
+    network: z.enum(["on", "off"]).optional(),
+    /** what runs without asking: "bash(npm test:*)" (commands starting with the words),
+     * "bash(git status)" (exactly), or a tool's name ("edit") */
+    allow: z.array(z.string().regex(RULE, RULE_PROBLEM)).optional(),
+    /** what never runs, in the same spelling; a compound command is refused when any part matches */
+    deny: z.array(z.string().regex(RULE, RULE_PROBLEM)).optional(),
     compaction: z.enum(["none", "microcompact", "summary", "microcompact+summary"]).optional(),
     compactionThreshold: z.number().gt(0).lte(1).optional(),
     keepToolRounds: z.number().int().min(0).optional(),

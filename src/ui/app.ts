@@ -23,6 +23,7 @@ import { messageOf } from "../record/errors.js";
 import type { PermissionAnswer } from "../tools/types.js";
 import type { Usage } from "../provider/types.js";
 import { defaultKeymap, keyLabel, prettyKey, type Keymap } from "./bindings.js";
+import { ModeCycle } from "./mode-cycle.js";
 import { completeCommand } from "./commands.js";
 import type { ContextPane } from "./context-pane.js";
 import { FrameScheduler } from "./frames.js";
@@ -43,7 +44,7 @@ import { loadParts, type ScreenParts } from "./parts.js";
 import type { ScreenHandle } from "./run-command.js";
 import { createSurface, processTerminal, type Surface, type Terminal } from "./screen.js";
 import { watchProcess } from "./signals.js";
-import type { Flash, Retry } from "./status.js";
+import { LISTING_MODELS, type Flash, type Retry } from "./status.js";
 import { Theme, type StyleName } from "./style.js";
 import { resumeScreen, suspendScreen } from "./suspend.js";
 import { loadWidths, takeEstimated } from "./text.js";
@@ -144,7 +145,8 @@ class TuiApp {
   private readonly guard = new BoxGuard(this.frames, () => this.frames.request());
   /** where the pane was last drawn: the wheel over it scrolls it */
   private paneRect: Rect | undefined;
-  private turn: { state: TurnState; detail?: string | undefined } = { state: "idle" };
+  /** `waiting`: streaming, with nothing of the answer in yet */
+  private turn: { state: TurnState; detail?: string | undefined; waiting?: boolean } = { state: "idle" };
   /** images for the next prompt (one array for the screen's life: commands change it in place) */
   private readonly attachments: ImageBlock[] = [];
   private flashMsg: Flash | undefined;
@@ -268,6 +270,8 @@ class TuiApp {
           this.frames.request();
         },
         pickModel: (picker) => {
+          // the list is open: "listing models…" is said and done
+          if (this.flashMsg?.text === LISTING_MODELS) this.flashMsg = undefined;
           if (!this.modal) {
             this.modal = { kind: "models", picker };
             this.guard.reset();
@@ -459,16 +463,19 @@ class TuiApp {
         t.answerStart(e.answer);
         break;
       case "text_delta":
+        this.firstByte();
         t.textDelta(e.answer, e.text);
         break;
       case "reasoning_delta":
+        this.firstByte();
         t.reasoningDelta(e.answer, e.text);
         break;
       case "tool_input":
+        this.firstByte();
         t.toolInput(e.answer, e.index, e.name, e.bytes);
         break;
       case "state":
-        this.turn = { state: e.state, detail: e.detail };
+        this.turn = { state: e.state, detail: e.detail, waiting: e.state === "streaming" };
         if (e.state === "streaming") this.retry = undefined;
         t.turnState(e.state !== "idle" || a.controller.busy(), e.state === "permission");
         this.attention.session(sessionLabel(a.controller));
@@ -585,6 +592,9 @@ class TuiApp {
         return this.suspend();
       case "toggleContext":
         return this.toggleContext();
+      case "showTasks":
+        if (a) a.run.showTasks(a.handle);
+        return;
       case "pane":
         if (a) paneOp(a.pane, i.op);
         if (i.op === "close") this.focus.paneClosed();
@@ -642,12 +652,12 @@ class TuiApp {
         if (e.vertical(i.dir)) return;
         // the prompt history comes with the session
         if (!a) return;
-        const text = i.dir < 0 ? a.history.prev(e.value()) : a.history.next();
-        if (text !== undefined) e.set(text);
+        const text = i.dir < 0 ? a.history.prev(e.value(), e.shape()) : a.history.next();
+        if (text !== undefined) e.recall(text, a.history.shapeOf(text));
         return;
       }
       case "complete": {
-        const done = completeCommand(e.text);
+        const done = completeCommand(e.text, a?.controller.workflow?.commands());
         if (done !== undefined) e.set(done);
         return;
       }
@@ -689,6 +699,12 @@ class TuiApp {
       case "rewindDiff":
         if (a) a.run.toggleRewindDiffs(this.rewindHost(a));
         return;
+      case "cycleMode": {
+        if (!a) return;
+        const said = this.modes.press(a.controller.info().permission, Date.now(), keyLabel(this.km, "permission.cycle"));
+        if (said.next) a.controller.setPermission(said.next);
+        return this.flash(said.say);
+      }
       default:
         assertNever(i, "intent");
     }
@@ -724,6 +740,11 @@ class TuiApp {
       },
       (e: unknown) => this.fail("/model", e),
     );
+  }
+
+  /** the answer's first bytes are in: "waiting for the provider" becomes "streaming" */
+  private firstByte(): void {
+    if (this.turn.waiting) this.turn = { ...this.turn, waiting: false };
   }
 
   private chooseSession(): void {
@@ -780,6 +801,9 @@ class TuiApp {
   }
 
   /** `turn`: it speaks of the running turn, and goes when the turn ends (status.ts activeFlash) */
+  /** the permission-mode key's state (leaving plan takes a second press) */
+  private readonly modes = new ModeCycle();
+
   private flash(text: string, style: StyleName = "info", ms = FLASH_MS, turn = false): void {
     this.flashMsg = { text, style, until: Date.now() + ms, ...(turn ? { turn } : {}) };
     this.frames.after("flash", ms + 10, () => this.frames.request());

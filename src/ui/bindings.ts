@@ -37,7 +37,9 @@ export const ACTIONS = [
   "app.quitIfEmpty",
   "app.redraw",
   "app.suspend",
+  "permission.cycle",
   "context.toggle",
+  "tasks.show",
   "context.close",
   "context.focusPrompt",
   "context.nextPage",
@@ -115,8 +117,10 @@ export const ACTION_HELP: Record<Action, string> = {
   "app.quit": "interrupt the running turn; else clear the prompt; on an empty prompt, twice: quit",
   "app.quitIfEmpty": "quit when the prompt is empty",
   "app.redraw": "redraw the screen",
+  "permission.cycle": "next permission mode: ask, accept-edits, plan (Claude Code's Alt-M; bind S-tab here to have Shift-Tab)",
   "app.suspend": "suspend (the shell's fg brings it back)",
   "context.toggle": "open/close the context pane",
+  "tasks.show": "show the model's task list (/todo)",
   "context.close": "close the context pane",
   "context.focusPrompt": "context: to the prompt, the pane stays open",
   "context.nextPage": "context: next page",
@@ -185,8 +189,10 @@ export const DEFAULT_BINDINGS: Record<Action, string[]> = {
   "app.quit": ["C-c"],
   "app.quitIfEmpty": ["C-d"],
   "app.redraw": ["C-l"],
+  "permission.cycle": ["M-m"],
   "app.suspend": ["C-z"],
   "context.toggle": ["C-o"],
+  "tasks.show": ["C-t"],
   "context.close": ["escape"],
   "context.focusPrompt": ["tab"],
   "context.nextPage": ["right"],
@@ -239,7 +245,7 @@ interface PlaceSpec {
 }
 
 /** read before any place's own keys (not in a box, where only quitting and suspending are) */
-const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "app.redraw"];
+const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "tasks.show", "app.redraw", "permission.cycle"];
 const BOX_GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend"];
 
 

@@ -26,7 +26,7 @@ import {
   type Action,
   type Keymap,
 } from "./bindings.js";
-import type { InputEvent, KeyEvent } from "./keys.js";
+import { splitAlt, type InputEvent, type KeyEvent } from "./keys.js";
 import type { StyleName } from "./style.js";
 import { assertNever } from "../record/types.js";
 
@@ -74,6 +74,9 @@ export type Intent =
   /** Ctrl-Z: give the terminal back and stop until the shell's fg */
   | { type: "suspend" }
   | { type: "toggleContext" }
+  | { type: "showTasks" }
+  /** the next permission mode (mode-cycle.ts) */
+  | { type: "cycleMode" }
   | { type: "pane"; op: PaneOp }
   /** the person moved to the prompt */
   | { type: "focus"; to: "input" }
@@ -187,12 +190,14 @@ function typeAheadSafe(i: Intent): boolean {
     case "transcript":
     case "pane":
     case "toggleContext":
+    case "showTasks":
     case "redraw":
     case "dismissFlash":
     case "typedAhead":
     case "termFocus":
       return true;
     case "quit":
+    case "cycleMode":
     case "flash":
     case "suspend":
     case "interrupt":
@@ -280,8 +285,21 @@ export class KeyRouter {
     this.quitArmedAt = undefined;
     // suspending answers nothing: a box is still there when the shell's fg brings the screen back
     if (this.is("app.suspend", k)) return [{ type: "suspend" }];
+    // Esc and a letter typed at once arrive as one Alt-letter: one the keymap binds is that
+    // key; one bound to nothing is the Esc and then the letter ("think" stays "think")
+    const split = this.unboundAlt(k);
+    if (split) return [...this.route(split[0], view), ...this.route(split[1], view)];
     if (view.modal) return this.boxKey(view.modal, k, view);
     return this.placeKey(k, view, { armedAt: rewindArmed });
+  }
+
+  /** an Alt-character no action binds, as Esc and the character; else undefined */
+  private unboundAlt(k: KeyEvent): [KeyEvent, KeyEvent] | undefined {
+    if (!k.meta || k.at) return undefined;
+    const parts = splitAlt(k);
+    if (!parts) return undefined;
+    for (const keys of Object.values(this.km.bindings) as string[][]) if (keys.includes(k.full)) return undefined;
+    return parts;
   }
 
   private pasteTo(text: string, view: RouteView): Intent[] {
@@ -306,6 +324,8 @@ export class KeyRouter {
     if (this.is("context.toggle", k)) return [{ type: "toggleContext" }];
     // before the session is open only the prompt takes keys
     if (!view.attached) return this.promptKey(k, view);
+    if (this.is("tasks.show", k)) return [{ type: "showTasks" }];
+    if (this.is("permission.cycle", k)) return [{ type: "cycleMode" }];
     if (k.at) return this.wheel(k, k.at, view);
     if (view.focus === "context" && view.paneOpen) return this.contextKey(k, view);
     if (view.focus === "transcript") return this.transcriptKey(k, view);
@@ -332,6 +352,8 @@ export class KeyRouter {
     // the model list and the rewind box are pickers like the sessions': the same keys move,
     // choose and close them
     const a = box === "permission" ? this.first(PERMISSION_ACTIONS, k) : box === "rewind" ? this.first(REWIND_ACTIONS, k) : this.first(SESSIONS_ACTIONS, k);
+    // a person may look at what the model was sent before answering
+    if (box === "permission" && this.is("context.toggle", k)) return [{ type: "toggleContext" }];
     // and a row's number chooses it, once the list is ready (until then a digit is typed ahead)
     if ((box === "models" || box === "rewind") && view.boxReady && !k.at && printable(k) && /^[1-9]$/.test(k.ch)) return [{ type: "pickerChoose", index: Number(k.ch) - 1 }];
     const deciding = a !== undefined && DECIDING_ACTIONS.has(a);
@@ -398,6 +420,8 @@ export class KeyRouter {
     const a = this.first(CONTEXT_ACTIONS, k);
     if (a) return this.contextAction(a, view);
     if (printable(k)) return [{ type: "compose" }, ...this.promptKey(k, { ...view, focus: "input" })];
+    // quitting on an empty prompt works wherever the keys are
+    if (this.is("app.quitIfEmpty", k) && view.promptEmpty) return [{ type: "quit" }];
     return []; // other keys do nothing here
   }
 
@@ -432,6 +456,7 @@ export class KeyRouter {
     const a = this.first(TRANSCRIPT_ACTIONS, k, (x) => x !== "turn.interrupt" || view.interruptible);
     if (a) return this.transcriptAction(a);
     if (printable(k)) return [...LEAVE_TRANSCRIPT, ...this.promptKey(k, { ...view, focus: "input" })];
+    if (this.is("app.quitIfEmpty", k) && view.promptEmpty) return [{ type: "quit" }];
     return [];
   }
 

@@ -85,6 +85,18 @@ const LETTER_KEYS: Record<string, string> = {
   S: "f4",
 };
 
+/**
+ * An Alt-character (ESC then one character, read as one key) as the two keys it may have been
+ * typed as: Esc, then the character. Undefined for a key that is not Alt with one character.
+ */
+export function splitAlt(k: KeyEvent): [KeyEvent, KeyEvent] | undefined {
+  if (!k.meta || k.ctrl || k.at) return undefined;
+  const c = k.name === "space" ? " " : k.name.length === 1 ? (k.shift ? k.name.toUpperCase() : k.name) : undefined;
+  if (c === undefined) return undefined;
+  const plain = charKey(c);
+  return plain ? [key("escape"), plain] : undefined;
+}
+
 /** one character (no escape prefix) as a key */
 function charKey(c: string, meta = false): KeyEvent | undefined {
   const code = c.codePointAt(0)!;

@@ -18,6 +18,7 @@ import type { ScreenParts } from "./parts.js";
 import { activeFlash, hintLine, placeholder, startingHint, startingStatus, statusLine, type Flash, type Retry } from "./status.js";
 import type { Line, Seg } from "./style.js";
 import type { Transcript } from "./transcript.js";
+import { taskLine } from "./task-line.js";
 import type { PromptQueue } from "./queue.js";
 
 /** the session's parts the painter reads */
@@ -44,7 +45,7 @@ export interface ScreenState {
   attachments: number;
   /** the prompt's text as typed, laid out at promptWidth() */
   prompt: { text: string; empty: boolean; layout: InputLayout };
-  turn: { state: TurnState; detail?: string | undefined };
+  turn: { state: TurnState; detail?: string | undefined; waiting?: boolean };
   retry: Retry | undefined;
   usage: Usage | undefined;
   context: ContextStatus | undefined;
@@ -106,7 +107,7 @@ export function paintScreen(st: ScreenState, l: Layout): Painted {
   // hint line, prompt, status
   if (l.hint) {
     const hint = a
-      ? hintLine({ attachments: st.attachments, flash, focus: st.focus, prompt: st.prompt.text, following: a.transcript.follow, km }, cols)
+      ? hintLine({ attachments: st.attachments, flash, focus: st.focus, prompt: st.prompt.text, commands: st.prompt.text.startsWith("/") ? a.controller.workflow?.commands() : undefined, following: a.transcript.follow, km }, cols)
       : startingHint({ flash, held: st.held, km }, cols);
     fill(l.hint, [hint]);
   }
@@ -128,11 +129,13 @@ export function paintScreen(st: ScreenState, l: Layout): Painted {
           sessionId: a.controller.session().id,
           state: st.turn.state,
           detail: st.turn.detail,
+          waiting: st.turn.waiting === true,
           busy: a.controller.busy(),
           retry: st.retry,
           now: st.now,
           context: st.context,
           usage: st.usage,
+          tasks: taskLine(a.controller.history()),
           km,
         },
         cols,

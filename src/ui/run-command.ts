@@ -9,10 +9,12 @@ import type { ImageBlock, Session } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { ACTION_HELP, ACTIONS, keyLabel, prettyKey, type Action, type Keymap } from "./bindings.js";
 import { COMMANDS, parseInput, unquotePath, type CommandName } from "./commands.js";
+import { formatTodoList, latestTodoList, todoSummary } from "../tools/todo-list.js";
 import { inert, inertLine } from "./inert.js";
 import type { InputEditor, PromptHistory } from "./input.js";
 import type { Line, Seg, StyleName } from "./style.js";
 import { formatBytes, textWidth } from "./text.js";
+import { LISTING_MODELS } from "./status.js";
 import type { Transcript } from "./transcript.js";
 import { buildModelPicker, type ModelPicker } from "./model-list.js";
 import type { PromptChoice } from "../session/controller/rewind.js";
@@ -61,11 +63,15 @@ export function submitPrompt(s: ScreenHandle, steer = false): void {
   const parsed = parseInput(raw.trimEnd());
   switch (parsed.kind) {
     case "command":
+      // /init is a prompt: the controller expands it (workflow.ts), and its edit asks as any edit does
+      if (parsed.name === "init") break;
       s.history.add(raw.trim());
       s.editor.clear();
       runCommand(s, parsed.name, parsed.arg);
       return;
     case "unknown":
+      // a custom command (the workspace's or the config folder's): the controller expands it
+      if (s.controller.workflow?.isCommand(parsed.name)) break;
       s.flash(`unknown command /${inertLine(parsed.name)} · /help lists them`, "err");
       return;
     case "prompt":
@@ -73,7 +79,7 @@ export function submitPrompt(s: ScreenHandle, steer = false): void {
     default:
       assertNever(parsed, "input");
   }
-  const text = parsed.text.trimEnd();
+  const text = (parsed.kind === "prompt" ? parsed.text : raw).trimEnd();
   if (!text.trim() && s.attachments.length === 0) return;
   const c = s.controller;
   if (c.busy()) {
@@ -111,23 +117,24 @@ export function submitPrompt(s: ScreenHandle, steer = false): void {
     s.flash("no API key: see above · your text stays here", "err");
     return;
   }
-  s.history.add(text);
+  s.history.add(text, s.editor.value().trimEnd() === text ? s.editor.shape() : undefined);
   s.editor.clear();
   const images = s.attachments.splice(0);
-  send(s, text, images);
+  send(s, text, images, raw.trimStart().startsWith("//"));
 }
 
-function send(s: ScreenHandle, text: string, images: ImageBlock[]): void {
+function send(s: ScreenHandle, text: string, images: ImageBlock[], literal = false): void {
   s.transcript.bottom();
   // ↑ finds it in the next session of this workspace too
   s.controller.alongside?.remember(text);
-  s.controller.submit(text, images).then(
+  // "//text" sends "/text" as written, never as a command
+  s.controller.submit(text, images, { literal }).then(
     (r) => {
       // interrupted while it waited for the turn's code: nothing went, so the text comes back
       // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,
       // ahead of any attached since
       if (r.sent) return;
-      if (s.editor.isEmpty()) s.editor.set(text);
+      if (s.editor.isEmpty()) s.editor.recall(text, s.history.shapeOf(text));
       s.attachments.unshift(...images);
       returnQueue(s);
       s.render();
@@ -189,7 +196,7 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
   };
   switch (name) {
     case "help":
-      s.transcript.lines(helpLines(s.km, c.info().api, c.session().id));
+      s.transcript.lines(helpLines(s.km, c.info().api, c.session().id, c.workflow?.commands()));
       s.transcript.bottom();
       return;
     case "api":
@@ -200,6 +207,11 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
       guard("/new", c.newSession().then(() => s.flash("new session", "ok")));
       return;
     case "sessions":
+      // an id, or its start as the screen shows it: switched to at once
+      if (arg.trim()) {
+        guard("/sessions", c.switchSession(arg.trim()).then(() => s.flash(`switched to session ${c.session().id.slice(0, 8)}`, "ok")));
+        return;
+      }
       guard(
         "/sessions",
         c.listSessions().then((list) => s.pickSession(list)),
@@ -208,7 +220,7 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     case "model":
       if (!arg.trim()) {
         // the list comes once the servers have answered (or not); typing meanwhile goes to the prompt
-        s.flash("listing models…");
+        s.flash(LISTING_MODELS);
         guard("/model", c.listModels().then((m) => s.pickModel(buildModelPicker(m))));
         return;
       }
@@ -286,6 +298,14 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     case "rewind":
       openRewind(s, arg);
       return;
+    case "skills":
+    case "hooks":
+    case "todo":
+      workflowCommand(s, name, arg);
+      return;
+    case "init":
+      // sent as a prompt by submitPrompt, never run here
+      return;
     case "clear-screen":
       s.transcript.clearView();
       s.repaintAll();
@@ -296,6 +316,35 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     default:
       assertNever(name, "command");
   }
+}
+
+/** the task list's key: /todo */
+export function showTasks(s: ScreenHandle): void {
+  workflowCommand(s, "todo", "");
+}
+
+/** /skills, /hooks [approve], /todo: the workflow's listings (session/controller/workflow.ts) */
+function workflowCommand(s: ScreenHandle, name: "skills" | "hooks" | "todo", arg: string): void {
+  const w = s.controller.workflow;
+  const show = (text: string): void => {
+    // the listings are escaped already: inert, no spaces folded
+    s.transcript.lines(text.split("\n").map((t, i): Line => [i === 0 ? { t: inert(t), s: "heading" } : { t: inert(t) }]));
+    s.transcript.bottom();
+    s.render();
+  };
+  if (name === "todo") {
+    const items = latestTodoList(s.controller.history());
+    show(items ? `Task list (${todoSummary(items)})\n${formatTodoList(items)}` : "Task list\nThe model has kept no task list in this session (it keeps one with the todo tool).");
+    return;
+  }
+  if (!w) {
+    show(`/${name}\nnot available in this screen.`);
+    return;
+  }
+  if (name === "skills") show(w.describeSkills());
+  else if (arg.trim() === "") show(w.describeHooks());
+  else if (arg.trim().toLowerCase() === "approve") show(w.approveHooks());
+  else s.flash(`/hooks takes nothing (the list) or approve (got "${inertLine(arg)}")`, "err");
 }
 
 /** /rewind [N], and Esc Esc on an empty prompt: the rewind box, on the last prompt (or N). */
@@ -355,12 +404,32 @@ export function apiLines(api: AppInfo["api"], sessionId: string): Line[] {
   ];
   API_ROUTES.forEach((r, i) => out.push([label(i === 0 ? "routes" : ""), { t: r.path.padEnd(pathW + 2), s: "key" }, { t: r.what, s: "dim" }]));
   out.push([label("session"), { t: `this one is ${sessionId}` }]);
-  out.push([label("example"), { t: `curl -s -H "Authorization: Bearer $(cat ${inertLine(api.tokenFile)})" ${inertLine(api.url)}/sessions/${sessionId}/context` }]);
+  // the command on a line of its own, from the first column and as short as it goes (~ for
+  // the home folder, the id's start): a line the pane must wrap pastes as two commands
+  const ex = curlExample(api, sessionId);
+  out.push([label("example"), { t: "one command; a screen that wraps it breaks the copy: the two lines after it are each whole", s: "dim" }]);
+  out.push([{ t: ex.oneLine }]);
+  for (const l of ex.twoLines) out.push([{ t: l }]);
   return out;
 }
 
+/**
+ * The example request as one command, from the first column and as short as it goes ("~" for
+ * the home folder, the id's start, no scheme), and as two commands that each fit 80 columns:
+ * a line the pane wraps pastes as two broken commands.
+ */
+export function curlExample(api: NonNullable<AppInfo["api"]>, sessionId: string, home = process.env["HOME"]): { oneLine: string; twoLines: [string, string] } {
+  const plain = !/[\s"'$`\\]/.test(api.tokenFile);
+  const file = home && home !== "/" && plain && api.tokenFile.startsWith(`${home}/`) ? `~${api.tokenFile.slice(home.length)}` : api.tokenFile;
+  const id = sessionId.length > 8 ? sessionId.slice(0, 8) : sessionId;
+  const where = `${inertLine(api.url.replace(/^http:\/\//, ""))}/sessions/${id}/context`;
+  // a path a shell would split or expand goes in single quotes
+  const cat = `$(cat ${inertLine(plain ? file : `'${file.replace(/'/g, "'\\''")}'`)})`;
+  return { oneLine: `curl -H "Authorization: Bearer ${cat}" ${where}`, twoLines: [`T=${cat}`, `curl -H "Authorization: Bearer $T" ${where}`] };
+}
+
 /** /help: the commands, the local API when it is on, then every action with its keys in the keymap in force */
-export function helpLines(km: Keymap, api?: AppInfo["api"], sessionId?: string): Line[] {
+export function helpLines(km: Keymap, api?: AppInfo["api"], sessionId?: string, custom?: ReadonlyArray<{ name: string; args: string; help: string }>): Line[] {
   const out: Line[] = [[{ t: "Commands", s: "heading" }]];
   const cmdW = Math.max(...COMMANDS.map((c) => textWidth(`/${c.name} ${c.args}`)));
   for (const c of COMMANDS) {
@@ -378,5 +447,13 @@ export function helpLines(km: Keymap, api?: AppInfo["api"], sessionId?: string):
   const keyW = Math.min(24, Math.max(...ACTIONS.map((a) => textWidth(keys(a)))));
   for (const a of ACTIONS) out.push([{ t: keys(a).padEnd(keyW + 2), s: "key" }, { t: ACTION_HELP[a] }, { t: `  ${a}`, s: "dim" }]);
   out.push([{ t: "In the prompt: ←/→ ^A/^E ^W ^K ^U Alt-←/→ edit; Esc interrupts a running turn.", s: "dim" }]);
+  // the workspace's and the config folder's own commands, last, where /help leaves the view
+  // (their text comes from files: inert)
+  const own = (custom ?? []).filter((c) => !COMMANDS.some((b) => b.name === c.name));
+  if (own.length > 0) {
+    out.push([]);
+    out.push([{ t: "Custom commands (.claude/commands, .agents/commands, .albedo/commands, the config folder's commands/)", s: "heading" }]);
+    for (const c of own) out.push([{ t: inertLine(`/${c.name}${c.args ? ` ${c.args}` : ""}`).padEnd(cmdW + 2), s: "key" }, { t: inertLine(c.help) }]);
+  }
   return out;
 }

@@ -188,7 +188,7 @@ function sshApp(s: Sshd, home: Home, fake: FakeProvider, pidFile: string, extraA
     XDG_CONFIG_HOME: home.env.XDG_CONFIG_HOME!,
     ANTHROPIC_API_KEY: KEY,
   };
-  const app = [process.execPath, CLI, "--provider", "anthropic", "--base-url", fake.anthropicBase, "--model", MODEL, ...extraArgs];
+  const app = [process.execPath, CLI, "--provider", "anthropic", "--base-url", fake.anthropicBase, "--model", MODEL, "--sandbox", "off", ...extraArgs];
   const remote =
     `cd ${sq(home.workspace)} && echo $$ > ${sq(pidFile)} && exec env ` +
     `${Object.entries(remoteEnv).map(([k, v]) => sq(`${k}=${v}`)).join(" ")} ${app.map(sq).join(" ")}`;
@@ -388,7 +388,7 @@ describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
       await t.waitFor("Opening of a very long answer.", WAIT);
       await t.waitFor(/^ streaming · /m, WAIT);
       t.send(KEYS.escape);
-      await t.waitFor("⏹ interrupted", WAIT);
+      await t.waitFor("[interrupted]", WAIT);
       await t.waitFor(/^ idle · /m, WAIT);
       await t.settle();
       screen = t.screenText();
@@ -405,7 +405,7 @@ describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
       expect(screen).toContain(`anthropic / ${MODEL}`);
       t.send(KEYS.ctrl("o"));
       await t.waitForGone("Context · what the last request sent", WAIT);
-      await t.waitFor("⏹ interrupted", WAIT); // the transcript is back
+      await t.waitFor("[interrupted]", WAIT); // the transcript is back
 
       // Ctrl-D on the empty prompt quits; the far side restored the terminal before ssh ended
       t.send(KEYS.ctrl("d"));
