@@ -348,7 +348,8 @@ describe("a draft and the prompt history outlive the session's screen", () => {
 describe("a turn outlives its terminal (SIGHUP)", () => {
   it("goes on to its end with the question answered no, is recorded, exits, and the next start says how it finished", async () => {
     fake.script({ toolCalls: [{ name: "bash", input: { command: "echo should-not-run > ran.txt" } }] }, { text: "finished without the command HUP-DONE" });
-    const s = tui();
+    // unsandboxed, a command asks first
+    const s = tui(["--sandbox", "off"]);
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "do the thing");
     s.send(KEYS.enter);
@@ -378,7 +379,7 @@ describe("a turn outlives its terminal (SIGHUP)", () => {
   it('with "hangup": "quit" the turn stops at its first question', async () => {
     await writeConfig({ hangup: "quit" });
     fake.script({ toolCalls: [{ name: "bash", input: { command: "echo nope" } }] }, { text: "never asked for" });
-    const s = tui();
+    const s = tui(["--sandbox", "off"]);
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "do it");
     s.send(KEYS.enter);
