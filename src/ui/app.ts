@@ -635,7 +635,7 @@ class TuiApp {
         if (a && e.value().trim()) a.history.add(e.value());
         this.cleared = { text: e.value(), at: Date.now() };
         e.clear();
-        this.flash(`prompt cleared (↑ brings it back) · ${keyLabel(this.km, "app.quit")} again quits, keeping it as a draft`, "warn", QUIT_WINDOW_MS);
+        this.flash(`prompt cleared (↑ brings it back) · press ${keyLabel(this.km, "app.quit")} again to quit, keeping it as a draft`, "warn", QUIT_WINDOW_MS);
         return;
       case "termFocus":
         return this.attention.focus(i.focused);

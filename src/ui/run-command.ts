@@ -97,9 +97,12 @@ export function submitPrompt(s: ScreenHandle, steer = false): void {
       c.steer(text).then(
         (taken) => {
           if (taken) return;
-          // the turn ended first: it goes out next, ahead of what was queued
+          // the turn ended first: it goes out next, ahead of what was queued (turnEnded, told
+          // of the turn's end just before, sends it or gives it back); with no turn's end to
+          // come (none was running), it goes once nothing runs
           s.queue.add({ text, images: [] }, true);
-          afterTurn(s);
+          setImmediate(() => afterTurn(s));
+          s.render();
         },
         (e: unknown) => s.fail("steering", e),
       );

@@ -590,11 +590,12 @@ export class App implements Controller {
         if (prompted) await this.workflow.stop(this.open.current.id);
       },
     );
-    // what was steered in and never reached a model call goes back to the screen
-    this.steering.release();
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
+    // what was steered in and never reached a model call goes back to its sender, after the
+    // turn's end is told (the screen then sends it next, or gives it back with the queue)
+    this.steering.release();
     this.hub.emit({ type: "info" });
     // the error quotes the provider or a server: headless mode prints it
     return outcome.error ? { ...outcome, error: this.redactKeys(outcome.error) } : outcome;
