@@ -9,6 +9,8 @@ import { takeEnvKeys } from "./config/env-keys.js";
 import { defaultConfigPath, defaultDbPath, stateDir } from "./config/paths.js";
 import { fieldForStream, forStream, jsonForStream } from "./ui/output.js";
 import { resolveSettings, UsageError, type Flags, type Settings } from "./config/resolve.js";
+import { PERMISSION_MODES } from "./tools/types.js";
+import { SANDBOX_SETTINGS } from "./tools/sandbox.js";
 import type { App } from "./session/controller/controller.js";
 import type { ImageBlock, Session } from "./record/types.js";
 import { messageOf } from "./record/errors.js";
@@ -129,6 +131,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
       configFile: path.resolve(opts.config ?? defaultConfigPath()),
       reloadConfig: async () => resolveSettings(opts, await readConfig(opts.config)),
       checkpointDir: checkpointDir(),
+      alongsideDir: path.join(stateDir(), "alongside"),
     });
   } catch (e) {
     await store.close();
@@ -200,7 +203,7 @@ async function main(opts: MainOptions): Promise<number> {
     const { runTui } = await import("./ui/app.js");
     const { loadKeymap } = await import("./ui/keymap.js");
     const { keymap, warnings } = loadKeymap(settings.keymap, settings.keys);
-    return await runTui(app, { keymap, keymapWarnings: warnings, theme: settings.theme, noColor: Boolean(process.env.NO_COLOR) });
+    return await runTui(app, { keymap, keymapWarnings: warnings, theme: settings.theme, notify: settings.notify ?? "auto", hangup: settings.hangup ?? "continue", noColor: Boolean(process.env.NO_COLOR) });
   } finally {
     await api?.close();
     await app.close();
@@ -235,6 +238,8 @@ async function screenFirst(opts: MainOptions): Promise<number> {
       keymap,
       keymapWarnings: warnings,
       theme: settings.theme,
+      notify: settings.notify ?? "auto",
+      hangup: settings.hangup ?? "continue",
       // compiled after the session is on screen; a prompt sent sooner waits for them, and a
       // failure to load them is reported by the turn that needs them
       afterSessionFrame: () => void app.ready().catch(() => undefined),
@@ -276,7 +281,8 @@ function buildProgram(): Command {
     .option("-c, --continue", "continue the latest session of this workspace")
     .option("-r, --resume <id>", "resume the session with this id")
     .option("--fork-session", "with --resume or --continue: open a fork of that session (its whole record, under a new id; the original stays as it is)")
-    .addOption(new Option("--permission <policy>", "what tools may do without asking").choices(["ask", "auto", "read-only"]))
+    .addOption(new Option("--permission <mode>", "what tools may do without asking (Shift-Tab cycles in the screen)").choices([...PERMISSION_MODES]))
+    .addOption(new Option("--sandbox <mode>", "where bash commands run: bubblewrap with the workspace writable, read-only, or off").choices([...SANDBOX_SETTINGS]))
     .addOption(new Option("--compaction <strategy>", "how long histories are shortened for the model").choices(["none", "microcompact", "summary", "microcompact+summary"]))
     .option("--keymap <name>", "key bindings: default, vim, emacs, or a path to a JSON file")
     .option("--api", "serve the read-only local API on 127.0.0.1")

@@ -271,7 +271,10 @@ function parseEscape(s: string): { key: KeyEvent | undefined; length: number } |
       const k = final === "M" && Number.isFinite(cb) && Number.isFinite(x) && Number.isFinite(y) ? mouseKey(cb!, x!, y!) : undefined;
       return { key: k, length: i + 1 };
     }
-    // focus in/out, cursor position reports: not keys
+    // focus in/out (mode 1004): not keys a person typed, but read as "focusin"/"focusout",
+    // which no keymap binds (notify.ts hears them)
+    if (params === "" && (final === "I" || final === "O")) return { key: key(final === "I" ? "focusin" : "focusout"), length: i + 1 };
+    // cursor position reports and the rest: not keys
     if (params.startsWith("?") || final === "I" || final === "O" || final === "R" || final === "M" || final === "m") {
       return { key: undefined, length: i + 1 };
     }

@@ -7,7 +7,7 @@ import type { Usage } from "../provider/types.js";
 import { assertNever } from "../record/types.js";
 import { cacheHitShare, formatCacheShare } from "../context/format.js";
 import { keyLabel, prettyKey, type Keymap } from "./bindings.js";
-import { matchingCommands } from "./commands.js";
+import { matchingCommands, type CommandSpec } from "./commands.js";
 import { inertLine } from "./inert.js";
 import type { Focus } from "./keyrouter.js";
 import type { Line, Seg, StyleName } from "./style.js";
@@ -62,7 +62,8 @@ export function startingStatus(cols: number): Line {
 }
 
 export interface StatusInput {
-  info: Pick<AppInfo, "provider" | "model" | "keyProblem" | "api" | "reasoningNote">;
+  info: Pick<AppInfo, "provider" | "model" | "keyProblem" | "api" | "reasoningNote" | "modelNote"> &
+    Partial<Pick<AppInfo, "permission" | "sandbox">>;
   sessionId: string;
   state: TurnState;
   detail?: string | undefined;
@@ -74,6 +75,8 @@ export interface StatusInput {
   now: number;
   context?: ContextStatus | undefined;
   usage?: Usage | undefined;
+  /** the model's task list in one line ("tasks 2/5 · now: …"), when it keeps one */
+  tasks?: string | undefined;
   km: Keymap;
 }
 
@@ -152,6 +155,10 @@ export function statusLine(s: StatusInput, cols: number): Line {
   if (info.keyProblem) parts.push({ forms: one(`! ${inertLine(info.keyProblem)}`, "statusWarn"), prio: 1 });
   const model = inertLine(info.model);
   parts.push({ forms: [...one(`${info.provider}/${model}`), ...one(model)], prio: 3 });
+  if (info.modelNote) parts.push({ forms: one(inertLine(info.modelNote), "statusWarn"), prio: 5 });
+  // the permission mode and where commands run: what the model may do unasked
+  if (info.permission) parts.push({ forms: one(info.permission, info.permission === "auto" ? "statusWarn" : "status"), prio: 3 });
+  if (info.sandbox) parts.push({ forms: one(info.sandbox, info.sandbox === "UNSANDBOXED" ? "statusWarn" : "status"), prio: 3 });
   if (info.reasoningNote) parts.push({ forms: one(inertLine(info.reasoningNote), "statusWarn"), prio: 5 });
   const id = s.sessionId.slice(0, 8);
   parts.push({ forms: [...one(`session ${id}`), ...one(id)], prio: 4 });
@@ -166,6 +173,7 @@ export function statusLine(s: StatusInput, cols: number): Line {
   const share = s.usage ? cacheHitShare(s.usage) : undefined;
   if (share !== undefined) parts.push({ forms: one(formatCacheShare(share)), prio: 6 });
   parts.push({ forms: one(`${keyLabel(s.km, "context.toggle")} context`, "statusAccent"), prio: 2 });
+  if (s.tasks) parts.push({ forms: one(inertLine(s.tasks.length > 60 ? s.tasks.slice(0, 59) + "…" : s.tasks)), prio: 6 });
   if (info.api) parts.push({ forms: one(`api ${info.api.url}`), prio: 6 });
 
   const SEP = 3;
@@ -247,6 +255,8 @@ interface HintInput {
   focus: Focus;
   /** the prompt's text as typed */
   prompt: string;
+  /** the custom commands, completed and hinted as the built-ins are */
+  commands?: readonly CommandSpec[] | undefined;
   /** the transcript follows its bottom (nothing newer is hidden below) */
   following: boolean;
   km: Keymap;
@@ -263,7 +273,7 @@ export function hintLine(h: HintInput, cols: number): Line {
   let right: Line;
   if (h.flash) right = [{ t: h.flash.text, s: h.flash.style }];
   else if (h.focus === "input" && h.prompt.startsWith("/") && !h.prompt.includes("\n")) {
-    const matches = matchingCommands(h.prompt);
+    const matches = matchingCommands(h.prompt, h.commands);
     if (matches.length === 0) right = [{ t: "no such command · /help lists them · //text sends a message starting with /", s: "warn" }];
     else {
       right = [];

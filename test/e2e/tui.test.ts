@@ -174,7 +174,7 @@ describe("the terminal interface", () => {
       { toolCalls: [{ name: "bash", input: { command: "echo never-runs-456" } }] },
       { text: "Both done." },
     );
-    const s = tui(["--permission", "ask"]);
+    const s = tui(["--permission", "ask", "--sandbox", "off"]);
     await ready(s);
     await ask(s, "run two commands");
     await s.waitFor("Permission needed");

@@ -43,7 +43,7 @@ describe("hints end with the turn they speak of", () => {
     expect(term.screenText()).not.toContain("interrupting");
   });
 
-  it("'a turn is running' goes when the turn ends; the typed text stays", async () => {
+  it("Enter during a turn queues the prompt: the flash goes when the turn ends, and the prompt is sent then", async () => {
     const { term, c } = await screen();
     term.send("first");
     await term.waitFor("› first");
@@ -53,11 +53,16 @@ describe("hints end with the turn they speak of", () => {
     term.send("second");
     await term.waitFor("› second");
     term.send(KEYS.enter);
-    await term.waitFor("a turn is running");
+    await term.waitFor("queued: sent when the turn ends");
+    await term.waitFor("queued 1 second");
+    expect(c.submitted.map((x) => x.text)).toEqual(["first"]);
+    c.finish();
+    await term.waitForGone("queued 1 second");
+    expect(c.submitted.map((x) => x.text)).toEqual(["first", "second"]);
+    // the queued prompt's own turn ends: the flash about the queue goes with it
     c.finish();
     await term.waitFor(/^ idle · /m);
-    expect(term.screenText()).not.toContain("a turn is running");
-    expect(term.screenText()).toContain("› second");
+    expect(term.screenText()).not.toContain("queued: sent when the turn ends");
   });
 
   it("a flash about the turn is shown only while a turn runs; others keep their time", () => {
