@@ -161,6 +161,10 @@ export class App implements Controller {
         this.hub.emit({ type: "info" });
       },
       onNotice: (level, text) => this.hub.emit({ type: "notice", level, text }),
+      commandSandbox: async () => {
+        await this.sandbox.ready();
+        return this.sandbox.forCommands();
+      },
       redact: (t) => this.redactKeys(t),
     });
   }
