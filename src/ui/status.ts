@@ -103,8 +103,8 @@ export function statusLine(s: StatusInput, cols: number): Line {
   if (info.keyProblem) parts.push({ line: [{ t: `⚠ ${inertLine(info.keyProblem)}`, s: "statusWarn" }], prio: 1 });
   parts.push({ line: [{ t: `${info.provider}/${inertLine(info.model)}`, s: "status" }], prio: 3 });
   // the permission mode and where commands run: what the model may do unasked
-  if (info.permission) parts.push({ line: [{ t: info.permission, s: info.permission === "auto" ? "statusWarn" : "status" }], prio: 3 });
-  if (info.sandbox) parts.push({ line: [{ t: info.sandbox, s: info.sandbox === "UNSANDBOXED" ? "statusWarn" : "status" }], prio: 3 });
+  if (info.permission) parts.push({ line: [{ t: info.permission, s: info.permission === "auto" ? "statusWarn" : "status" }], prio: 4.5 });
+  if (info.sandbox) parts.push({ line: [{ t: info.sandbox, s: info.sandbox === "UNSANDBOXED" ? "statusWarn" : "status" }], prio: 5.5 });
   if (info.reasoningNote) parts.push({ line: [{ t: inertLine(info.reasoningNote), s: "statusWarn" }], prio: 4 });
   parts.push({ line: [{ t: `session ${s.sessionId.slice(0, 8)}`, s: "status" }], prio: 5 });
   const figure = s.context ? contextText(s.context) : undefined;

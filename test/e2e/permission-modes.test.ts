@@ -34,7 +34,8 @@ afterEach(() => {
 
 function tui(args: string[] = [], env: NodeJS.ProcessEnv = {}): PtySession {
   const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase, ...args], {
-    cols: 120,
+    // wide enough for the status line to keep the mode and the sandbox beside the figures
+    cols: 170,
     rows: 32,
     cwd: home.workspace,
     env: { ...home.env, TERM: "xterm-256color", ...env },
