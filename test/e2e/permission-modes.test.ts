@@ -117,7 +117,7 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
     expect(box).toContain('"allow for this session" allows: commands starting with: echo');
     // Ctrl-O opens the inspector while the question is up
     s.send(KEYS.ctrl("o"));
-    await s.waitFor(/page 1 of/, WAIT);
+    await s.waitFor("Context · what the last request sent", WAIT);
     s.send(KEYS.ctrl("o"));
     await s.waitFor("a allow for this session", WAIT);
     s.send("a");

@@ -184,7 +184,9 @@ export class App implements Controller {
   ready(): Promise<Parts> {
     return this.parts.ready().then(async (p) => {
       await (this.recovered ??= this.recoverRewind());
-      await (this.sandboxSaid ??= this.sayUnsandboxed());
+      // the probe runs alongside; a prompt waits for it (runPrompt), so no command runs
+      // before it is known where commands run
+      this.sandboxSaid ??= this.sayUnsandboxed();
       limitCoreDumps();
       return p;
     });
@@ -483,6 +485,7 @@ export class App implements Controller {
     // start (each bounded by its startup timeout) before its requests are built, and their
     // arrival is no change to that turn's view; the screen never waits for them
     if (this.opts.headless && this.ext.hasServers() && !this.busy()) await this.ext.start();
+    await (this.sandboxSaid ??= this.sayUnsandboxed());
     // a prompt sent before the parts are in waits for them (nothing below awaits before the
     // turn counts as running)
     if (!this.parts.ifLoaded() && !this.busy()) {
