@@ -16,6 +16,13 @@ const keyBinding = z.union([z.string(), z.array(z.string())]);
 /** the screen's colours: for a dark or a light background, or "auto": ask the terminal */
 const THEME_CHOICES = ["dark", "light", "auto"] as const;
 export type ThemeChoice = (typeof THEME_CHOICES)[number];
+/** how the screen tells a person looking elsewhere that a turn ended or a question waits (ui/notify.ts) */
+export const NOTIFY_CHOICES = ["auto", "bell", "osc9", "off"] as const;
+export type NotifyChoice = (typeof NOTIFY_CHOICES)[number];
+/** what a turn does when its terminal hangs up (SIGHUP): go on to its end answering questions
+ * "no", or stop at the first question */
+export const HANGUP_CHOICES = ["continue", "quit"] as const;
+export type HangupChoice = (typeof HANGUP_CHOICES)[number];
 
 /** One MCP server, in the shape Claude Code, Codex and others use: `command`,
  * `args`, `env`, `cwd` for stdio; `url`, `headers` for Streamable HTTP. Any string may name
@@ -79,6 +86,8 @@ export const configSchema = z
     keymap: z.string().min(1).optional(),
     keys: z.record(z.string(), keyBinding).optional(),
     theme: z.enum(THEME_CHOICES).optional(),
+    notify: z.enum(NOTIFY_CHOICES).optional(),
+    hangup: z.enum(HANGUP_CHOICES).optional(),
     /** seconds without a byte from the provider before a stream is given up */
     idleTimeoutSeconds: z.number().positive().optional(),
     /** MCP servers by name (src/extensions/) */

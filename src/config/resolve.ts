@@ -1,6 +1,6 @@
 // Settles every setting from flags, then the environment, then the config file, then defaults.
 import path from "node:path";
-import type { Config, ThemeChoice } from "./config.js";
+import type { Config, HangupChoice, NotifyChoice, ThemeChoice } from "./config.js";
 import { startEnv } from "./env-keys.js";
 import type { ProviderName, ReasoningLevel } from "../provider/types.js";
 import { PERMISSION_MODES, type PermissionPolicy, type PermissionRules } from "../tools/types.js";
@@ -69,6 +69,10 @@ export interface Settings {
   keys: Record<string, string | string[]>;
   /** the screen's colours: "auto" follows the terminal's background */
   theme: ThemeChoice;
+  /** the screen's notices when the terminal lost the focus (ui/notify.ts) */
+  notify?: NotifyChoice;
+  /** a running turn when the terminal hangs up: goes on ("continue") or stops at its first question */
+  hangup?: HangupChoice;
   idleTimeoutMs?: number;
   credentials: Credentials;
   /** the config's "checkpoints": whether a turn keeps what it changes, and the bounds
@@ -158,6 +162,8 @@ export function resolveSettings(flags: Flags, config: Config, env: NodeJS.Proces
     keymap: flags.keymap ?? config.keymap ?? "default",
     keys: config.keys ?? {},
     theme: config.theme ?? "auto",
+    notify: config.notify ?? "auto",
+    hangup: config.hangup ?? "continue",
     credentials: { keys, baseUrls, secrets },
   };
   if (model) s.model = model;

@@ -1,6 +1,7 @@
 // Running a tool call from the model: find the tool, check its input, apply the permission
 // policy, run it, and cap what comes back. Every failure is a result the model can read,
 // never an exception out of the turn.
+import { wellFormed } from "../text/well-formed.js";
 import { z } from "zod";
 import type { ToolSchema } from "../provider/types.js";
 import { assertNever } from "../record/types.js";
@@ -346,7 +347,8 @@ export async function runTool(
     // A read cut short says nothing reliable; a write that finished did change the file,
     // and the record must say so even if the turn was interrupted meanwhile.
     if (ctx.signal.aborted && tool.kind === "read") return INTERRUPTED;
-    return { ...out, output: capText(redact(out.output)) };
+    // a lone surrogate in a tool's output becomes U+FFFD here, where it enters
+    return { ...out, output: capText(redact(wellFormed(out.output))) };
   } catch (e) {
     if (e instanceof InterruptedError || ctx.signal.aborted) return INTERRUPTED;
     return fail(`${name} failed: ${messageOf(e)}`);

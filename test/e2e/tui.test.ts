@@ -205,7 +205,7 @@ describe("the terminal interface", () => {
     expect(lastRow(s)).toContain("streaming");
     s.send(KEYS.escape);
     await s.waitFor("Interrupted");
-    await s.waitFor("⏹ interrupted");
+    await s.waitFor("[interrupted]");
     await s.waitFor(/ idle /);
     expect(s.screenText()).toContain("Partial words that arrived before the stop.");
     expect(await quit(s)).toBe(0);

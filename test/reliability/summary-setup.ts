@@ -163,12 +163,6 @@ export function teardown(): void {
       `${t.held ? "held" : "NOT HELD"}: next turn ${t.nextTurnWorks ? "works" : "FAILS"}, ${num(t.messagesLost)} stored messages lost${t.detail ? ` (${t.detail})` : ""}`,
     ]),
     [
-      "trap two windows: tried / next turn / lost / interleaved",
-      f.twoWindows
-        ? `${num(f.twoWindows.tried)} (${held(f.twoWindows)} held) / ${num(f.twoWindows.nextTurnWorked)} / ${num(f.twoWindows.recordsLost)} / ${num(f.twoWindows.interleavings)}`
-        : notRun,
-    ],
-    [
       "hostile repository rewound: paths put back / named as not restorable",
       f.rewindHostile ? `${num(f.rewindHostile.restored)} / ${num(f.rewindHostile.named)} (${held(f.rewindHostile)} checks held)` : notRun,
     ],

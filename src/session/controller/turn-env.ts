@@ -15,7 +15,9 @@ import { imageTarget } from "../../replay/replay.js";
 import { turnRequest } from "../../replay/request.js";
 import type { TurnEnv } from "../turn/turn.js";
 import type { EventHub } from "../turn/events.js";
+import type { SteerInbox } from "../turn/steer-inbox.js";
 import { redactRequest } from "../turn/redact.js";
+import { withTaskList } from "../turn/task-list.js";
 import type { ModelInUse } from "./model-choice.js";
 import type { AppOptions } from "./options.js";
 import { SYSTEM_PROMPT } from "./project-context.js";
@@ -34,6 +36,8 @@ export interface Composition {
   /** the built-in tools, then the MCP servers' */
   tools: ToolDef[];
   redact: Redactor;
+  /** the session's record: after a summary, the task list it stood in for is sent (turn/task-list.ts) */
+  history?: readonly StoredMessage[];
 }
 
 /** Prompt caching for this session's requests: keyed by the session (OpenAI's
@@ -60,7 +64,7 @@ function nextRequest(c: Composition, schemas: typeof toolSchemas, prior: Paramet
     provider,
     model,
     system: SYSTEM_PROMPT,
-    context: c.context,
+    context: withTaskList(c.context, prior, c.history ?? []),
     tools: schemas(c.tools),
     maxOutputTokens: c.settings.maxOutputTokens ?? m.maxOutput ?? 8192,
     reasoning: c.settings.reasoning,
@@ -93,7 +97,7 @@ interface TurnSetting {
 }
 
 /** what a turn works with */
-export function turnEnv(c: Composition, t: TurnSetting): TurnEnv {
+export function turnEnv(c: Composition, t: TurnSetting, steer?: SteerInbox): TurnEnv {
   const { provider: providerName, model } = c.model;
   const m = c.info;
   const s = c.settings;
@@ -133,6 +137,7 @@ export function turnEnv(c: Composition, t: TurnSetting): TurnEnv {
     tokenMethod: methodFor(providerName, model),
     events: t.events,
     ...(t.previousUsage ? { previousUsage: t.previousUsage } : {}),
+    ...(steer ? { steer } : {}),
   };
   return env;
 }
