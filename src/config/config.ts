@@ -38,6 +38,8 @@ export const mcpServerSchema = z
     url: z.string().min(1).optional(),
     headers: z.record(z.string(), z.string()).optional(),
     disabled: z.boolean().optional(),
+    /** a stdio server runs inside the command sandbox (docs/sandbox.md), its cwd writable */
+    sandbox: z.boolean().optional(),
     /** seconds the server may take to start and answer initialize (at most a day: a timer
      * past 2^31 ms fires at once) */
     startupTimeoutSeconds: z.number().positive().max(86_400, "at most 86400 seconds (a day)").optional(),

@@ -195,6 +195,10 @@ export class App implements Controller {
         this.hub.emit({ type: "info" });
       },
       onNotice: (level, text) => this.hub.emit({ type: "notice", level, text }),
+      commandSandbox: async () => {
+        await this.sandbox.ready();
+        return this.sandbox.forCommands();
+      },
       redact: (t) => this.redactKeys(t),
     });
   }
@@ -220,7 +224,9 @@ export class App implements Controller {
     void this.learnModels();
     return this.parts.ready().then(async (p) => {
       await (this.recovered ??= this.recoverRewind());
-      await (this.sandboxSaid ??= this.sayUnsandboxed());
+      // the probe runs alongside; a prompt waits for it (runPrompt), so no command runs
+      // before it is known where commands run
+      this.sandboxSaid ??= this.sayUnsandboxed();
       limitCoreDumps();
       return p;
     });
@@ -537,6 +543,7 @@ export class App implements Controller {
     // start (each bounded by its startup timeout) before its requests are built, and their
     // arrival is no change to that turn's view; the screen never waits for them
     if (this.opts.headless && this.ext.hasServers() && !this.busy()) await this.ext.start();
+    await (this.sandboxSaid ??= this.sayUnsandboxed());
     // a prompt sent before the parts are in waits for them (nothing below awaits before the
     // turn counts as running)
     if (!this.parts.ifLoaded() && !this.busy()) {
