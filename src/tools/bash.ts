@@ -1,13 +1,13 @@
 // bash: one command in the workspace. It runs as its own process group, registered with
 // processes.ts, so a timeout or an interrupt stops everything it started, not only the shell,
 // and what it leaves running in the background is stopped when the turn ends.
-import { spawn, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
-import { messageOf } from "../record/errors.js";
-import type { ToolDef, ToolOutput } from "./types.js";
+import type { ToolContext, ToolDef, ToolOutput } from "./types.js";
 import { HeadTailBuffer } from "./cap.js";
 import { beginRun, endRun, runAlive, stopToolProcesses } from "./processes.js";
+import { spawnCommand, spawnFailure } from "./spawn.js";
 
 const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 const MAX_BASH_TIMEOUT_MS = 600_000;
@@ -15,9 +15,6 @@ const MAX_BASH_TIMEOUT_MS = 600_000;
 export const BASH_OUTPUT_MAX = 30_000;
 /** After the shell exits, how long to wait for background children to release the pipes. */
 const PIPE_DRAIN_MS = 250;
-
-/** Variables the model's commands never see: the provider keys belong to albedo-tui alone. */
-const HIDDEN_ENV = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"];
 
 const input = z.object({
   command: z
@@ -32,52 +29,12 @@ const input = z.object({
     .min(1)
     .max(MAX_BASH_TIMEOUT_MS)
     .optional()
-    .describe(`Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most ${MAX_BASH_TIMEOUT_MS})`),
+    .describe(`Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most ${MAX_BASH_TIMEOUT_MS}); not for run_in_background`),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe("Start it and return at once with its id (a server, a watcher): it runs until bash_stop or the session ends; bash_output reads what it wrote"),
 });
-
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
-  for (const k of HIDDEN_ENV) delete env[k];
-  return env;
-}
-
-/** Why bash could not start, in words naming the cause (the workspace, PATH, descriptors…). */
-function spawnFailure(err: unknown, workspace: string): string {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const folderProblem = (): string | undefined => {
-    try {
-      if (!fs.statSync(workspace).isDirectory()) return `the workspace ${workspace} is not a folder`;
-      fs.accessSync(workspace, fs.constants.X_OK);
-      return undefined;
-    } catch (e) {
-      const c = (e as NodeJS.ErrnoException).code;
-      if (c === "ENOENT") return `the workspace folder ${workspace} no longer exists`;
-      if (c === "EACCES") return `the workspace folder ${workspace} cannot be entered (permission denied)`;
-      return `the workspace folder ${workspace} cannot be used (${c ?? String(e)})`;
-    }
-  };
-  switch (code) {
-    case "ENOENT":
-    case "ENOTDIR":
-    case "EACCES":
-      return (
-        folderProblem() ??
-        (code === "EACCES"
-          ? "bash cannot be run (permission denied)"
-          : `no bash found on PATH (${process.env.PATH === undefined ? "PATH is not set" : process.env.PATH})`)
-      );
-    case "EMFILE":
-      return "too many open files (EMFILE): albedo-tui has no file descriptor left for the command's pipes; close other connections to it, or raise the limit (ulimit -n)";
-    case "ENFILE":
-      return "too many open files on this system (ENFILE): the system's file table is full";
-    case "EAGAIN":
-      return "too many processes (EAGAIN): the system refused to start another; try again when some have ended";
-    case "ENOMEM":
-      return "not enough memory to start a process (ENOMEM)";
-    default:
-      return messageOf(err);
-  }
-}
 
 function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))} s`;
@@ -89,11 +46,31 @@ export const bashTool: ToolDef<typeof input> = {
   description:
     "Run a shell command (bash -c) in the workspace. stdout and stderr come back together with the exit code; " +
     `long output keeps its start and end. Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000} s. ` +
-    "No stdin: interactive programs get end-of-file.",
+    "No stdin: interactive programs get end-of-file. With run_in_background it returns at once with an id " +
+    "(for servers and watchers; read its output with bash_output, stop it with bash_stop).",
   input,
   summarize: (i) => `bash: ${i.command.split("\n")[0]}${i.command.includes("\n") ? " …" : ""}`,
   run(i, ctx): Promise<ToolOutput> {
-    const timeoutMs = i.timeout_ms ?? DEFAULT_BASH_TIMEOUT_MS;
+    if (i.run_in_background === true) return Promise.resolve(startInBackground(i.command, ctx));
+    return runCommand(i.command, i.timeout_ms, ctx);
+  },
+};
+
+function startInBackground(command: string, ctx: ToolContext): ToolOutput {
+  if (!ctx.shells) return { output: "background commands are not available here; run it without run_in_background", isError: true };
+  if (ctx.signal.aborted) return { output: "interrupted", isError: true };
+  const started = ctx.shells.start(command, ctx.workspace);
+  if ("error" in started) return { output: started.error, isError: true };
+  return {
+    output: `started in the background as ${started.id}; bash_output with id "${started.id}" reads what it writes, bash_stop stops it (it runs until then, or until the session ends)`,
+    isError: false,
+  };
+}
+
+/** Runs one command in the foreground: its output, status and what it left running. */
+export function runCommand(command: string, timeout: number | undefined, ctx: ToolContext): Promise<ToolOutput> {
+  {
+    const timeoutMs = timeout ?? DEFAULT_BASH_TIMEOUT_MS;
     if (ctx.signal.aborted) return Promise.resolve({ output: "interrupted", isError: true });
 
     return new Promise<ToolOutput>((resolve) => {
@@ -104,14 +81,7 @@ export const bashTool: ToolDef<typeof input> = {
       const run = beginRun(ctx.signal);
       let child: ChildProcess;
       try {
-        // One stream in true order: the shell points its own stderr at stdout before the
-        // command runs (same line, so the command's line numbers in errors stay right).
-        child = spawn("bash", ["-c", `exec 2>&1; ${i.command}`], {
-          cwd: ctx.workspace,
-          detached: true, // its own process group, so the whole group can be signalled
-          stdio: ["ignore", "pipe", "pipe"],
-          env: { ...childEnv(), ...run.env() },
-        });
+        child = spawnCommand(command, ctx.workspace, run);
       } catch (e) {
         endRun(run);
         resolve({ output: `could not start bash: ${spawnFailure(e, ctx.workspace)}`, isError: true });
@@ -141,10 +111,15 @@ export const bashTool: ToolDef<typeof input> = {
         if (child.pid === undefined) endRun(run);
         finish({ output: `could not start bash: ${spawnFailure(err, ctx.workspace)}`, isError: true });
       });
-      run.pgid = child.pid;
       // absent when the spawn failed before the pipes were made (EMFILE)
-      child.stdout?.on("data", (b: Buffer) => out.push(b));
-      child.stderr?.on("data", (b: Buffer) => out.push(b)); // only what bash says before the exec
+      const live = ctx.onOutput;
+      const dec = live ? new StringDecoder("utf8") : undefined;
+      const take = (b: Buffer): void => {
+        out.push(b);
+        if (live && dec) live(dec.write(b));
+      };
+      child.stdout?.on("data", take);
+      child.stderr?.on("data", take); // only what bash says before the exec
 
       const stop = () => {
         if (stopping) return;
@@ -203,5 +178,5 @@ export const bashTool: ToolDef<typeof input> = {
       });
       child.on("close", () => report(false));
     });
-  },
-};
+  }
+}

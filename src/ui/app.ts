@@ -407,6 +407,9 @@ class TuiApp {
         t.toolStart(e.id);
         this.startTicker(t);
         break;
+      case "tool_output":
+        t.toolOutput(e.id, e.tail, e.bytes);
+        break;
       case "tool_end":
         t.toolEnd(e);
         break;

@@ -230,6 +230,10 @@ export class Transcript {
     this.bump(this.calls.started(id, this.now()));
   }
 
+  toolOutput(id: string, tail: string, bytes: number): void {
+    this.bump(this.calls.output(id, tail, bytes));
+  }
+
   toolEnd(r: { id: string; output: string; isError: boolean; ms: number; diff?: string | undefined }): void {
     this.bump(this.calls.ended(r));
   }

@@ -48,6 +48,8 @@ import {
   settingsChanges,
 } from "./sentences.js";
 import { SessionLease } from "./session-lease.js";
+import { BackgroundShells } from "../../tools/background.js";
+import { shellsFolder } from "./shells.js";
 import type { StoredSummary } from "../store/types.js";
 import { isPlainPrompt } from "../../compaction/summary.js";
 import type { Checkpoints } from "../checkpoints/checkpoints.js";
@@ -157,6 +159,9 @@ export class App implements Controller {
     });
   }
 
+  /** the session's background commands (bash run_in_background; /shells) */
+  readonly shells = new BackgroundShells(shellsFolder);
+
   /** MCP servers for the front ends: the screen starts them after its first frame */
   readonly mcp: McpControl = {
     start: () => {
@@ -262,6 +267,8 @@ export class App implements Controller {
 
   /** A new session, not yet in the store (open-session.ts): nothing of another session's is kept. */
   private async loadDraft(): Promise<void> {
+    // the session's background commands end with it
+    await this.shells.stopAll();
     await this.lease.none();
     this.open.draft();
     this.figures.opened(undefined);
@@ -272,6 +279,7 @@ export class App implements Controller {
 
   /** Opens a stored session: its record (open-session.ts), its figures and its view's staleness. */
   private async load(s: Session): Promise<void> {
+    await this.shells.stopAll();
     // the lease before the record: headless refuses a session open elsewhere without reading it
     const held = await this.lease.take(s.id);
     if (held && this.opts.headless) throw new SessionHeldError(headlessHeld(s.id, held));
@@ -422,6 +430,7 @@ export class App implements Controller {
       // the built-in tools, then the MCP servers'
       tools: [...this.parts.tools, ...this.ext.tools()],
       redact: this.redactKeys,
+      shells: this.shells,
     };
   }
 
@@ -523,6 +532,28 @@ export class App implements Controller {
 
   interrupt(): void {
     this.activity.interrupt();
+  }
+
+  /** `!command` (`add`) and `!!command` from the prompt (shell-command.ts) */
+  async shellCommand(command: string, add: boolean): Promise<{ output: string; isError: boolean } | undefined> {
+    const refused = this.activity.promptRefusal() ?? (add ? this.lease.readOnly : undefined);
+    if (refused) {
+      this.hub.emit({ type: "notice", level: "warning", text: refused });
+      return undefined;
+    }
+    const parts = await this.ready();
+    let result: { output: string; isError: boolean } | undefined;
+    await this.activity.turn(
+      async (signal) => {
+        if (add && (await this.open.ensureStored(`!${this.redactKeys(command)}`.slice(0, 60)))) this.lease.adopt(this.open.current.id);
+        result = await parts.runShellCommand(this.env(), command, add, signal);
+        return { ok: !result.isError, finalText: "" };
+      },
+      () => undefined,
+    );
+    this.hub.emit({ type: "state", state: "idle" });
+    this.hub.emit({ type: "info" });
+    return result;
   }
 
   async newSession(): Promise<void> {
@@ -686,6 +717,7 @@ export class App implements Controller {
     this.closing = true;
     this.closeBegun();
     await this.activity.stop();
+    await this.shells.stopAll();
     // every MCP server's process group ends with the app
     await this.ext.close().catch(() => undefined);
     // the session is free for the next opener
