@@ -247,6 +247,7 @@ export class BackgroundShells {
       for (const f of [s.out.file, `${s.out.file}.1`]) fs.rmSync(f, { force: true });
     }
     this.shells.clear();
+    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
     this.changed();
   }
 }

@@ -16,6 +16,7 @@ import { formatBytes, textWidth } from "./text.js";
 import type { Transcript } from "./transcript.js";
 import { buildModelPicker, type ModelPicker } from "./model-list.js";
 import type { PromptChoice } from "../session/controller/rewind.js";
+import { parseBang, runBang, shellsCommand } from "./shells-box.js";
 
 // the screen draws the model list and the rewind box from here: this module is loaded with the
 // session, as the boxes are
@@ -51,6 +52,8 @@ export interface ScreenHandle {
 /** Enter in the prompt: runs the command, or sends the prompt and what is attached */
 export function submitPrompt(s: ScreenHandle): void {
   const raw = s.editor.value();
+  const bang = parseBang(raw);
+  if (bang) return runBang(s, raw, bang);
   const parsed = parseInput(raw.trimEnd());
   switch (parsed.kind) {
     case "command":
@@ -204,6 +207,9 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     }
     case "rewind":
       openRewind(s, arg);
+      return;
+    case "shells":
+      shellsCommand(s, arg);
       return;
     case "clear-screen":
       s.transcript.clearView();
