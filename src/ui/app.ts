@@ -24,6 +24,7 @@ import type { PermissionAnswer } from "../tools/types.js";
 import type { Usage } from "../provider/types.js";
 import { defaultKeymap, keyLabel, prettyKey, type Keymap } from "./bindings.js";
 import { completeCommand } from "./commands.js";
+import { MentionCompleter } from "./mention-complete.js";
 import type { ContextPane } from "./context-pane.js";
 import { FrameScheduler } from "./frames.js";
 import { inertLine } from "./inert.js";
@@ -118,6 +119,11 @@ class TuiApp {
   private surface!: Surface;
   private readonly frames = new FrameScheduler(() => this.frame());
   private readonly editor = new InputEditor();
+  /** `@path` completion: the workspace's files, walked at the first `@` typed */
+  private readonly mentions = new MentionCompleter(
+    () => this.s?.controller.info().workspace,
+    () => this.frames.request(),
+  );
   private readonly parser = new KeyParser();
   /** the default keys until attach() brings the configured ones */
   private km: Keymap = defaultKeymap();
@@ -261,6 +267,7 @@ class TuiApp {
         },
         toggleContext: () => this.toggleContext(),
         repaintAll: () => this.surface.repaintAll(),
+        writeRaw: (bytes) => this.surface.write(bytes),
         quit: (code) => this.quit(code),
       },
     };
@@ -533,6 +540,7 @@ class TuiApp {
         if (!a) return;
         const typed = !e.isEmpty();
         a.run.submitPrompt(a.handle);
+        if (typed && e.isEmpty()) this.mentions.sent();
         // sent, or run as a command (the prompt is empty now): keys go back to where it was typed from
         if (typed && e.isEmpty()) this.focus.sent(a.pane.open);
         return;
@@ -555,6 +563,12 @@ class TuiApp {
         return;
       }
       case "complete": {
+        const mention = this.mentions.complete(e.text, e.cursor);
+        if (mention) {
+          e.text = mention.text;
+          e.cursor = mention.cursor;
+          return;
+        }
         const done = completeCommand(e.text);
         if (done !== undefined) e.set(done);
         return;
@@ -782,7 +796,7 @@ class TuiApp {
         flash: this.flashMsg,
         held: this.held,
         attachments: this.attachments.length,
-        prompt: { text: this.editor.text, empty: this.editor.isEmpty(), layout: prompt },
+        prompt: { text: this.editor.text, empty: this.editor.isEmpty(), layout: prompt, mentions: this.mentions.hint(this.editor.text, this.editor.cursor) },
         turn: this.turn,
         retry: this.retry,
         usage: this.usage,

@@ -1,6 +1,6 @@
 // Slash commands: what exists, parsing a prompt that starts with "/", and completion hints.
 
-const COMMAND_NAMES = ["help", "new", "sessions", "rewind", "fork", "model", "image", "reload", "compact", "context", "export", "api", "mcp", "shells", "clear-screen", "quit"] as const;
+const COMMAND_NAMES = ["help", "new", "sessions", "rewind", "fork", "model", "image", "reload", "compact", "context", "export", "api", "mcp", "shells", "copy", "clear-screen", "quit"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 interface CommandSpec {
@@ -24,6 +24,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "api", args: "", help: "where the local API (--api) listens: address, token file, routes" },
   { name: "mcp", args: "[approve]", help: "MCP servers: state, tools, last error, approval; approve starts the workspace's .mcp.json" },
   { name: "shells", args: "[stop ID]", help: "background commands the model started: state, time, output; stop ID stops one" },
+  { name: "copy", args: "[code]", help: "copy the last answer (or the selected tool call or message; code: its last code block) to the clipboard (OSC 52)" },
   { name: "clear-screen", args: "", help: "clear the screen (the record keeps everything)" },
   { name: "quit", args: "", help: "quit" },
 ];

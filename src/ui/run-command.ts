@@ -17,6 +17,8 @@ import type { Transcript } from "./transcript.js";
 import { buildModelPicker, type ModelPicker } from "./model-list.js";
 import type { PromptChoice } from "../session/controller/rewind.js";
 import { parseBang, runBang, shellsCommand } from "./shells-box.js";
+import { mentionedPaths } from "./mention-word.js";
+import { lastCodeBlock, messageText, osc52, toolCallText } from "./copy.js";
 
 // the screen draws the model list and the rewind box from here: this module is loaded with the
 // session, as the boxes are
@@ -46,6 +48,8 @@ export interface ScreenHandle {
   pickRewind(prompts: PromptChoice[], index: number): void;
   toggleContext(): void;
   repaintAll(): void;
+  /** bytes for the terminal itself, outside the frame (OSC 52) */
+  writeRaw(bytes: string): void;
   quit(code: number): void;
 }
 
@@ -86,7 +90,14 @@ export function submitPrompt(s: ScreenHandle): void {
   s.editor.clear();
   const images = s.attachments.splice(0);
   s.transcript.bottom();
-  c.submit(text, images).then(
+  // the files it mentions (@path) join it as blocks of their own, read as it is sent
+  const files = mentionedPaths(text).length > 0 ? import("./mentions.js").then((m) => m.mentionBlocks(c.info().workspace, text)) : Promise.resolve({ blocks: [], notes: [] });
+  files
+    .then(({ blocks, notes }) => {
+      for (const n of notes) s.transcript.notice("warning", n);
+      return c.submit(text, images, blocks);
+    })
+    .then(
     (r) => {
       // interrupted while it waited for the turn's code: nothing went, so the text comes back
       // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,
@@ -211,6 +222,9 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     case "shells":
       shellsCommand(s, arg);
       return;
+    case "copy":
+      copyCommand(s, arg);
+      return;
     case "clear-screen":
       s.transcript.clearView();
       s.repaintAll();
@@ -221,6 +235,35 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     default:
       assertNever(name, "command");
   }
+}
+
+/** /copy [code]: the selected tool call or message, else the last answer, to the clipboard */
+function copyCommand(s: ScreenHandle, arg: string): void {
+  const want = arg.trim().toLowerCase();
+  if (want !== "" && want !== "code") {
+    s.flash(`/copy takes nothing or code (got "${inertLine(arg)}")`, "err");
+    return;
+  }
+  const src = s.transcript.copySource();
+  if (!src) {
+    s.flash("nothing to copy yet: no answer in this session", "warn");
+    return;
+  }
+  let text = "tool" in src ? toolCallText(src.tool, src.state) : messageText(src.msg);
+  let what = "tool" in src ? "the tool call" : src.msg.role === "assistant" ? "the answer" : "the message";
+  if (want === "code") {
+    const code = lastCodeBlock(text);
+    if (code === undefined) {
+      s.flash(`${what} has no code block`, "warn");
+      return;
+    }
+    text = code;
+    what = `the last code block of ${what}`;
+  }
+  const { bytes, cut } = osc52(text, process.env.TMUX !== undefined && process.env.TMUX !== "");
+  s.writeRaw(bytes);
+  const size = formatBytes(Buffer.byteLength(text));
+  s.flash(cut ? `copied the start of ${what} (${size} is more than a terminal takes at once)` : `copied ${what} (${size}) · the terminal must allow OSC 52 (README)`, cut ? "warn" : "ok");
 }
 
 /** /rewind [N], and Esc Esc on an empty prompt: the rewind box, on the last prompt (or N). */

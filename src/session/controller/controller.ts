@@ -2,7 +2,7 @@
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
 import path from "node:path";
 import fs from "node:fs/promises";
-import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
+import type { Block, ImageBlock, Session, StoredMessage, TextBlock } from "../../record/types.js";
 import { chooseModel, imagesNotTaken } from "./model-choice.js";
 import type { ModelChoices } from "../../provider/models.js";
 import { StoreError } from "../store/store.js";
@@ -446,13 +446,14 @@ export class App implements Controller {
     });
   }
 
-  async submit(text: string, images: ImageBlock[] = []): Promise<{ sent: boolean }> {
-    const outcome = await this.runPrompt(text, images);
+  async submit(text: string, images: ImageBlock[] = [], files: TextBlock[] = []): Promise<{ sent: boolean }> {
+    const outcome = await this.runPrompt(text, images, files);
     return { sent: !outcome.unsent };
   }
 
-  /** runs one turn and reports how it ended (headless mode needs the outcome) */
-  async runPrompt(text: string, images: ImageBlock[] = []): Promise<TurnOutcome> {
+  /** runs one turn and reports how it ended (headless mode needs the outcome); `files`: the
+   * blocks of the files the prompt mentions, after its text */
+  async runPrompt(text: string, images: ImageBlock[] = [], files: TextBlock[] = []): Promise<TurnOutcome> {
     // headless: the servers' tools belong to the one turn there is, so it waits for their
     // start (each bounded by its startup timeout) before its requests are built, and their
     // arrival is no change to that turn's view; the screen never waits for them
@@ -481,6 +482,7 @@ export class App implements Controller {
     }
     const blocks: Block[] = [...images];
     if (text) blocks.push({ type: "text", text });
+    blocks.push(...files);
     if (blocks.length === 0) return { ok: true, finalText: "" };
     // a prompt over the window by itself is refused here, before anything is stored, with
     // what works instead (the turn holds every request to the same rule)

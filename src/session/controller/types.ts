@@ -2,7 +2,7 @@
 import type { BackgroundShells } from "../../tools/background.js";
 import type { StoredSummary } from "../../compaction/types.js";
 // The screen sends intents down through this and renders the events that come up.
-import type { ImageBlock, Session, StoredMessage } from "../../record/types.js";
+import type { ImageBlock, Session, StoredMessage, TextBlock } from "../../record/types.js";
 import type { ProviderName, ReasoningLevel } from "../../provider/types.js";
 import type { ModelChoices } from "../../provider/models.js";
 import type { PermissionPolicy } from "../../tools/types.js";
@@ -110,7 +110,7 @@ export interface Controller {
    * `sent: false`: taken back by interrupt() before anything was stored or sent (a prompt
    * waiting for the turn's code), so the screen can give the text back.
    */
-  submit(text: string, images?: ImageBlock[]): Promise<{ sent: boolean }>;
+  submit(text: string, images?: ImageBlock[], files?: TextBlock[]): Promise<{ sent: boolean }>;
   /**
    * submit() for a front end that ends with the turn (headless mode): runs one user turn to
    * the end and says how it ended, with its final text, for the exit code and stdout
