@@ -110,7 +110,7 @@ export class MentionIndex {
   /** the best matches for what follows the `@`, best first */
   find(query: string, limit = 8): string[] {
     if (query === "") return this.files.slice(0, limit);
-    return fuzzysort.go(query, this.prepared, { limit }).map((r) => r.target);
+    return fuzzysort.go(query, this.prepared, { limit, threshold: 0 }).map((r) => r.target);
   }
 }
 
