@@ -17,6 +17,8 @@ import { mentionedPaths } from "./mention-word.js";
 export const MAX_INDEXED_FILES = 300_000;
 /** a mentioned file's content joins the prompt up to this many bytes */
 export const MAX_MENTION_BYTES = 256 * 1024;
+/** over this many matching paths a query is ranked by a cheap rule instead of fuzzysort */
+const CHEAP_RANKING_OVER = 5_000;
 /** how long one slice of the walk runs before the event loop gets a turn */
 const SLICE_MS = 8;
 
@@ -76,11 +78,27 @@ export async function listFiles(workspace: string, max = MAX_INDEXED_FILES): Pro
   return files;
 }
 
-/** The files to complete from, built once per workspace (and again after each prompt). */
+/** whether the characters of `q` appear in `s` in order (both lower case): fuzzysort's
+ * condition for a match, checked by a plain loop */
+function subsequence(q: string, s: string): boolean {
+  let at = 0;
+  for (let i = 0; i < q.length; i++) {
+    at = s.indexOf(q[i]!, at) + 1;
+    if (at === 0) return false;
+  }
+  return true;
+}
+
+/** The files to complete from, built once per workspace (and again after each prompt). A key
+ * typed after the `@` extends the query: only the paths that matched the shorter one can match
+ * the longer, so each key searches what the last one kept, and fuzzysort ranks only those. */
 export class MentionIndex {
-  private prepared: Prepared[] = [];
   private files: string[] = [];
+  private lower: string[] = [];
+  private prepared: Prepared[] = [];
   private building: Promise<void> | undefined;
+  /** the last query and the indexes of the paths that matched it */
+  private last: { query: string; pool: number[] } | undefined;
   /** bumps when the list arrives: the screen shows candidates again */
   version = 0;
 
@@ -91,7 +109,9 @@ export class MentionIndex {
     this.building ??= listFiles(this.workspace).then(
       (files) => {
         this.files = files;
-        this.prepared = files.map((f) => fuzzysort.prepare(f));
+        this.lower = files.map((f) => f.toLowerCase());
+        this.prepared = new Array<Prepared>(files.length);
+        this.last = undefined;
         this.building = undefined;
         this.version++;
         this.onReady();
@@ -110,7 +130,34 @@ export class MentionIndex {
   /** the best matches for what follows the `@`, best first */
   find(query: string, limit = 8): string[] {
     if (query === "") return this.files.slice(0, limit);
-    return fuzzysort.go(query, this.prepared, { limit, threshold: 0 }).map((r) => r.target);
+    const q = query.toLowerCase();
+    const from = this.last && q.startsWith(this.last.query) ? this.last.pool : undefined;
+    const pool: number[] = [];
+    if (from) {
+      for (const i of from) if (subsequence(q, this.lower[i]!)) pool.push(i);
+    } else {
+      for (let i = 0; i < this.lower.length; i++) if (subsequence(q, this.lower[i]!)) pool.push(i);
+    }
+    this.last = { query: q, pool };
+    if (pool.length > CHEAP_RANKING_OVER) {
+      // a key or two into the query, most paths match: rather than rank them all, the paths that
+      // hold it as typed come first (in their name, then anywhere), the shortest of each first
+      const inName: number[] = [];
+      const inPath: number[] = [];
+      for (const i of pool) {
+        const l = this.lower[i]!;
+        const at = l.indexOf(q);
+        if (at === -1) continue;
+        (at > l.lastIndexOf("/") ? inName : inPath).push(i);
+        if (inName.length >= 2_000) break;
+      }
+      const shortest = (xs: number[]): number[] => xs.sort((a, b) => this.files[a]!.length - this.files[b]!.length);
+      const pick = [...shortest(inName), ...shortest(inPath.slice(0, 2_000)), ...(inName.length + inPath.length < limit ? pool.slice(0, limit) : [])];
+      return [...new Set(pick)].slice(0, limit).map((i) => this.files[i]!);
+    }
+    // fuzzysort ranks what can match; its prepared form is made once per path, when first needed
+    const targets = pool.map((i) => (this.prepared[i] ??= fuzzysort.prepare(this.files[i]!)));
+    return fuzzysort.go(query, targets, { limit, threshold: 0 }).map((r) => r.target);
   }
 }
 
