@@ -69,114 +69,112 @@ function startInBackground(command: string, ctx: ToolContext): ToolOutput {
 
 /** Runs one command in the foreground: its output, status and what it left running. */
 export function runCommand(command: string, timeout: number | undefined, ctx: ToolContext): Promise<ToolOutput> {
-  {
-    const timeoutMs = timeout ?? DEFAULT_BASH_TIMEOUT_MS;
-    if (ctx.signal.aborted) return Promise.resolve({ output: "interrupted", isError: true });
+  const timeoutMs = timeout ?? DEFAULT_BASH_TIMEOUT_MS;
+  if (ctx.signal.aborted) return Promise.resolve({ output: "interrupted", isError: true });
 
-    return new Promise<ToolOutput>((resolve) => {
-      // 1 KB beyond each side of the cut: longer than any provider key, so a key straddling
-      // the cut is redacted whole before the output is cut to size
-      const out = new HeadTailBuffer(BASH_OUTPUT_MAX / 2, BASH_OUTPUT_MAX / 2, 1024);
-      // the turn's signal owns the run: the turn's end stops what the command left running
-      const run = beginRun(ctx.signal);
-      let child: ChildProcess;
-      try {
-        child = spawnCommand(command, ctx.workspace, run);
-      } catch (e) {
-        endRun(run);
-        resolve({ output: `could not start bash: ${spawnFailure(e, ctx.workspace)}`, isError: true });
+  return new Promise<ToolOutput>((resolve) => {
+    // 1 KB beyond each side of the cut: longer than any provider key, so a key straddling
+    // the cut is redacted whole before the output is cut to size
+    const out = new HeadTailBuffer(BASH_OUTPUT_MAX / 2, BASH_OUTPUT_MAX / 2, 1024);
+    // the turn's signal owns the run: the turn's end stops what the command left running
+    const run = beginRun(ctx.signal);
+    let child: ChildProcess;
+    try {
+      child = spawnCommand(command, ctx.workspace, run);
+    } catch (e) {
+      endRun(run);
+      resolve({ output: `could not start bash: ${spawnFailure(e, ctx.workspace)}`, isError: true });
+      return;
+    }
+
+    let timedOut = false;
+    let aborted = false;
+    let stopping = false;
+    let settled = false;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    let drainTimer: NodeJS.Timeout | undefined;
+
+    const finish = (result: ToolOutput) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (drainTimer) clearTimeout(drainTimer);
+      ctx.signal.removeEventListener("abort", onAbort);
+      resolve(result);
+    };
+
+    // First, before anything can throw: a spawn that fails (EMFILE, a removed workspace, no
+    // bash) reports through this event, and an 'error' nobody listens to ends the process.
+    child.on("error", (err) => {
+      if (child.pid === undefined) endRun(run);
+      finish({ output: `could not start bash: ${spawnFailure(err, ctx.workspace)}`, isError: true });
+    });
+    // absent when the spawn failed before the pipes were made (EMFILE)
+    const live = ctx.onOutput;
+    const dec = live ? new StringDecoder("utf8") : undefined;
+    const take = (b: Buffer): void => {
+      out.push(b);
+      if (live && dec) live(dec.write(b));
+    };
+    child.stdout?.on("data", take);
+    child.stderr?.on("data", take); // only what bash says before the exec
+
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      // Not tied to the call settling: a child that ignores SIGTERM must still die.
+      void stopToolProcesses({ runs: [run] });
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+
+    const report = (pipesLeftOpen: boolean) => {
+      if (settled) return;
+      const text = out.text(ctx.redact);
+      const body = text === "" ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text;
+      if (aborted) {
+        finish({ output: text === "" ? "interrupted" : `interrupted; output so far:\n${body}`, isError: true });
         return;
       }
+      if (timedOut) {
+        finish({
+          output: `${body}\n[timed out after ${seconds(timeoutMs)}; the command and its child processes were stopped]`,
+          isError: true,
+        });
+        return;
+      }
+      const status =
+        exitSignal !== null ? `[killed by ${exitSignal}]` : `[exit code ${exitCode ?? "unknown"}]`;
+      // Pipes held open say something runs on; so does any process of the run found alive
+      // (setsid, or output sent elsewhere, holds no pipe). It stays registered until the
+      // turn ends, which stops it.
+      const left = pipesLeftOpen || runAlive(run);
+      if (!left) endRun(run);
+      const bg = left
+        ? "\n[background processes are still running; they will be stopped when this turn ends, and their later output is not captured]"
+        : "";
+      finish({ output: `${body}\n${status}${bg}`, isError: exitSignal !== null || exitCode !== 0 });
+    };
 
-      let timedOut = false;
-      let aborted = false;
-      let stopping = false;
-      let settled = false;
-      let exitCode: number | null = null;
-      let exitSignal: NodeJS.Signals | null = null;
-      let drainTimer: NodeJS.Timeout | undefined;
-
-      const finish = (result: ToolOutput) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (drainTimer) clearTimeout(drainTimer);
-        ctx.signal.removeEventListener("abort", onAbort);
-        resolve(result);
-      };
-
-      // First, before anything can throw: a spawn that fails (EMFILE, a removed workspace, no
-      // bash) reports through this event, and an 'error' nobody listens to ends the process.
-      child.on("error", (err) => {
-        if (child.pid === undefined) endRun(run);
-        finish({ output: `could not start bash: ${spawnFailure(err, ctx.workspace)}`, isError: true });
-      });
-      // absent when the spawn failed before the pipes were made (EMFILE)
-      const live = ctx.onOutput;
-      const dec = live ? new StringDecoder("utf8") : undefined;
-      const take = (b: Buffer): void => {
-        out.push(b);
-        if (live && dec) live(dec.write(b));
-      };
-      child.stdout?.on("data", take);
-      child.stderr?.on("data", take); // only what bash says before the exec
-
-      const stop = () => {
-        if (stopping) return;
-        stopping = true;
-        // Not tied to the call settling: a child that ignores SIGTERM must still die.
-        void stopToolProcesses({ runs: [run] });
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        stop();
-      }, timeoutMs);
-      const onAbort = () => {
-        aborted = true;
-        stop();
-      };
-      ctx.signal.addEventListener("abort", onAbort, { once: true });
-
-      const report = (pipesLeftOpen: boolean) => {
-        if (settled) return;
-        const text = out.text(ctx.redact);
-        const body = text === "" ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text;
-        if (aborted) {
-          finish({ output: text === "" ? "interrupted" : `interrupted; output so far:\n${body}`, isError: true });
-          return;
-        }
-        if (timedOut) {
-          finish({
-            output: `${body}\n[timed out after ${seconds(timeoutMs)}; the command and its child processes were stopped]`,
-            isError: true,
-          });
-          return;
-        }
-        const status =
-          exitSignal !== null ? `[killed by ${exitSignal}]` : `[exit code ${exitCode ?? "unknown"}]`;
-        // Pipes held open say something runs on; so does any process of the run found alive
-        // (setsid, or output sent elsewhere, holds no pipe). It stays registered until the
-        // turn ends, which stops it.
-        const left = pipesLeftOpen || runAlive(run);
-        if (!left) endRun(run);
-        const bg = left
-          ? "\n[background processes are still running; they will be stopped when this turn ends, and their later output is not captured]"
-          : "";
-        finish({ output: `${body}\n${status}${bg}`, isError: exitSignal !== null || exitCode !== 0 });
-      };
-
-      child.on("exit", (code, sig) => {
-        exitCode = code;
-        exitSignal = sig;
-        // A background child (`server &`) keeps the pipes open after the shell is gone;
-        // do not wait for it forever.
-        drainTimer = setTimeout(() => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          report(true);
-        }, PIPE_DRAIN_MS);
-      });
-      child.on("close", () => report(false));
+    child.on("exit", (code, sig) => {
+      exitCode = code;
+      exitSignal = sig;
+      // A background child (`server &`) keeps the pipes open after the shell is gone;
+      // do not wait for it forever.
+      drainTimer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        report(true);
+      }, PIPE_DRAIN_MS);
     });
-  }
+    child.on("close", () => report(false));
+  });
 }

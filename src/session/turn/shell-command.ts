@@ -18,6 +18,7 @@ export async function runShellCommand(env: TurnEnv, command: string, add: boolea
   const redact = env.redact ?? noRedaction;
   const out = await runTool([bashTool as ToolDef], "bash", { command }, { ...env.toolCtx, signal }, env.memory);
   const output = redact(out.output);
-  if (add) await append(env, "user", [{ type: "text", text: shellMessageText(redact(command), output) }], "complete");
+  // a refusal (read-only mode, a "no") ran nothing: nothing joins the conversation
+  if (add && !(out.isError && out.output.startsWith("denied"))) await append(env, "user", [{ type: "text", text: shellMessageText(redact(command), output) }], "complete");
   return { output, isError: out.isError };
 }
