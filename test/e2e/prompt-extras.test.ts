@@ -7,7 +7,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, type Home } from "../helpers/cli.js";
+import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
+import { readRecord } from "../reliability/lib.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
 import { MAX_MENTION_BYTES } from "../../src/ui/mentions.js";
 
@@ -99,6 +100,20 @@ describe("@ mentions", () => {
     expect(JSON.stringify(fake.requests[1]!.body)).not.toContain("OUTSIDE-SECRET");
     expect(s.rawOutput()).not.toContain("PWNED-NAME\u0007");
     expect(await quit(s)).toBe(0);
+    // the inspector shows the file's block in the history it captured, and counts it
+    const id = (await readRecord(home.db)).session.id;
+    const view = await runCli(["context", id, "--json"], home);
+    expect(view.code, view.stderr).toBe(0);
+    const sections = (JSON.parse(view.stdout) as { sections: { index: number; kind: string; pages: number; bytes: number }[] }).sections;
+    const history = sections.find((x) => x.kind === "history");
+    expect(history, view.stdout).toBeDefined();
+    let shown = "";
+    for (let p = 1; p <= history!.pages; p++) {
+      const page = await runCli(["context", id, "--section", String(history!.index + 1), "--page", String(p), "--json"], home);
+      shown += (JSON.parse(page.stdout) as { text: string }).text;
+    }
+    expect(shown).toContain("export const WIDGET_MARK = 42;");
+    expect(history!.bytes).toBeGreaterThan(Buffer.byteLength("export const WIDGET_MARK = 42;"));
   }, 60_000);
 
   it("a 1 MB file joins the prompt cut to its bound, and says so", async () => {

@@ -121,6 +121,8 @@ describe("commands watched live", () => {
     await s.waitFor("tick-2", 20_000);
     expect(s.screenText()).not.toContain("tick-6");
     expect(s.screenText()).toMatch(/running \d+\.\ds/);
+    // a resize mid-run: the live line follows at the new width
+    s.resize(80, 24);
     await s.waitFor("tick-4", 20_000);
     expect(s.screenText()).not.toContain("Loop finished.");
     await s.waitFor("Loop finished.", 30_000);
