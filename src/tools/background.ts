@@ -10,7 +10,7 @@ import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { beginRun, endRun, runAlive, stopToolProcesses, type ToolRun } from "./processes.js";
+import { beginRun, endRun, removeAtExit, runAlive, stopToolProcesses, type ToolRun } from "./processes.js";
 import { spawnCommand, spawnFailure } from "./spawn.js";
 
 export const LOG_SEGMENT_BYTES = 2 * 1024 * 1024;
@@ -149,7 +149,11 @@ export class BackgroundShells {
     const id = `shell-${this.next++}`;
     let out: BoundedLog;
     try {
-      this.dir ||= this.dirOf();
+      if (!this.dir) {
+        this.dir = this.dirOf();
+        // a kill -9 leaves no one to remove the logs but the guard
+        removeAtExit(this.dir);
+      }
       fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       out = new BoundedLog(path.join(this.dir, `${id}.log`), LOG_SEGMENT_BYTES);
     } catch (e) {
@@ -247,7 +251,11 @@ export class BackgroundShells {
       for (const f of [s.out.file, `${s.out.file}.1`]) fs.rmSync(f, { force: true });
     }
     this.shells.clear();
-    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
+    if (this.dir) {
+      fs.rmSync(this.dir, { recursive: true, force: true });
+      removeAtExit(this.dir, true);
+      this.dir = "";
+    }
     this.changed();
   }
 }

@@ -40,19 +40,22 @@ let exitHookInstalled = false;
 // The orphan guard: one small shell per albedo-tui process, in a group of its own, reading the
 // groups of the live runs from a pipe. When the pipe reaches its end (albedo-tui is gone, by
 // any way, SIGKILL included: the kernel closes the pipe) it SIGKILLs those groups, then every
-// process carrying this instance's marker (setsid escapes the groups, not the marker).
+// process carrying this instance's marker (setsid escapes the groups, not the marker), then
+// removes the folders it was given (the background commands' logs).
 const GUARD_SCRIPT = `trap '' HUP INT TERM PIPE QUIT
-inst="$1"; declare -A g
-while IFS= read -r l; do case "$l" in +*) g["\${l#+}"]=1;; -*) unset "g[\${l#-}]";; esac; done
+inst="$1"; declare -A g; declare -A rmd
+while IFS= read -r l; do case "$l" in +*) g["\${l#+}"]=1;; -*) unset "g[\${l#-}]";; d*) rmd["\${l#d}"]=1;; k*) unset "rmd[\${l#k}]";; esac; done
 for p in "\${!g[@]}"; do kill -KILL -- "-$p" 2>/dev/null; done
 for r in 1 2; do for d in /proc/[0-9]*; do
   [ "\${d#/proc/}" = "$$" ] && continue
   grep -qaz "^${RUN_MARKER_VAR}=$inst-" "$d/environ" 2>/dev/null && kill -KILL "\${d#/proc/}" 2>/dev/null
 done; done
+for f in "\${!rmd[@]}"; do rm -rf -- "$f"; done
 exit 0`;
 let guard: ChildProcess | undefined | null;
 
-/** Tells the guard a group to stop (`+`) or to forget (`-`); starts the guard at the first. */
+/** Tells the guard a group to stop (`+`) or to forget (`-`), a folder to remove (`d`) or to
+ * leave (`k`); starts the guard at the first. */
 function tellGuard(line: string): void {
   if (guard === null) return; // could not be started: the exit hook is all there is
   if (guard === undefined) {
@@ -72,6 +75,13 @@ function tellGuard(line: string): void {
     }
   }
   guard?.stdin?.write(`${line}\n`);
+}
+
+/** A folder of this process's (background commands' logs) the guard removes once albedo-tui
+ * is gone, however it went; `keep`: it is gone already, forget it. */
+export function removeAtExit(dir: string, keep = false): void {
+  if (dir.includes("\n") || !dir.startsWith("/")) return;
+  tellGuard(`${keep ? "k" : "d"}${dir}`);
 }
 
 /** Registers a run before its command starts; pass `env()` to the spawn. */

@@ -188,9 +188,13 @@ describe("background commands", () => {
     await s.waitFor("Both started.", 20_000);
     await until("the server to answer", async () => (await answers(port)) === "still-here");
     expect(markedPids(m).length).toBeGreaterThanOrEqual(2);
+    const logs = path.join(home.root, "state", "albedo", "shells");
+    expect(fs.readdirSync(logs)).toHaveLength(1);
     process.kill(s.pid, "SIGKILL");
     await s.exited();
     await until("the orphans to be gone", async () => (await answers(port)) === undefined && markedPids(m).length === 0);
+    // and their logs with them
+    await until("the logs to be removed", () => fs.readdirSync(logs).length === 0);
   }, 60_000);
 
   it("/shells lists them and stops one; the log stays bounded in the state folder under a flood", async () => {
