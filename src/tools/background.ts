@@ -12,6 +12,7 @@ import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { beginRun, endRun, removeAtExit, runAlive, stopToolProcesses, type ToolRun } from "./processes.js";
 import { spawnCommand, spawnFailure } from "./spawn.js";
+import type { CommandSandbox } from "./spawn-command.js";
 
 export const LOG_SEGMENT_BYTES = 2 * 1024 * 1024;
 /** At most this many background commands at once: each holds processes and a log. */
@@ -144,7 +145,7 @@ export class BackgroundShells {
   }
 
   /** starts `command`; its info, or why it could not start */
-  start(command: string, workspace: string): ShellInfo | { error: string } {
+  start(command: string, workspace: string, sandbox?: CommandSandbox): ShellInfo | { error: string } {
     if (this.running() >= MAX_SHELLS) return { error: `${MAX_SHELLS} background commands are running already; stop one first (bash_stop)` };
     const id = `shell-${this.next++}`;
     let out: BoundedLog;
@@ -163,7 +164,7 @@ export class BackgroundShells {
     const run = beginRun(this);
     let child: ChildProcess;
     try {
-      child = spawnCommand(command, workspace, run);
+      child = spawnCommand(command, workspace, run, sandbox);
     } catch (e) {
       endRun(run);
       out.close();

@@ -8,6 +8,7 @@ import type { ToolContext, ToolDef, ToolOutput } from "./types.js";
 import { HeadTailBuffer } from "./cap.js";
 import { beginRun, endRun, runAlive, stopToolProcesses } from "./processes.js";
 import { spawnCommand, spawnFailure } from "./spawn.js";
+import { sandboxRefusal } from "./sandbox.js";
 
 const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 const MAX_BASH_TIMEOUT_MS = 600_000;
@@ -49,6 +50,7 @@ export const bashTool: ToolDef<typeof input> = {
     "No stdin: interactive programs get end-of-file. With run_in_background it returns at once with an id " +
     "(for servers and watchers; read its output with bash_output, stop it with bash_stop).",
   input,
+  sandboxed: true,
   summarize: (i) => `bash: ${i.command.split("\n")[0]}${i.command.includes("\n") ? " …" : ""}`,
   run(i, ctx): Promise<ToolOutput> {
     if (i.run_in_background === true) return Promise.resolve(startInBackground(i.command, ctx));
@@ -59,7 +61,7 @@ export const bashTool: ToolDef<typeof input> = {
 function startInBackground(command: string, ctx: ToolContext): ToolOutput {
   if (!ctx.shells) return { output: "background commands are not available here; run it without run_in_background", isError: true };
   if (ctx.signal.aborted) return { output: "interrupted", isError: true };
-  const started = ctx.shells.start(command, ctx.workspace);
+  const started = ctx.shells.start(command, ctx.workspace, ctx.sandbox);
   if ("error" in started) return { output: started.error, isError: true };
   return {
     output: `started in the background as ${started.id}; bash_output with id "${started.id}" reads what it writes, bash_stop stops it (it runs until then, or until the session ends)`,
@@ -80,7 +82,7 @@ export function runCommand(command: string, timeout: number | undefined, ctx: To
     const run = beginRun(ctx.signal);
     let child: ChildProcess;
     try {
-      child = spawnCommand(command, ctx.workspace, run);
+      child = spawnCommand(command, ctx.workspace, run, ctx.sandbox);
     } catch (e) {
       endRun(run);
       resolve({ output: `could not start bash: ${spawnFailure(e, ctx.workspace)}`, isError: true });
@@ -161,7 +163,9 @@ export function runCommand(command: string, timeout: number | undefined, ctx: To
       const bg = left
         ? "\n[background processes are still running; they will be stopped when this turn ends, and their later output is not captured]"
         : "";
-      finish({ output: `${body}\n${status}${bg}`, isError: exitSignal !== null || exitCode !== 0 });
+      const isError = exitSignal !== null || exitCode !== 0;
+      const refused = ctx.sandbox && isError ? sandboxRefusal(text) : undefined;
+      finish({ output: `${body}\n${status}${bg}`, isError, ...(refused !== undefined ? { sandboxRefused: refused } : {}) });
     };
 
     child.on("exit", (code, sig) => {

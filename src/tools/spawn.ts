@@ -3,34 +3,42 @@
 // process group of its own registered with processes.ts, stdin closed, stderr folded into
 // stdout, the provider keys out of its environment. What confines a command is added here
 // once, so it covers every way a command starts.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { messageOf } from "../record/errors.js";
 import type { ToolRun } from "./processes.js";
+import { spawnCommand as spawnInDoor, type CommandSandbox } from "./spawn-command.js";
 
 /** Variables the model's commands never see: the provider keys belong to albedo-tui alone. */
 const HIDDEN_ENV = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"];
 
+/** what an unsandboxed command starts from: albedo-tui's environment less the keys */
 function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
+  const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of HIDDEN_ENV) delete env[k];
   return env;
 }
 
+const COMMAND_ENV = { PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
+
 /**
- * Starts `command` with bash in `cwd` as the leader of a new process group, its output on
- * the child's stdout (stderr carries only what bash says before the command runs). Throws
- * when the spawn is refused at once; a later failure comes as the child's 'error' event, so a
- * caller listens for it first. The run's group is set once the child has a pid.
+ * Starts `command` with bash in `cwd` as the leader of a new process group (inside bubblewrap
+ * when `sandbox` is given: spawn-command.ts), its output on the child's stdout (stderr carries
+ * only what bash says before the command runs). Throws when the spawn is refused at once; a
+ * later failure comes as the child's 'error' event, so a caller listens for it first. The
+ * run's group is set once the child has a pid.
  */
-export function spawnCommand(command: string, cwd: string, run: ToolRun & { env(): Record<string, string> }): ChildProcess {
+export function spawnCommand(command: string, cwd: string, run: ToolRun & { env(): Record<string, string> }, sandbox?: CommandSandbox): ChildProcess {
   // One stream in true order: the shell points its own stderr at stdout before the command
   // runs (same line, so the command's line numbers in errors stay right).
-  const child = spawn("bash", ["-c", `exec 2>&1; ${command}`], {
+  const child = spawnInDoor({
+    file: "bash",
+    args: ["-c", `exec 2>&1; ${command}`],
     cwd,
-    detached: true, // its own process group, so the whole group can be signalled
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...childEnv(), ...run.env() },
+    env: { ...COMMAND_ENV, ...run.env() },
+    baseEnv: childEnv(),
+    sandbox,
   });
   run.pgid = child.pid;
   return child;
