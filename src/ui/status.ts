@@ -8,6 +8,7 @@ import { assertNever } from "../record/types.js";
 import { cacheHitShare, formatCacheShare } from "../context/format.js";
 import { keyLabel, prettyKey, type Keymap } from "./bindings.js";
 import { matchingCommands, type CommandSpec } from "./commands.js";
+import type { MentionHint } from "./mention-complete.js";
 import { inertLine } from "./inert.js";
 import type { Focus } from "./keyrouter.js";
 import type { Line, Seg, StyleName } from "./style.js";
@@ -263,6 +264,19 @@ interface HintInput {
   /** the transcript follows its bottom (nothing newer is hidden below) */
   following: boolean;
   km: Keymap;
+  /** the files matching the `@word` being typed */
+  mentions?: MentionHint | undefined;
+}
+
+/** `@src/a.ts  src/b.ts   Tab completes`, or why there is nothing to complete */
+function mentionHintLine(m: MentionHint, km: Keymap): Line {
+  if (m.loading) return [{ t: "@ listing the workspace's files…", s: "dim" }];
+  const [first, ...rest] = m.paths;
+  if (first === undefined) return [{ t: "@ no file in the workspace matches", s: "warn" }];
+  const out: Line = [{ t: `@${inertLine(first)}`, s: "key" }];
+  for (const p of rest) out.push({ t: `  ${inertLine(p)}`, s: "hint" });
+  out.push({ t: `   ${keyLabel(km, "input.complete")} completes`, s: "dim" });
+  return out;
 }
 
 /** the hint line: attachments on the left; a flash, the command being typed, or the keys that matter where the focus is */
@@ -275,6 +289,7 @@ export function hintLine(h: HintInput, cols: number): Line {
   }
   let right: Line;
   if (h.flash) right = [{ t: h.flash.text, s: h.flash.style }];
+  else if (h.focus === "input" && h.mentions) right = mentionHintLine(h.mentions, km);
   else if (h.focus === "input" && h.prompt.startsWith("/") && !h.prompt.includes("\n")) {
     const matches = matchingCommands(h.prompt, h.commands);
     if (matches.length === 0) right = [{ t: "no such command · /help lists them · //text sends a message starting with /", s: "warn" }];

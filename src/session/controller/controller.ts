@@ -8,7 +8,7 @@ import { withPlanItem } from "./permission-mode.js";
 import { limitCoreDumps } from "../../config/core-limit.js";
 import path from "node:path";
 import fs from "node:fs/promises";
-import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
+import type { Block, ImageBlock, Session, StoredMessage, TextBlock } from "../../record/types.js";
 import { chooseModel, imagesNotTaken } from "./model-choice.js";
 import type { ModelChoices } from "../../provider/models.js";
 import { StoreError } from "../store/store.js";
@@ -55,6 +55,8 @@ import {
   settingsChanges,
 } from "./sentences.js";
 import { SessionLease } from "./session-lease.js";
+import { BackgroundShells } from "../../tools/background.js";
+import { shellsFolder } from "./shells.js";
 import type { StoredSummary } from "../store/types.js";
 import { isPlainPrompt } from "../../compaction/summary.js";
 import type { Checkpoints } from "../checkpoints/checkpoints.js";
@@ -203,6 +205,9 @@ export class App implements Controller {
     });
   }
 
+  /** the session's background commands (bash run_in_background; /shells) */
+  readonly shells = new BackgroundShells(shellsFolder);
+
   /** MCP servers for the front ends: the screen starts them after its first frame */
   readonly mcp: McpControl = {
     start: () => {
@@ -328,6 +333,8 @@ export class App implements Controller {
 
   /** A new session, not yet in the store (open-session.ts): nothing of another session's is kept. */
   private async loadDraft(): Promise<void> {
+    // the session's background commands end with it
+    await this.shells.stopAll();
     await this.lease.none();
     this.open.draft();
     this.figures.opened(undefined);
@@ -338,6 +345,7 @@ export class App implements Controller {
 
   /** Opens a stored session: its record (open-session.ts), its figures and its view's staleness. */
   private async load(s: Session): Promise<void> {
+    await this.shells.stopAll();
     // the lease before the record: headless refuses a session open elsewhere without reading it
     const held = await this.lease.take(s.id);
     if (held && this.opts.headless) throw new SessionHeldError(headlessHeld(s.id, held));
@@ -515,6 +523,7 @@ export class App implements Controller {
       // the built-in tools, todo and skill, then the MCP servers'
       tools: [...this.parts.tools, ...this.workflow.tools(), ...this.ext.tools()],
       redact: this.redactKeys,
+      shells: this.shells,
       history: this.open.messages,
     };
   }
@@ -537,7 +546,8 @@ export class App implements Controller {
     return { sent: !outcome.unsent };
   }
 
-  /** runs one turn and reports how it ended (headless mode needs the outcome) */
+  /** runs one turn and reports how it ended (headless mode needs the outcome); `opts.files`:
+   * the blocks of the files the prompt mentions, after its text */
   async runPrompt(text: string, images: ImageBlock[] = [], opts: PromptOptions = {}): Promise<TurnOutcome> {
     // headless: the servers' tools belong to the one turn there is, so it waits for their
     // start (each bounded by its startup timeout) before its requests are built, and their
@@ -572,6 +582,7 @@ export class App implements Controller {
     if (!opts.literal) text = this.workflow.expand(text);
     const blocks: Block[] = [...images];
     if (text) blocks.push({ type: "text", text });
+    blocks.push(...(opts.files ?? []));
     if (blocks.length === 0) return { ok: true, finalText: "" };
     // a prompt over the window by itself is refused here, before anything is stored, with
     // what works instead (the turn holds every request to the same rule)
@@ -635,6 +646,28 @@ export class App implements Controller {
 
   interrupt(): void {
     this.activity.interrupt();
+  }
+
+  /** `!command` (`add`) and `!!command` from the prompt (shell-command.ts) */
+  async shellCommand(command: string, add: boolean): Promise<{ output: string; isError: boolean } | undefined> {
+    const refused = this.activity.promptRefusal() ?? (add ? this.lease.readOnly : undefined);
+    if (refused) {
+      this.hub.emit({ type: "notice", level: "warning", text: refused });
+      return undefined;
+    }
+    const parts = await this.ready();
+    let result: { output: string; isError: boolean } | undefined;
+    await this.activity.turn(
+      async (signal) => {
+        if (add && (await this.open.ensureStored(`!${this.redactKeys(command)}`.slice(0, 60)))) this.lease.adopt(this.open.current.id);
+        result = await parts.runShellCommand(this.env(), command, add, signal);
+        return { ok: !result.isError, finalText: "" };
+      },
+      () => undefined,
+    );
+    this.hub.emit({ type: "state", state: "idle" });
+    this.hub.emit({ type: "info" });
+    return result;
   }
 
   steer(text: string): Promise<boolean> {
@@ -803,6 +836,7 @@ export class App implements Controller {
     this.closing = true;
     this.closeBegun();
     await this.activity.stop();
+    await this.shells.stopAll();
     // every MCP server's process group ends with the app
     await this.ext.close().catch(() => undefined);
     // the session is free for the next opener

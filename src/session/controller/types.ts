@@ -1,8 +1,9 @@
 // What the screen (and any other front end) may ask of the running app.
 import type { SessionCost } from "./cost.js";
+import type { BackgroundShells } from "../../tools/background.js";
 import type { StoredSummary } from "../../compaction/types.js";
 // The screen sends intents down through this and renders the events that come up.
-import type { ImageBlock, Session, StoredMessage } from "../../record/types.js";
+import type { ImageBlock, Session, StoredMessage, TextBlock } from "../../record/types.js";
 import type { ProviderName, ReasoningLevel } from "../../provider/types.js";
 import type { ModelChoices } from "../../provider/models.js";
 import type { PermissionPolicy } from "../../tools/types.js";
@@ -98,9 +99,16 @@ export interface McpControl {
 export interface PromptOptions {
   /** sent as written: never expanded as a custom command (the screen's "//text") */
   literal?: boolean;
+  /** the blocks of the files the prompt mentions (@path), after its text */
+  files?: TextBlock[];
 }
 
 export interface Controller {
+  /** the session's background commands (/shells); absent where none can run */
+  readonly shells?: BackgroundShells;
+  /** `!command` from the prompt: runs it as bash runs (same permissions); `add` stores its
+   * output as the person's message. Undefined when it could not run now (said in a notice). */
+  shellCommand?(command: string, add: boolean): Promise<{ output: string; isError: boolean } | undefined>;
   /** the one channel of what happens: returns the unsubscribe */
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void;
   info(): AppInfo;
