@@ -12,7 +12,7 @@ export interface CommandSpec {
 export const COMMANDS: readonly CommandSpec[] = [
   { name: "help", args: "", help: "commands and keys" },
   { name: "new", args: "", help: "start a new session" },
-  { name: "sessions", args: "", help: "pick a session to switch to" },
+  { name: "sessions", args: "[ID]", help: "pick a session to switch to, or switch to ID (its first 4+ characters will do)" },
   { name: "rewind", args: "[N]", help: "go back to before a prompt: restore the code, fork the conversation, or both (also Esc Esc)" },
   { name: "fork", args: "", help: "continue in a new session with this one's record copied" },
   { name: "model", args: "[NAME | anthropic:NAME | openai:NAME]", help: "show or switch the model / provider" },

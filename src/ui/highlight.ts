@@ -106,7 +106,7 @@ for (const token of Object.keys(TOKEN_STYLE)) {
 }
 
 /** the longest code we colour; beyond it highlight.js costs more than the colours are worth */
-const MAX_HIGHLIGHT = 40_000;
+export const MAX_HIGHLIGHT = 40_000;
 const CACHE_MAX = 200;
 const cache = new Map<string, Line[]>();
 

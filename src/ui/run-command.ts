@@ -14,9 +14,11 @@ import { inert, inertLine } from "./inert.js";
 import type { InputEditor, PromptHistory } from "./input.js";
 import type { Line, Seg, StyleName } from "./style.js";
 import { formatBytes, textWidth } from "./text.js";
+import { LISTING_MODELS } from "./status.js";
 import type { Transcript } from "./transcript.js";
 import { buildModelPicker, type ModelPicker } from "./model-list.js";
 import type { PromptChoice } from "../session/controller/rewind.js";
+import type { PromptQueue } from "./queue.js";
 
 // the screen draws the model list and the rewind box from here: this module is loaded with the
 // session, as the boxes are
@@ -33,6 +35,8 @@ export interface ScreenHandle {
   km: Keymap;
   /** images that go with the next prompt */
   attachments: ImageBlock[];
+  /** prompts typed during a turn, sent as it ends (queue.ts) */
+  queue: PromptQueue;
   /** a message in the hint line; `turn`: it speaks of the running turn, and goes when the turn ends */
   flash(text: string, style?: StyleName, turn?: boolean): void;
   /** "<what> failed: <why>" in the transcript */
@@ -49,8 +53,12 @@ export interface ScreenHandle {
   quit(code: number): void;
 }
 
-/** Enter in the prompt: runs the command, or sends the prompt and what is attached */
-export function submitPrompt(s: ScreenHandle): void {
+/**
+ * Enter in the prompt: runs the command, or sends the prompt and what is attached. During a
+ * turn the prompt is queued, or with `steer` sent into the turn (steered in at its next model
+ * call; what the turn does not take comes back at the head of the queue).
+ */
+export function submitPrompt(s: ScreenHandle, steer = false): void {
   const raw = s.editor.value();
   const parsed = parseInput(raw.trimEnd());
   switch (parsed.kind) {
@@ -75,7 +83,29 @@ export function submitPrompt(s: ScreenHandle): void {
   if (!text.trim() && s.attachments.length === 0) return;
   const c = s.controller;
   if (c.busy()) {
-    s.flash(`a turn is running · ${keyLabel(s.km, "turn.interrupt")} interrupts it; your text stays here`, "warn", true);
+    if (c.info().keyProblem || c.readOnly()) {
+      s.flash(`a turn is running · ${keyLabel(s.km, "turn.interrupt")} interrupts it; your text stays here`, "warn", true);
+      return;
+    }
+    s.history.add(text);
+    s.editor.clear();
+    const images = s.attachments.splice(0);
+    if (steer && c.steer && images.length === 0) {
+      s.flash("sent into the turn: it joins at the next model call", "ok", true);
+      s.controller.alongside?.remember(text);
+      c.steer(text).then(
+        (taken) => {
+          if (taken) return;
+          // the turn ended first: it goes out next, ahead of what was queued
+          s.queue.add({ text, images: [] }, true);
+          afterTurn(s);
+        },
+        (e: unknown) => s.fail("steering", e),
+      );
+      return;
+    }
+    s.queue.add({ text, images });
+    s.flash(`queued: sent when the turn ends · ${keyLabel(s.km, "queue.edit")} takes it back`, "ok", true);
     return;
   }
   if (c.info().keyProblem) {
@@ -84,23 +114,72 @@ export function submitPrompt(s: ScreenHandle): void {
     s.flash("no API key: see above · your text stays here", "err");
     return;
   }
-  s.history.add(text);
+  s.history.add(text, s.editor.value().trimEnd() === text ? s.editor.shape() : undefined);
   s.editor.clear();
   const images = s.attachments.splice(0);
+  send(s, text, images, raw.trimStart().startsWith("//"));
+}
+
+function send(s: ScreenHandle, text: string, images: ImageBlock[], literal = false): void {
   s.transcript.bottom();
+  // ↑ finds it in the next session of this workspace too
+  s.controller.alongside?.remember(text);
   // "//text" sends "/text" as written, never as a command
-  c.submit(text, images, { literal: raw.trimStart().startsWith("//") }).then(
+  s.controller.submit(text, images, { literal }).then(
     (r) => {
       // interrupted while it waited for the turn's code: nothing went, so the text comes back
       // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,
       // ahead of any attached since
       if (r.sent) return;
-      if (s.editor.isEmpty()) s.editor.set(text);
+      if (s.editor.isEmpty()) s.editor.recall(text, s.history.shapeOf(text));
       s.attachments.unshift(...images);
+      returnQueue(s);
       s.render();
     },
     (e: unknown) => s.fail("sending", e),
   );
+}
+
+/** the session said a turn ended (turn_end): what was queued goes next, or back to the prompt */
+export function turnEnded(s: ScreenHandle, how: { ok: boolean }): void {
+  if (how.ok) afterTurn(s);
+  else returnQueue(s);
+  s.render();
+}
+
+/** a turn ended well: the next queued message goes out, if nothing else runs */
+function afterTurn(s: ScreenHandle): void {
+  // a steer given back may land while the next turn already runs: it waits for that one
+  if (s.controller.busy()) return;
+  const next = s.queue.next();
+  if (next) send(s, next.text, next.images);
+}
+
+/**
+ * A turn was interrupted or failed: what was queued behind it comes back to the prompt, in
+ * order, before what is typed there now, and its images to the attachments.
+ */
+function returnQueue(s: ScreenHandle): void {
+  const back = s.queue.drain();
+  if (back.length === 0) return;
+  const typed = s.editor.value();
+  s.editor.set([...back.map((q) => q.text), ...(typed.trim() ? [typed] : [])].join("\n\n"));
+  s.attachments.unshift(...back.flatMap((q) => q.images));
+  s.flash(`${back.length} queued message${back.length > 1 ? "s" : ""} back in the prompt: the turn did not end well`, "warn");
+}
+
+/** queue.edit / queue.remove: the last queued message back into the prompt, or dropped */
+export function queueOp(s: ScreenHandle, op: "edit" | "remove"): void {
+  const last = s.queue.takeLast();
+  if (!last) return;
+  if (op === "remove") {
+    s.flash("dropped the last queued message (↑ still has it)", "warn");
+    return;
+  }
+  const typed = s.editor.value();
+  s.editor.set(typed.trim() ? `${last.text}\n\n${typed}` : last.text);
+  s.attachments.unshift(...last.images);
+  s.flash(`back in the prompt · ${keyLabel(s.km, "input.submit")} queues it again`);
 }
 
 function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
@@ -125,6 +204,11 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
       guard("/new", c.newSession().then(() => s.flash("new session", "ok")));
       return;
     case "sessions":
+      // an id, or its start as the screen shows it: switched to at once
+      if (arg.trim()) {
+        guard("/sessions", c.switchSession(arg.trim()).then(() => s.flash(`switched to session ${c.session().id.slice(0, 8)}`, "ok")));
+        return;
+      }
       guard(
         "/sessions",
         c.listSessions().then((list) => s.pickSession(list)),
@@ -133,7 +217,7 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     case "model":
       if (!arg.trim()) {
         // the list comes once the servers have answered (or not); typing meanwhile goes to the prompt
-        s.flash("listing models…");
+        s.flash(LISTING_MODELS);
         guard("/model", c.listModels().then((m) => s.pickModel(buildModelPicker(m))));
         return;
       }
@@ -317,8 +401,28 @@ export function apiLines(api: AppInfo["api"], sessionId: string): Line[] {
   ];
   API_ROUTES.forEach((r, i) => out.push([label(i === 0 ? "routes" : ""), { t: r.path.padEnd(pathW + 2), s: "key" }, { t: r.what, s: "dim" }]));
   out.push([label("session"), { t: `this one is ${sessionId}` }]);
-  out.push([label("example"), { t: `curl -s -H "Authorization: Bearer $(cat ${inertLine(api.tokenFile)})" ${inertLine(api.url)}/sessions/${sessionId}/context` }]);
+  // the command on a line of its own, from the first column and as short as it goes (~ for
+  // the home folder, the id's start): a line the pane must wrap pastes as two commands
+  const ex = curlExample(api, sessionId);
+  out.push([label("example"), { t: "one command; a screen that wraps it breaks the copy: the two lines after it are each whole", s: "dim" }]);
+  out.push([{ t: ex.oneLine }]);
+  for (const l of ex.twoLines) out.push([{ t: l }]);
   return out;
+}
+
+/**
+ * The example request as one command, from the first column and as short as it goes ("~" for
+ * the home folder, the id's start, no scheme), and as two commands that each fit 80 columns:
+ * a line the pane wraps pastes as two broken commands.
+ */
+export function curlExample(api: NonNullable<AppInfo["api"]>, sessionId: string, home = process.env["HOME"]): { oneLine: string; twoLines: [string, string] } {
+  const plain = !/[\s"'$`\\]/.test(api.tokenFile);
+  const file = home && home !== "/" && plain && api.tokenFile.startsWith(`${home}/`) ? `~${api.tokenFile.slice(home.length)}` : api.tokenFile;
+  const id = sessionId.length > 8 ? sessionId.slice(0, 8) : sessionId;
+  const where = `${inertLine(api.url.replace(/^http:\/\//, ""))}/sessions/${id}/context`;
+  // a path a shell would split or expand goes in single quotes
+  const cat = `$(cat ${inertLine(plain ? file : `'${file.replace(/'/g, "'\\''")}'`)})`;
+  return { oneLine: `curl -H "Authorization: Bearer ${cat}" ${where}`, twoLines: [`T=${cat}`, `curl -H "Authorization: Bearer $T" ${where}`] };
 }
 
 /** /help: the commands, the local API when it is on, then every action with its keys in the keymap in force */

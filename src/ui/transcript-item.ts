@@ -4,7 +4,7 @@
 import type { StoredMessage } from "../record/types.js";
 import type { StoredSummary } from "../compaction/types.js";
 import type { AnswerId } from "../session/turn/events.js";
-import type { GrowingMarkdown } from "./markdown.js";
+import type { GrowingMarkdown } from "./markdown-growing.js";
 import type { Line } from "./style.js";
 
 export type NoticeLevel = "error" | "warning" | "info";

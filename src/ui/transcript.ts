@@ -13,7 +13,7 @@ import type { StoredMessage } from "../record/types.js";
 import type { StoredSummary } from "../compaction/types.js";
 import { summariesInOrder } from "../compaction/heading.js";
 import type { AnswerId } from "../session/turn/events.js";
-import { GrowingMarkdown } from "./markdown.js";
+import { GrowingMarkdown } from "./markdown-growing.js";
 import type { Line } from "./style.js";
 import { ToolCalls } from "./toolcall.js";
 import { isOpenLive, type Body, type Item, type LiveBody, type NoticeLevel } from "./transcript-item.js";

@@ -4,7 +4,8 @@
 // Markdown with everything that spans a blank line (fenced code, loose lists, quotes,
 // indented code, tables, reference definitions) and over every prefix of it.
 import { describe, expect, it } from "vitest";
-import { GrowingMarkdown, renderMarkdown } from "../../src/ui/markdown.js";
+import { GrowingMarkdown } from "../../src/ui/markdown-growing.js";
+import { renderMarkdown } from "../../src/ui/markdown.js";
 import { inert } from "../../src/ui/inert.js";
 import type { Line } from "../../src/ui/style.js";
 import { prng } from "../helpers/prng.js";

@@ -1,5 +1,9 @@
 // The running app: one session at a time over one store, a provider, tools and the turn loop.
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
+import { SandboxSetup } from "./sandbox-setup.js";
+import type { PermissionPolicy } from "../../tools/types.js";
+import { withPlanItem } from "./permission-mode.js";
+import { limitCoreDumps } from "../../config/core-limit.js";
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
@@ -19,7 +23,7 @@ import type { Capture, InspectorView, Page } from "../../context/types.js";
 import { refusedPrompt } from "./pastes.js";
 import { promptTooLarge } from "../../compaction/window.js";
 import { messageOf } from "../../record/errors.js";
-import { sessionIdProblem } from "../../record/session-id.js";
+import { findSession, sessionNotFound } from "../store/find-session.js";
 import { ExtensionManager } from "../../extensions/manager.js";
 import type { McpControl, PromptOptions } from "./types.js";
 import { reloadSettings, type AppOptions } from "./options.js";
@@ -31,6 +35,8 @@ import { permissionAsker } from "./ask-permission.js";
 import { SessionFigures } from "./figures.js";
 import { TurnParts, type Parts } from "./turn-parts.js";
 import { Activity } from "./activity.js";
+import { SteerInbox } from "../turn/steer-inbox.js";
+import { Alongside } from "./alongside.js";
 import { listModels } from "./model-list.js";
 import { OpenSession } from "./open-session.js";
 import {
@@ -40,7 +46,6 @@ import {
   headlessHeld,
   modelAnswer,
   modelNow,
-  noSession,
   NOTHING_TO_FORK,
   PENDING,
   readOnlyRefusal,
@@ -100,10 +105,17 @@ export class App implements Controller {
   private recovered: Promise<void> | undefined;
   /** what was found at start beside the session's own problems (a rewind that was killed) */
   private readonly startNotes: string[] = [];
+  /** where the session's commands run (sandbox-setup.ts) */
+  private readonly sandbox: SandboxSetup;
+  private sandboxSaid: Promise<void> | undefined;
   /** a rewind runs: it changes the workspace and the session, so it excludes turns */
   private rewinding = false;
   /** custom commands, skills, hooks, /init and the todo tool (workflow.ts) */
   readonly workflow: Workflow;
+  /** messages steered into the running turn (turn/steer.ts) */
+  private readonly steering = new SteerInbox();
+  /** the draft, the workspace's prompt history, a turn that outlives its terminal (alongside.ts) */
+  readonly alongside: Alongside;
 
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
@@ -129,7 +141,19 @@ export class App implements Controller {
       events: this.hub,
     });
     this.inUse = new ProviderInUse(opts, this.parts);
-    this.askPermission = permissionAsker(this.hub, opts.headless);
+    this.alongside = new Alongside({
+      dir: opts.alongsideDir,
+      workspace: opts.workspace,
+      hub: this.hub,
+      redact: (t) => this.redactKeys(t),
+      session: () => ({ id: this.open.current.id, stored: this.open.storedId() !== undefined }),
+      busy: () => this.busy(),
+      interrupt: () => this.interrupt(),
+    });
+    const ask = permissionAsker(this.hub, opts.headless);
+    // after a hang-up, questions are answered by the "hangup" setting (alongside.ts)
+    this.askPermission = (req) => this.alongside.ask(req, ask);
+    this.sandbox = new SandboxSetup({ sandbox: opts.sandbox, network: opts.network, workspace: opts.workspace, dbPath: opts.store.path, configFile: opts.configFile });
     this.activity = new Activity(this.hub);
     this.open = new OpenSession({
       store: opts.store,
@@ -185,9 +209,17 @@ export class App implements Controller {
 
   /** Loads the turn's parts and reads the project context (turn-parts.ts); the screen calls this
    * after the frame that shows the session, and create() before it returns otherwise. */
+  /** the provider's model list (provider-setup.ts, learn), then the status line again */
+  private learnModels(): Promise<void> {
+    return this.inUse.learn().then(() => this.hub.emit({ type: "info" }));
+  }
+
   ready(): Promise<Parts> {
+    void this.learnModels();
     return this.parts.ready().then(async (p) => {
       await (this.recovered ??= this.recoverRewind());
+      await (this.sandboxSaid ??= this.sayUnsandboxed());
+      limitCoreDumps();
       return p;
     });
   }
@@ -205,6 +237,17 @@ export class App implements Controller {
       redact: this.redactKeys,
     });
     return this.cps;
+  }
+
+  /** bubblewrap probed once; when it does not work, said once (sandbox-setup.ts) */
+  private async sayUnsandboxed(): Promise<void> {
+    const note = await this.sandbox.ready();
+    if (note) {
+      this.startNotes.push(note);
+      this.hub.emit({ type: "notice", level: "warning", text: note });
+    }
+    // the status line says where commands run
+    this.hub.emit({ type: "info" });
   }
 
   /** A rewind of this workspace that was killed left temporary files and its journal: they
@@ -260,10 +303,9 @@ export class App implements Controller {
     await app.lease.holdNew();
     const o = opts.open;
     if ("resume" in o) {
-      const problem = sessionIdProblem(o.resume);
-      if (problem) throw new UnknownSessionError(`${problem}; list the sessions with: albedo-tui sessions`);
-      const s = await opts.store.getSession(o.resume);
-      if (!s) throw new UnknownSessionError(noSession(o.resume, opts.store.path));
+      const f = await findSession(opts.store, o.resume);
+      if (!f.ok) throw new UnknownSessionError(sessionNotFound(f, opts.store.path));
+      const s = f.session;
       // --fork-session: a fork of it at its end, the original left as it is (held or not)
       await app.load(o.fork ? await opts.store.forkSession(s.id) : s);
     } else if ("continue" in o) {
@@ -342,8 +384,23 @@ export class App implements Controller {
     this.hub.emit({ type: "info" });
   }
 
+  /** the open session while it has no row yet (before its first message): the local API
+   * answers for it as pending */
+  unstoredSession(): { id: string; since: string } | undefined {
+    return this.open.draftId();
+  }
+
   info(): AppInfo {
-    return appInfo(this.inUse, this.opts, this.apiInfo);
+    return { ...appInfo(this.inUse, this.opts, this.apiInfo), sandbox: this.sandbox.label() };
+  }
+
+  setPermission(mode: PermissionPolicy): void {
+    if (this.opts.permission === mode) return;
+    const wasPlan = this.opts.permission === "plan" || mode === "plan";
+    this.opts.permission = mode;
+    // plan mode's context item comes or goes: the next request differs
+    if (wasPlan) void this.inBackground(this.pending.markOrWarn(`permission mode ${mode}`));
+    this.hub.emit({ type: "info" });
   }
 
   session(): Session {
@@ -435,7 +492,10 @@ export class App implements Controller {
       sessionId: this.open.current.id,
       // the project's context items, the skills and SessionStart's, then each MCP server's
       // instructions (a UserPromptSubmit hook's context follows, for its turn: workflow.ts)
-      context: [...own, ...this.workflow.skillsContext(), ...ext, ...this.workflow.startContext(this.open.current.id)],
+      context: withPlanItem(
+        [...own, ...this.workflow.skillsContext(), ...ext, ...this.workflow.startContext(this.open.current.id)],
+        this.opts.permission,
+      ),
       // the built-in tools, todo and skill, then the MCP servers'
       tools: [...this.parts.tools, ...this.workflow.tools(), ...this.ext.tools()],
       redact: this.redactKeys,
@@ -452,7 +512,8 @@ export class App implements Controller {
       askPermission: this.askPermission,
       events: this.hub,
       previousUsage: this.figures.lastUsage,
-    });
+      sandbox: this.sandbox.forCommands(),
+    }, this.steering);
   }
 
   async submit(text: string, images: ImageBlock[] = [], opts: PromptOptions = {}): Promise<{ sent: boolean }> {
@@ -472,6 +533,8 @@ export class App implements Controller {
       const ended = await this.activity.awaitParts(() => this.ready());
       if (ended) return ended;
     }
+    // the provider's own model list, read once a run, beats the catalog's figures
+    if (!this.busy()) await this.learnModels();
     if (this.lease.readOnly) {
       const refused = readOnlyRefusal(this.lease.readOnly);
       this.hub.emit({ type: "notice", level: "warning", text: refused });
@@ -517,6 +580,8 @@ export class App implements Controller {
         if (prompted) await this.workflow.stop(this.open.current.id);
       },
     );
+    // what was steered in and never reached a model call goes back to the screen
+    this.steering.release();
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
@@ -554,6 +619,11 @@ export class App implements Controller {
     this.activity.interrupt();
   }
 
+  steer(text: string): Promise<boolean> {
+    if (!this.activity.turnRunning()) return Promise.resolve(false);
+    return this.steering.push(this.redactKeys(text));
+  }
+
   async newSession(): Promise<void> {
     if (this.busy()) throw new Error(BUSY.switchSession);
     await this.loadDraft();
@@ -572,10 +642,9 @@ export class App implements Controller {
 
   async switchSession(id: string): Promise<void> {
     if (this.busy()) throw new Error(BUSY.switchSession);
-    const problem = sessionIdProblem(id);
-    if (problem) throw new UnknownSessionError(problem);
-    const s = await this.opts.store.getSession(id);
-    if (!s) throw new UnknownSessionError(noSession(id));
+    const f = await findSession(this.opts.store, id);
+    if (!f.ok) throw new UnknownSessionError(f.problem);
+    const s = f.session;
     await this.load(s);
     this.hub.emit({ type: "session" });
     if (this.lease.readOnly) this.hub.emit({ type: "notice", level: "warning", text: this.lease.readOnly });

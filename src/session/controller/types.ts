@@ -12,6 +12,7 @@ import type { TurnOutcome } from "../turn/env.js";
 import type { ServerStatus } from "../../extensions/manager.js";
 import type { WorkflowControl } from "./workflow.js";
 import type { PlannedItem, PromptChoice, RewindDone, RewindMode, RewindPreview } from "./rewind.js";
+import type { AlongsideControl } from "./alongside.js";
 
 import type { CompactionStrategy } from "../../compaction/types.js";
 export type { CompactionStrategy };
@@ -24,11 +25,15 @@ export interface AppInfo {
   contextWindow?: number;
   vision: boolean;
   permission: PermissionPolicy;
+  /** where commands run, for the status line: "sandbox workspace-write", "sandbox off", "UNSANDBOXED" */
+  sandbox?: string;
   compaction: CompactionStrategy;
   reasoning: ReasoningLevel;
   /** set when reasoning is asked for and the model takes no reasoning setting (the catalog
    * says so, and none is sent): "reasoning not available for gpt-4o" */
   reasoningNote?: string;
+  /** set when no source knows the model (or only its line): what was assumed of it */
+  modelNote?: string;
   workspace: string;
   dbPath: string;
   /** set when the provider needs a key and none is configured: says what to set */
@@ -96,6 +101,8 @@ export interface Controller {
   /** the one channel of what happens: returns the unsubscribe */
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void;
   info(): AppInfo;
+  /** switches the permission mode for the rest of the run (the screen's mode key) */
+  setPermission(mode: PermissionPolicy): void;
   session(): Session;
   /** the current session's record as loaded (the store is the truth; this is its read) */
   history(): readonly StoredMessage[];
@@ -121,6 +128,12 @@ export interface Controller {
   loadProblems(): readonly string[];
   /** stops the stream or the running tool; what arrived is kept */
   interrupt(): void;
+  /**
+   * sends a message into the running turn, stored before its next model call; resolves true
+   * once stored, false when no turn runs or it ended without taking it (the text is the
+   * caller's again). Absent in front-end tests' stand-ins.
+   */
+  steer?(text: string): Promise<boolean>;
   newSession(): Promise<void>;
   listSessions(): Promise<Session[]>;
   switchSession(id: string): Promise<void>;
@@ -146,4 +159,6 @@ export interface Controller {
   rewind?: RewindControl;
   /** custom commands, skills, hooks (workflow.ts); absent in front-end tests' stand-ins */
   workflow?: WorkflowControl;
+  /** drafts, the workspace's prompt history, hanging up; absent in front-end tests' stand-ins */
+  alongside?: AlongsideControl;
 }

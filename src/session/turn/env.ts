@@ -14,6 +14,7 @@ import type { CompactionStrategy } from "../../compaction/types.js";
 import type { Redactor } from "../../config/secrets.js";
 import type { OpenAIApi } from "../../provider/types.js";
 import type { ImageTarget } from "../../replay/replay.js";
+import type { SteerInbox } from "./steer-inbox.js";
 
 /** The hooks around each tool call of a turn (src/extensions/hooks.ts, wired by the controller). */
 export interface TurnHooks {
@@ -62,6 +63,8 @@ export interface TurnEnv {
   hooks?: TurnHooks;
   /** set by a hook that ends the turn: why; the turn stops after the results are stored */
   hookStop?: string;
+  /** messages sent into the running turn: stored before its next model call (steer.ts) */
+  steer?: SteerInbox;
 }
 
 export interface TurnOutcome {
@@ -70,6 +73,8 @@ export interface TurnOutcome {
   /** taken back before anything was stored or sent (Esc while it waited for the turn's code) */
   unsent?: boolean;
   error?: string;
+  /** the answer was cut short (stop.ts): stored complete, and named in `error` */
+  cut?: boolean;
   /** the assistant's last text, for headless mode */
   finalText: string;
   /** the last usage the provider reported during the turn */
