@@ -74,6 +74,7 @@ export const ANTHROPIC: Entry[] = [
   claude("claude-3-5-sonnet", 200_000, 8_192, "none", "retired", "secondhand"),
   claude("claude-3-5-haiku", 200_000, 8_192, "none", "retired", "secondhand"),
   claude("claude-3-opus", 200_000, 4_096, "none", "retired", "secondhand"),
+  claude("claude-3-sonnet", 200_000, 4_096, "none", "retired", "secondhand"),
   claude("claude-3-haiku", 200_000, 4_096, "none", "retired", "secondhand"),
 ];
 
