@@ -192,6 +192,7 @@ export class ContextPane {
       ...(strategy ? wrapText(`compaction in force: ${inertLine(strategy)}`, w, "dim") : []),
       ...wrapText(`compaction in this request: ${m.compaction ? inertLine(m.compaction) : "nothing left out"}`, w, "dim"),
       ...(m.change ? wrapText(`since the previous request: ${inertLine(m.change)}`, w, "dim") : []),
+      ...(m.cacheBreak ? wrapText(`cached prefix broke ${inertLine(m.cacheBreak)}`, w, "warn") : []),
       [],
       ...this.table(view.sections, w, true),
       ...rule(s ? ` ${forPeople(s.index)} ${inertLine(s.source)} · ${pageLabel} ` : ""),
