@@ -28,7 +28,7 @@ interface AnthropicConfig {
 export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
   const base = baseUrl(cfg.baseUrl, ANTHROPIC_DEFAULT_BASE_URL);
   const apiKey = cfg.apiKey; // lives only in the adapter's closure
-  return createAdapter(
+  const adapter = createAdapter(
     {
       who: {
         name: "anthropic",
@@ -47,4 +47,11 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
     },
     messagesShape,
   );
+  return {
+    ...adapter,
+    async countTokens(req, signal) {
+      const [{ countSections }, { encodeAnthropicBody }] = await Promise.all([import("./count-tokens.js"), import("./encode.js")]);
+      return countSections(encodeAnthropicBody(req), req.context.map((c) => c.source), { baseUrl: base, apiKey, ...(signal ? { signal } : {}) });
+    },
+  };
 }
