@@ -9,7 +9,9 @@ import { interleavedBeta } from "./beta.js";
 import { AnthropicStreamHandler } from "./stream.js";
 
 const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
-export const ANTHROPIC_VERSION = "2023-06-01";
+import { ANTHROPIC_VERSION } from "./version.js";
+
+export { ANTHROPIC_VERSION };
 
 /** Anthropic refuses no optional field this adapter sends: a refusal stands. */
 const messagesShape: Shape = {
