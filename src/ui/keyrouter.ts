@@ -64,7 +64,7 @@ export type TranscriptOp =
   | "scrollDown"
   | "clearSelection";
 
-export type PaneOp = "nextPage" | "prevPage" | "nextSection" | "prevSection" | "scrollUp" | "scrollDown" | "close";
+export type PaneOp = "nextPage" | "prevPage" | "nextSection" | "prevSection" | "scrollUp" | "scrollDown" | "count" | "close";
 
 export type Intent =
   | { type: "quit" }
@@ -441,6 +441,8 @@ export class KeyRouter {
         return [{ type: "pane", op: "scrollUp" }];
       case "context.scrollDown":
         return [{ type: "pane", op: "scrollDown" }];
+      case "context.countTokens":
+        return [{ type: "pane", op: "count" }];
       case "transcript.focus":
         // over a narrow screen the pane hides the transcript: close it to show what gets focus
         return [...(view.paneCovers ? [{ type: "pane", op: "close" } as const] : []), { type: "focusTranscript" }];

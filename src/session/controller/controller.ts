@@ -1,6 +1,8 @@
 // The running app: one session at a time over one store, a provider, tools and the turn loop.
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
 import { CostMemo, type SessionCost } from "./cost.js";
+import { ShownRequest } from "./shown-request.js";
+import type { ProviderCounts } from "../../provider/types.js";
 import { formatDollars } from "../../provider/prices.js";
 import { SandboxSetup } from "./sandbox-setup.js";
 import type { PermissionPolicy } from "../../tools/types.js";
@@ -413,6 +415,7 @@ export class App implements Controller {
   }
 
   private readonly costs = new CostMemo();
+  private readonly shown = new ShownRequest();
 
   cost(): SessionCost {
     return this.costs.get(this.open.messages, { ttl: this.opts.cacheTtl ?? "5m", ...(this.opts.prices ? { overrides: this.opts.prices } : {}) });
@@ -538,7 +541,13 @@ export class App implements Controller {
       events: this.hub,
       previousUsage: this.figures.lastUsage,
       sandbox: this.sandbox.forCommands(),
+      onCaptured: (req) => this.shown.sent(req, this.inUse.current()),
     }, this.steering);
+  }
+
+  /** Exact counts of the request the inspector shows, from the provider's counter, asked now. */
+  countShownRequest(): Promise<ProviderCounts> {
+    return this.shown.count();
   }
 
   async submit(text: string, images: ImageBlock[] = [], opts: PromptOptions = {}): Promise<{ sent: boolean }> {
