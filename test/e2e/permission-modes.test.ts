@@ -72,8 +72,8 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
     await s.waitFor("First done.", WAIT);
     expect(s.screenText()).not.toContain("Permission needed");
     expect(fs.existsSync(path.join(home.workspace, "made-inside"))).toBe(true);
-    // accept-edits: a write in the workspace runs unasked
-    s.send(ALT_M);
+    // accept-edits (Shift-Tab, as in Claude Code): a write in the workspace runs unasked
+    s.send(KEYS.shiftTab);
     await s.waitFor("permission mode: accept-edits", WAIT);
     await s.waitFor(/accept-edits · /, WAIT);
     await ask(s, "edit a file");
@@ -142,6 +142,7 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
       { toolCalls: [{ name: "bash", input: { command: "npm test" } }] },
       { text: "First tested." },
       { toolCalls: [{ name: "bash", input: { command: "npm test" } }] },
+      { toolCalls: [{ name: "bash", input: { command: "echo any-command-now" } }] },
       { text: "Second tested." },
     );
     const s = tui(["--sandbox", "off"]);
@@ -170,9 +171,13 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
     await ask(s, "run them again");
     await s.waitFor("Permission needed", WAIT);
     await s.waitFor("commands starting with: npm test", WAIT);
-    await s.waitFor("y allow once", WAIT);
-    s.send("y");
+    // the whole tool is its own line, chosen only by its own key
+    await s.waitFor("A allow every bash command this session", WAIT);
+    s.send("A");
     await s.waitFor("Second tested.", WAIT);
+    expect(JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1))).toContain("any-command-now");
+    await ask(s, "/permissions");
+    await s.waitFor(/ 1 {2}bash\s*$/m, WAIT);
   }, 120_000);
 
   it("auto: a write outside the workspace runs without a question (and commands stay sandboxed)", async () => {
