@@ -382,6 +382,8 @@ export class KeyRouter {
         return [{ type: "answer", answer: "once" }];
       case "permission.allowSession":
         return [{ type: "answer", answer: "session" }];
+      case "permission.allowTool":
+        return [{ type: "answer", answer: "tool" }];
       case "permission.deny":
         return [{ type: "answer", answer: "deny" }];
       case "permission.scrollUp":

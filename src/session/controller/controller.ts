@@ -65,6 +65,7 @@ import type { Checkpoints } from "../checkpoints/checkpoints.js";
 import type { TurnCheckpoint } from "../checkpoints/turn.js";
 import type { RewindDeps, RewindDone } from "./rewind.js";
 import { BUILTIN_COMMANDS, Workflow } from "./workflow.js";
+import { permissionsList, type PermissionsList } from "./permissions-list.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
 
@@ -416,6 +417,16 @@ export class App implements Controller {
 
   private readonly costs = new CostMemo();
   private readonly shown = new ShownRequest();
+
+  /** what runs without asking: this session's grants and the config's rules (/permissions) */
+  permissions(): PermissionsList {
+    return permissionsList(this.open.permissions, this.opts.rules);
+  }
+
+  /** takes back one of this session's grants, named as permissions() names it */
+  revokePermission(grant: string): boolean {
+    return this.open.permissions?.revoke(grant) ?? false;
+  }
 
   cost(): SessionCost {
     return this.costs.get(this.open.messages, { ttl: this.opts.cacheTtl ?? "5m", ...(this.opts.prices ? { overrides: this.opts.prices } : {}) });
