@@ -305,7 +305,11 @@ function buildProgram(): Command {
       try {
         const list = await store.listSessions();
         if (o.json) {
-          out.write(jsonForStream(JSON.stringify(list, null, 2), out) + "\n");
+          const { costsOfSessions } = await import("./session/controller/session-costs.js");
+          const withCost = await costsOfSessions(store, list, () => readConfig(program.opts<{ config?: string }>().config), (l) =>
+            process.stderr.write(forStream(l, process.stderr) + "\n"),
+          );
+          out.write(jsonForStream(JSON.stringify(withCost, null, 2), out) + "\n");
         } else if (list.length === 0) {
           out.write("No sessions yet.\n");
         } else {

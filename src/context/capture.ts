@@ -22,7 +22,7 @@
 // Tools are the definitions as indented JSON, separated by a blank line.
 import type { EncodedRequest, ProviderName, Request, Usage, WireContent, WireItemStart, WireSection } from "../provider/types.js";
 import { encodeRequest } from "../provider/encode.js";
-import { describeChange, printEncoded, SIDE_REQUEST_CHANGE, type RequestPrint } from "./change.js";
+import { describeCacheBreak, describeChange, printEncoded, SIDE_REQUEST_CHANGE, type RequestPrint } from "./change.js";
 import { assertNever } from "../record/types.js";
 import { formatInt } from "../record/numbers.js";
 import { countTokens, methodFor, opaqueTokens, type TokenMethod } from "../tokens/count.js";
@@ -424,5 +424,7 @@ export function captureEncoded(req: Request, enc: EncodedRequest, opts: CaptureO
   const print = printEncoded(req, enc);
   const change = describeChange(previous, print);
   if (change !== undefined) meta.change = change;
+  const broke = describeCacheBreak(previous, print);
+  if (broke !== undefined) meta.cacheBreak = broke;
   return { meta, sections, pages, print };
 }

@@ -173,6 +173,43 @@ function historyReason(prev: RequestPrint, cur: RequestPrint, i: number): string
 }
 
 /**
+ * Where the previous request's cached prefix broke: the first part, in the order providers
+ * hash a prompt's prefix (tools, then system, then each project-context block, then the
+ * history item by item), whose bytes differ from the previous request's. Anthropic's
+ * documentation names that order (tools, system, messages); OpenAI's caches the same way,
+ * its tool definitions ahead of the messages. Undefined without a previous request, and
+ * when the whole previous request is still the new one's prefix.
+ */
+export function describeCacheBreak(prev: RequestPrint | undefined, cur: RequestPrint): string | undefined {
+  if (!prev) return undefined;
+  if (prev.provider !== cur.provider || prev.model !== cur.model) return "at the model: another model caches nothing of the previous one";
+  const order = (p: RequestPrint): Array<[string, string]> => [
+    ...p.sections.filter(([n]) => n === "tools"),
+    ...p.sections.filter(([n]) => n === "system"),
+    ...p.sections.filter(([n]) => n !== "tools" && n !== "system"),
+  ];
+  const a = order(prev);
+  const b = order(cur);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x && y && x[0] === y[0] && x[1] === y[1]) continue;
+    const name = (y ?? x)![0];
+    const what = !x || (y && x[0] !== y[0]) ? "added" : !y ? "removed" : "changed";
+    return `at the ${sectionWords(name)} (${what}): nothing after it is read from the cache`;
+  }
+  const common = Math.min(prev.history.length, cur.history.length);
+  for (let i = 0; i < common; i++) {
+    if (prev.history[i] !== cur.history[i]) {
+      const why = historyReason(prev, cur, i);
+      return `at history item ${formatInt(i + 1)}${why ? ` (${why})` : ""}: the items before it can be read from the cache`;
+    }
+  }
+  if (cur.history.length < prev.history.length) return `at history item ${formatInt(cur.history.length + 1)} (the history was shortened)`;
+  return undefined;
+}
+
+/**
  * The change line: what differs from the previous request, in request order, naming the
  * first history item (counted from 1, as the pages number them) that differs and why when
  * the request shows it. Undefined when there is no previous request.

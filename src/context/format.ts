@@ -168,6 +168,7 @@ export function formatView(view: InspectorView): string {
       ];
       if (m.compaction) lines.push(`compaction: ${neutralizeControls(m.compaction)}`);
       if (m.change) lines.push(`since the previous request: ${neutralizeControls(m.change)}`);
+      if (m.cacheBreak) lines.push(`cached prefix broke ${neutralizeControls(m.cacheBreak)}`);
       lines.push("", formatSectionsTable(view.sections));
       lines.push("", "Token figures are estimates; byte figures are exact UTF-8 bytes of the request content.");
       lines.push("A section's text: --section N [--page K], numbered as above, from 1 (--json counts from 0).");

@@ -49,6 +49,9 @@ export interface CaptureMeta {
   /** what differs from the previous request and where the cached prefix broke
    * ("history changed from item 14: microcompact blurred 3 outputs"; context/change.ts) */
   change?: string;
+  /** where the previous request's cached prefix broke: the first part, in the provider's
+   * prefix order, whose bytes changed (context/change.ts, describeCacheBreak) */
+  cacheBreak?: string;
 }
 
 export interface Capture {

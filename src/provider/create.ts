@@ -59,6 +59,15 @@ function perRequest(name: ProviderName, make: (req: Request) => Provider): Provi
     stream: (req: Request, opts?: StreamOptions) => make(req).stream(req, opts),
     // the adapter's own encoding, so the capture leaves out what the sending will
     encode: (req: Request) => make(req).encode?.(req) ?? encodeRequest(req),
+    // only Anthropic's adapter has a counter (count_tokens); the others' counts stay the tokenizer's
+    ...(name === "anthropic"
+      ? {
+          countTokens: (req: Request, signal?: AbortSignal) => {
+            const p = make(req);
+            return p.countTokens ? p.countTokens(req, signal) : Promise.reject(new Error(`${name} has no token counter`));
+          },
+        }
+      : {}),
   };
 }
 

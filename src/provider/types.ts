@@ -219,6 +219,18 @@ export interface Provider {
   /** The encoding this provider sends for `req` now (its endpoint's rules, the fields its
    * server refused this session): the one the turn captures. Absent: encodeRequest(req). */
   encode?(req: Request): EncodedRequest;
+  /** Exact counts of `req` from the provider's own counter (Anthropic's count_tokens), the
+   * whole request and per inspector section; asked only on demand. Absent: the provider has
+   * no counter, and its counts stay the tokenizer's. */
+  countTokens?(req: Request, signal?: AbortSignal): Promise<ProviderCounts>;
+}
+
+/** A provider counter's figures, labelled with its method and when they were asked for. */
+export interface ProviderCounts {
+  method: string;
+  askedAt: string;
+  total: number;
+  sections: Array<{ source: string; tokens: number }>;
 }
 
 export type ProviderErrorKind =

@@ -179,6 +179,8 @@ async function outsideSandbox(
       case "session":
         memory.rememberUnsandboxed(command);
         break;
+      // not offered for running outside the sandbox: taken as once
+      case "tool":
       case "once":
         break;
       default:
@@ -295,6 +297,7 @@ async function checkPermission(
   if (preview.diff !== undefined) req.diff = preview.diff;
   if (outside.length > 0) req.outsideWorkspace = outsideList;
   req.sessionScope = outside.length > 0 ? `${tool.name} of these paths outside the workspace` : command !== undefined ? commandScope(command) : `every ${tool.name} call`;
+  if (outside.length === 0 && command !== undefined) req.wholeTool = `allow every ${tool.name} command this session`;
 
   if (ctx.unattended !== undefined) return fail(`denied: ${ctx.unattended} (${summary})`);
   const answer = await untilAborted(ctx.askPermission(req), ctx.signal);
@@ -306,6 +309,10 @@ async function checkPermission(
       if (outside.length > 0) for (const r of outside) memory.rememberPath(tool.name, r.real);
       else if (command !== undefined) memory.rememberCommand(command);
       else memory.rememberTool(tool.name);
+      return undefined;
+    case "tool":
+      // only a choice the box offered (wholeTool); anything else is taken as once
+      if (req.wholeTool !== undefined) memory.rememberTool(tool.name);
       return undefined;
     case "deny":
       return fail(`denied by the user (${summary})`);

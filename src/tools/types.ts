@@ -33,11 +33,15 @@ export interface PermissionRequest {
   outsideWorkspace?: string;
   /** what "allow for this session" grants, in words ("commands starting with: npm test") */
   sessionScope?: string;
+  /** the line offering the whole tool for the session ("allow every bash command this session"),
+   * only where the prefix is what "session" grants */
+  wholeTool?: string;
   /** the question is to run a command again OUTSIDE the sandbox: what that allows, in words */
   unsandboxed?: string;
 }
 
-export type PermissionAnswer = "once" | "session" | "deny";
+/** "tool": the whole tool for the session, offered only where the request has `wholeTool` */
+export type PermissionAnswer = "once" | "session" | "tool" | "deny";
 
 export interface ToolContext {
   workspace: string;

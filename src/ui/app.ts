@@ -730,13 +730,15 @@ class TuiApp {
   private answerQuestion(answer: PermissionAnswer): void {
     const m = this.modal;
     if (m?.kind !== "permission") return;
+    // the whole tool only where the box offered it
+    if (answer === "tool" && m.queue[0]?.req.wholeTool === undefined) return;
     const q = m.queue.shift();
     m.scroll = 0;
     if (m.queue.length === 0) this.modal = undefined;
     // the next question is new to the person: it waits to be seen like the first
     else this.guard.reset();
     if (!q) return;
-    const said = answer === "once" ? "allowed once" : answer === "session" ? "allowed for this session" : "denied";
+    const said = answer === "once" ? "allowed once" : answer === "session" ? "allowed for this session" : answer === "tool" ? `every ${q.req.tool} command allowed for this session` : "denied";
     this.flash(`${inertLine(q.req.tool)}: ${said}`, answer === "deny" ? "warn" : "ok");
     q.answer(answer);
   }

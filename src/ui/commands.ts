@@ -1,6 +1,6 @@
 // Slash commands: what exists, parsing a prompt that starts with "/", and completion hints.
 
-const COMMAND_NAMES = ["help", "new", "sessions", "rewind", "fork", "model", "image", "reload", "compact", "context", "export", "cost", "api", "mcp", "skills", "hooks", "todo", "init", "shells", "copy", "clear-screen", "quit"] as const;
+const COMMAND_NAMES = ["help", "new", "sessions", "rewind", "fork", "model", "image", "reload", "compact", "context", "export", "cost", "api", "mcp", "skills", "hooks", "todo", "init", "shells", "permissions", "copy", "clear-screen", "quit"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export interface CommandSpec {
@@ -29,6 +29,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "todo", args: "", help: "the model's task list (also on its key)" },
   { name: "init", args: "[NOTE]", help: "study the workspace and write or improve AGENTS.md (the edit is shown for approval)" },
   { name: "shells", args: "[stop ID]", help: "background commands the model started: state, time, output; stop ID stops one" },
+  { name: "permissions", args: "[revoke N]", help: "what runs without asking: this session's grants, the config's allow and deny; revoke N takes a grant back" },
   { name: "copy", args: "[code]", help: "copy the last answer (or the selected tool call or message; code: its last code block) to the clipboard (OSC 52)" },
   { name: "clear-screen", args: "", help: "clear the screen (the record keeps everything)" },
   { name: "quit", args: "", help: "quit" },

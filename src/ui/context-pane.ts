@@ -5,6 +5,7 @@ import { messageOf } from "../record/errors.js";
 import { formatDelta, formatEstimate, formatCacheUsage, formatFigure, forPeople, num, requestEstimate } from "../context/format.js";
 import type { ContextFigure } from "../session/controller/types.js";
 import type { InspectorView, Page, SectionSummary } from "../context/types.js";
+import type { ProviderCounts } from "../provider/types.js";
 import { assertNever } from "../record/types.js";
 import { inert, inertLine } from "./inert.js";
 import type { Line } from "./style.js";
@@ -16,6 +17,8 @@ export interface InspectorSource {
   /** the strategy in force (and why auto-compaction is off, when it is), and the estimate of
    * the next request while the view is pending; optional for tests */
   contextStatus?(): { compaction: string; figure?: ContextFigure | undefined };
+  /** exact counts of the request shown, from the provider's counter; asked only by a key */
+  countShownRequest?(): Promise<ProviderCounts>;
 }
 
 interface PaneKeys {
@@ -39,6 +42,8 @@ export class ContextPane {
   private seq = 0;
   private pageCache: { key: string; lines: Line[] } | undefined;
   private lastPageRows = 10;
+  /** the provider's exact counts of the request captured at `of`, apart from the estimates */
+  exact: { of: string; counts?: ProviderCounts; error?: string; asking?: boolean } | undefined;
 
   constructor(
     private readonly src: InspectorSource,
@@ -127,6 +132,37 @@ export class ContextPane {
     this.changed();
   }
 
+  /** Asks the provider to count the request shown (the pane's key): nothing is counted unasked. */
+  async countExact(): Promise<void> {
+    const view = this.view;
+    if (!view || view.state !== "current" || !this.src.countShownRequest) return;
+    const of = view.meta.capturedAt;
+    if (this.exact?.asking) return;
+    this.exact = { of, asking: true };
+    this.changed();
+    try {
+      const counts = await this.src.countShownRequest();
+      this.exact = { of, counts };
+    } catch (e) {
+      this.exact = { of, error: messageOf(e) };
+    }
+    this.changed();
+  }
+
+  /** The exact figures' lines, labelled with their method and the time asked, for the request
+   * shown only (a newer capture leaves them out). */
+  private exactLines(w: number, capturedAt: string): Line[] {
+    const x = this.exact;
+    if (!x || x.of !== capturedAt) return [];
+    if (x.asking) return wrapText("count_tokens: asking the provider…", w, "dim");
+    if (x.error !== undefined) return wrapText(`exact count failed: ${inertLine(x.error)}`, w, "err");
+    const c = x.counts;
+    if (!c) return [];
+    const at = c.askedAt.replace(/^.*T/, "").replace(/\.\d+Z?$/, "");
+    const parts = c.sections.map((s) => `${inertLine(s.source)} ${num(s.tokens)}`).join(" · ");
+    return wrapText(`exact, ${inertLine(c.method)}, asked ${at}: total ${num(c.total)} tokens · ${parts}`, w, "ok");
+  }
+
   flashing(): boolean {
     return this.updatedAt !== undefined && this.now() - this.updatedAt < FLASH_MS;
   }
@@ -192,13 +228,15 @@ export class ContextPane {
       ...(strategy ? wrapText(`compaction in force: ${inertLine(strategy)}`, w, "dim") : []),
       ...wrapText(`compaction in this request: ${m.compaction ? inertLine(m.compaction) : "nothing left out"}`, w, "dim"),
       ...(m.change ? wrapText(`since the previous request: ${inertLine(m.change)}`, w, "dim") : []),
+      ...(m.cacheBreak ? wrapText(`cached prefix broke ${inertLine(m.cacheBreak)}`, w, "warn") : []),
       [],
       ...this.table(view.sections, w, true),
+      ...this.exactLines(w, m.capturedAt),
       ...rule(s ? ` ${forPeople(s.index)} ${inertLine(s.source)} · ${pageLabel} ` : ""),
     ];
     // the figure first, as in the full header, so that a narrow pane cuts the model instead
     const facts: Line = truncate([{ t: `total ${num(m.totalBytes)} bytes · ${estimate} · ${m.provider} / ${inertLine(m.model)} · ${windowText}`, s: "dim" }], w);
-    const short: Line[] = [title, facts, ...this.table(view.sections, w, false), ...rule(s ? ` ${forPeople(s.index)} ${inertLine(s.source)} · ${pageLabel} ` : "")];
+    const short: Line[] = [title, facts, ...this.table(view.sections, w, false), ...this.exactLines(w, m.capturedAt), ...rule(s ? ` ${forPeople(s.index)} ${inertLine(s.source)} · ${pageLabel} ` : "")];
     // without the table, the rule says which of how many sections this is
     const where = s ? ` ${forPeople(s.index)} of ${view.sections.length}: ${inertLine(s.source)} · ${pageLabel} ` : "";
     const least: Line[] = [title, facts, ...rule(where)];

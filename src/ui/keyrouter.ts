@@ -64,7 +64,7 @@ export type TranscriptOp =
   | "scrollDown"
   | "clearSelection";
 
-export type PaneOp = "nextPage" | "prevPage" | "nextSection" | "prevSection" | "scrollUp" | "scrollDown" | "close";
+export type PaneOp = "nextPage" | "prevPage" | "nextSection" | "prevSection" | "scrollUp" | "scrollDown" | "count" | "close";
 
 export type Intent =
   | { type: "quit" }
@@ -382,6 +382,8 @@ export class KeyRouter {
         return [{ type: "answer", answer: "once" }];
       case "permission.allowSession":
         return [{ type: "answer", answer: "session" }];
+      case "permission.allowTool":
+        return [{ type: "answer", answer: "tool" }];
       case "permission.deny":
         return [{ type: "answer", answer: "deny" }];
       case "permission.scrollUp":
@@ -441,6 +443,8 @@ export class KeyRouter {
         return [{ type: "pane", op: "scrollUp" }];
       case "context.scrollDown":
         return [{ type: "pane", op: "scrollDown" }];
+      case "context.countTokens":
+        return [{ type: "pane", op: "count" }];
       case "transcript.focus":
         // over a narrow screen the pane hides the transcript: close it to show what gets focus
         return [...(view.paneCovers ? [{ type: "pane", op: "close" } as const] : []), { type: "focusTranscript" }];

@@ -97,6 +97,7 @@ export function choiceRows(choices: Line[], width: number): Line[] {
 interface PermissionKeys {
   once: string;
   session: string;
+  tool: string;
   deny: string;
   /** how to scroll a long question: "↑/↓ PgUp/PgDn" */
   scroll: string;
@@ -119,6 +120,7 @@ export function permissionBox(
         [
           [{ t: keys.once, s: "key" }, { t: " allow once" }],
           [{ t: keys.session, s: "key" }, { t: " allow for this session" }],
+          ...(req.wholeTool !== undefined ? [[{ t: keys.tool, s: "key" }, { t: ` ${inertLine(req.wholeTool)}` }] satisfies Line] : []),
           [{ t: keys.deny, s: "key" }, { t: " deny" }],
         ],
         width - 4,

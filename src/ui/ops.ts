@@ -20,6 +20,8 @@ export function paneOp(p: ContextPane, op: PaneOp): void {
       return p.scrollPage(-1);
     case "scrollDown":
       return p.scrollPage(1);
+    case "count":
+      return void p.countExact();
     case "close":
       p.open = false;
       return;

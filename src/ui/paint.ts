@@ -166,6 +166,7 @@ function openBox(m: Modal, a: PaintedSession, km: Keymap, lim: { w: number; h: n
       const keys = {
         once: keyLabel(km, "permission.allowOnce"),
         session: keyLabel(km, "permission.allowSession"),
+        tool: keyLabel(km, "permission.allowTool"),
         deny: keyLabel(km, "permission.deny"),
         scroll: `${keyLabel(km, "permission.scrollUp")}/${keyLabel(km, "permission.scrollDown")} ${keyLabel(km, "permission.pageUp")}/${keyLabel(km, "permission.pageDown")}`,
       };

@@ -20,6 +20,7 @@ import { buildModelPicker, type ModelPicker } from "./model-list.js";
 import { costLines } from "./cost-lines.js";
 import type { PromptChoice } from "../session/controller/rewind.js";
 import { parseBang, runBang, shellsCommand } from "./shells-box.js";
+import { permissionsCommand } from "./permissions-command.js";
 import { mentionedPaths } from "./mention-word.js";
 import { lastCodeBlock, messageText, osc52, toolCallText } from "./copy.js";
 import type { PromptQueue } from "./queue.js";
@@ -319,6 +320,9 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
       return;
     case "shells":
       shellsCommand(s, arg);
+      return;
+    case "permissions":
+      permissionsCommand(s, arg);
       return;
     case "copy":
       copyCommand(s, arg);

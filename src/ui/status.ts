@@ -159,9 +159,9 @@ export function statusLine(s: StatusInput, cols: number): Line {
   if (info.modelNote) parts.push({ forms: one(inertLine(info.modelNote), "statusWarn"), prio: 5 });
   // the permission mode and where commands run: what the model may do unasked
   if (info.permission) parts.push({ forms: one(info.permission, info.permission === "auto" ? "statusWarn" : "status"), prio: 3 });
-  // running unsandboxed is a warning and stays with the model; the usual mode gives way to the
-  // token figure and the session id on a narrow screen
-  if (info.sandbox) parts.push({ forms: one(info.sandbox, info.sandbox === "UNSANDBOXED" ? "statusWarn" : "status"), prio: info.sandbox === "UNSANDBOXED" ? 3 : 3.5 });
+  // running unsandboxed is a warning and stays with the model; the usual sandbox is shown only
+  // where the model, the mode, the figure and the session id leave room
+  if (info.sandbox) parts.push({ forms: one(info.sandbox, info.sandbox === "UNSANDBOXED" ? "statusWarn" : "status"), prio: info.sandbox === "UNSANDBOXED" ? 3 : 6 });
   if (info.reasoningNote) parts.push({ forms: one(inertLine(info.reasoningNote), "statusWarn"), prio: 5 });
   const id = s.sessionId.slice(0, 8);
   parts.push({ forms: [...one(`session ${id}`), ...one(id)], prio: 4 });

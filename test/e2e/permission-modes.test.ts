@@ -72,8 +72,8 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
     await s.waitFor("First done.", WAIT);
     expect(s.screenText()).not.toContain("Permission needed");
     expect(fs.existsSync(path.join(home.workspace, "made-inside"))).toBe(true);
-    // accept-edits: a write in the workspace runs unasked
-    s.send(ALT_M);
+    // accept-edits (Shift-Tab, as in Claude Code): a write in the workspace runs unasked
+    s.send(KEYS.shiftTab);
     await s.waitFor("permission mode: accept-edits", WAIT);
     await s.waitFor(/accept-edits · /, WAIT);
     await ask(s, "edit a file");
@@ -132,6 +132,52 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
     expect(results).toContain("two-2");
     expect(results).toContain("denied by the user");
     expect(fs.existsSync(path.join(home.workspace, "not-allowed"))).toBe(false);
+  }, 120_000);
+
+  it("/permissions lists the session's grants and the config's rules; revoke N makes the next npm test ask again", async () => {
+    await fsp.mkdir(path.join(home.root, "config", "albedo"), { recursive: true });
+    await fsp.writeFile(path.join(home.root, "config", "albedo", "config.json"), JSON.stringify({ allow: ["bash(git status)", "read"], deny: ["bash(rm:*)"] }));
+    await fsp.writeFile(path.join(home.workspace, "package.json"), JSON.stringify({ name: "tiny", version: "1.0.0", scripts: { test: "echo tested-ok" } }));
+    fake.script(
+      { toolCalls: [{ name: "bash", input: { command: "npm test" } }] },
+      { text: "First tested." },
+      { toolCalls: [{ name: "bash", input: { command: "npm test" } }] },
+      { toolCalls: [{ name: "bash", input: { command: "echo any-command-now" } }] },
+      { text: "Second tested." },
+    );
+    const s = tui(["--sandbox", "off"]);
+    await s.waitFor("Type a request", WAIT);
+    await ask(s, "run the tests");
+    await s.waitFor("Permission needed", WAIT);
+    await s.waitFor("commands starting with: npm test", WAIT);
+    await s.waitFor("a allow for this session", WAIT);
+    s.send("a");
+    await s.waitFor("First tested.", WAIT);
+    expect(JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1))).toContain("tested-ok");
+    await ask(s, "/permissions");
+    await s.waitFor(/ 1 {2}bash\(npm test:\*\)/, WAIT);
+    const listing = s.screenText();
+    expect(listing).toContain("allow bash(git status)");
+    expect(listing).toContain("allow read");
+    expect(listing).toContain("deny  bash(rm:*)");
+    // a grant that is not there is named, and nothing is taken back
+    await ask(s, "/permissions revoke 7");
+    await s.waitFor('no session grant "7"', WAIT);
+    await ask(s, "/permissions revoke 1");
+    await s.waitFor("revoked for this session: bash(npm test:*)", WAIT);
+    await ask(s, "/permissions");
+    await s.waitFor(/This session[^\n]*\n\s*none/, WAIT);
+    // the same command asks again
+    await ask(s, "run them again");
+    await s.waitFor("Permission needed", WAIT);
+    await s.waitFor("commands starting with: npm test", WAIT);
+    // the whole tool is its own line, chosen only by its own key
+    await s.waitFor("A allow every bash command this session", WAIT);
+    s.send("A");
+    await s.waitFor("Second tested.", WAIT);
+    expect(JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1))).toContain("any-command-now");
+    await ask(s, "/permissions");
+    await s.waitFor(/ 1 {2}bash\s*$/m, WAIT);
   }, 120_000);
 
   it("auto: a write outside the workspace runs without a question (and commands stay sandboxed)", async () => {

@@ -367,7 +367,7 @@ describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
       expect(screen).not.toContain("Permission needed");
       expect(screen).not.toContain("over-ssh-42"); // collapsed: one line, no output yet
 
-      t.send(KEYS.shiftTab); // to the transcript: the last tool call is selected
+      t.send(KEYS.altUp); // to the transcript: the last tool call is selected
       await t.waitFor("transcript:", WAIT);
       t.send(KEYS.enter);
       await t.waitFor(/^ {2}▾ bash /m, WAIT);

@@ -158,7 +158,7 @@ describe("the terminal interface", () => {
     expect(toolLine).toHaveLength(1);
     expect(toolLine[0]).toMatch(/▸ read {2}notes\.txt {3}✓ \d/);
     expect(s.screenText()).not.toContain("secret word");
-    s.send(KEYS.shiftTab); // to the transcript: the last tool call is selected
+    s.send(KEYS.altUp); // to the transcript: the last tool call is selected
     await s.waitFor("expand");
     s.send(KEYS.enter);
     await s.waitFor("▾ read");
@@ -263,7 +263,7 @@ describe("the terminal interface", () => {
     await ready(s);
     await ask(s, "print something odd");
     await s.waitFor("hello");
-    s.send(KEYS.shiftTab);
+    s.send(KEYS.altUp);
     await s.waitFor("expand");
     s.send(KEYS.enter);
     await s.waitFor("MOVED-TEXT");

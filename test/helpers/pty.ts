@@ -85,6 +85,8 @@ export const KEYS = {
   escape: "\x1b",
   tab: "\t",
   shiftTab: "\x1b[Z",
+  /** Alt-Up (xterm modifier 3): moves focus into the transcript */
+  altUp: "\x1b[1;3A",
   backspace: "\x7f",
   up: "\x1b[A",
   down: "\x1b[B",

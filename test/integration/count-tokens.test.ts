@@ -90,3 +90,58 @@ describe("count_tokens", () => {
     }
   });
 });
+
+describe("the request the inspector shows, counted on demand", () => {
+  it("the session counts the request it last sent, only when asked, with the fake's figures", async () => {
+    const { makeApp, TEST_KEY } = await import("../helpers/app.js");
+    const plain = await startFakeProvider({ key: TEST_KEY });
+    try {
+      const { app } = await makeApp(plain, { model: "claude-sonnet-4-6" });
+      // before any request: a sentence, and nothing asked of the server
+      await expect(app.countShownRequest()).rejects.toThrow(/no request has been sent in this run yet/);
+      plain.script({ text: "one", usage: { input: 10, output: 2 } }, { text: "two", usage: { input: 10, output: 2 } });
+      await app.submit("first");
+      await app.submit("second");
+      expect(plain.rejections()).toEqual([]);
+      // two turns sent, nothing counted unasked
+      expect(plain.counts).toEqual([]);
+      const sent = plain.requests.at(-1)!.body as Record<string, unknown>;
+      const c = await app.countShownRequest();
+      expect(c.method).toBe(COUNT_METHOD);
+      expect(Date.parse(c.askedAt)).not.toBeNaN();
+      expect(c.total).toBe(fakeCountTokens(countBody(sent as never)));
+      // the system text, then each project-context block as the inspector names it, then history and tools
+      const system = sent["system"] as Array<{ text: string }>;
+      const view = await app.inspectorView();
+      if (view.state !== "current") throw new Error("the inspector shows no request");
+      expect(c.sections.map((s) => s.source)).toEqual(view.sections.map((s) => s.source));
+      expect(c.sections).toHaveLength(system.length + 2);
+      // each block's figure is the fake's count of the sent body less its count without the block
+      system.forEach((_, i) => {
+        const without = { ...sent, system: system.filter((__, j) => j !== i) };
+        expect(c.sections[i]!.tokens).toBe(fakeCountTokens(countBody(sent as never)) - fakeCountTokens(countBody(without as never)));
+        expect(c.sections[i]!.tokens).toBeGreaterThanOrEqual(words(system[i]!.text));
+      });
+      expect(plain.counts).toHaveLength(1 + c.sections.length);
+      expect(plain.counts.every((r) => r.rejected === undefined)).toBe(true);
+      await app.close();
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it("a provider without a counter says so", async () => {
+    const { makeApp, TEST_KEY } = await import("../helpers/app.js");
+    const plain = await startFakeProvider({ key: TEST_KEY });
+    try {
+      const { app } = await makeApp(plain, { provider: "openai", model: "gpt-5.2" });
+      plain.script({ text: "one", usage: { input: 10, output: 2 } });
+      await app.submit("first");
+      await expect(app.countShownRequest()).rejects.toThrow(/has no token counter: its counts stay the tokenizer's estimates/);
+      expect(plain.counts).toEqual([]);
+      await app.close();
+    } finally {
+      await plain.close();
+    }
+  });
+});

@@ -58,6 +58,29 @@ describe("a session's cost", () => {
     const saved = ((written + b!.readTokens) * 3 - b!.readTokens * 0.3 - written * 3.75) / 1e6;
     expect(c.total.cost!.savedByCache).toBeCloseTo(saved, 12);
     expect(c.label).toBe("list prices, from provider usage");
+
+    // sessions --json gives the same figures, labelled, for each session
+    const listed = JSON.parse((await runCli(["sessions", "--json"], home)).stdout) as Array<{ cost: { label: string; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; dollars: { total: number; savedByCache: number; cacheRead: number; cacheWrite: number } | null } }>;
+    expect(listed).toHaveLength(1);
+    const j = listed[0]!.cost;
+    expect(j.label).toBe("list prices, from provider usage");
+    expect(j.cacheWriteTokens).toBe(a!.writtenTokens + b!.writtenTokens);
+    expect(j.cacheReadTokens).toBe(b!.readTokens);
+    expect(j.outputTokens).toBe(outputs[0]! + outputs[1]!);
+    expect(j.inputTokens).toBe(a!.uncachedTokens + b!.uncachedTokens);
+    expect(j.dollars!.total).toBeCloseTo(hand(a, outputs[0]!) + hand(b, outputs[1]!), 12);
+    expect(j.dollars!.savedByCache).toBeCloseTo(saved, 12);
+    expect(j.dollars!.cacheRead).toBeCloseTo((b!.readTokens * 0.3) / 1e6, 12);
+
+    // a config that cannot be read: the table's prices, a warning that names the file's fault
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(`${home.root}/config/albedo`, { recursive: true });
+    await writeFile(`${home.root}/config/albedo/config.json`, "{ not json \u001b[2J");
+    const bad = await runCli(["sessions", "--json"], home);
+    expect(bad.code).toBe(0);
+    expect(bad.stderr).toMatch(/warning: the config could not be read .*; costs are at the built-in list prices/);
+    expect(bad.stderr).not.toContain("\u001b[2J");
+    expect((JSON.parse(bad.stdout) as typeof listed)[0]!.cost.dollars!.total).toBeCloseTo(j.dollars!.total, 12);
   });
 
   it("a model with no price has no cost, and says which", () => {

@@ -156,7 +156,7 @@ describe("hostile tool output", () => {
     await t.waitFor("show me the file");
     t.send(KEYS.enter);
     await t.waitFor("MODEL-END", 20_000);
-    t.send(KEYS.shiftTab); // the transcript, with the last tool call selected
+    t.send(KEYS.altUp); // the transcript, with the last tool call selected
     await t.waitFor("expand");
     t.send(KEYS.enter);
     await t.waitFor("END-4", 10_000);

@@ -179,9 +179,17 @@ describe("the key router", () => {
     expect(route("a", starting)).toEqual([{ type: "type", ch: "a" }]);
     expect(route(KEYS.up, starting)).toEqual([{ type: "history", dir: -1 }]);
     expect(route(KEYS.ctrl("l"), starting)).toEqual([{ type: "redraw" }]);
-    // ^O asks for the pane, which opens with the session; no transcript yet: Shift-Tab does nothing
+    // ^O asks for the pane, which opens with the session; no transcript yet: Alt-Up does nothing
     expect(route(KEYS.ctrl("o"), starting)).toEqual([{ type: "toggleContext" }]);
-    expect(route(KEYS.shiftTab, starting)).toEqual([]);
+    expect(route(KEYS.altUp, starting)).toEqual([]);
+  });
+
+  it("Shift-Tab and Alt-M cycle the permission mode wherever the focus is, never in a box", () => {
+    for (const k of [KEYS.shiftTab, "\x1bm"]) {
+      expect(route(k, {})).toEqual([{ type: "cycleMode" }]);
+      expect(route(k, { focus: "transcript" })).toEqual([{ type: "cycleMode" }]);
+      expect(route(k, { focus: "context", paneOpen: true })).toEqual([{ type: "cycleMode" }]);
+    }
   });
 
   it("Esc interrupts a running turn before anything else takes it", () => {
@@ -219,8 +227,8 @@ describe("the key router", () => {
     expect(route(KEYS.paste("p"), c)).toEqual([{ type: "compose" }, { type: "paste", text: "p" }]);
     expect(route(KEYS.tab, c)).toEqual([{ type: "focus", to: "input" }]);
     // to the transcript: over a narrow screen the pane closes first, beside a wide one it stays
-    expect(route(KEYS.shiftTab, c)).toEqual([{ type: "pane", op: "close" }, { type: "focusTranscript" }]);
-    expect(route(KEYS.shiftTab, { ...c, paneCovers: false })).toEqual([{ type: "focusTranscript" }]);
+    expect(route(KEYS.altUp, c)).toEqual([{ type: "pane", op: "close" }, { type: "focusTranscript" }]);
+    expect(route(KEYS.altUp, { ...c, paneCovers: false })).toEqual([{ type: "focusTranscript" }]);
     // Esc in the prompt closes a pane that covers the transcript
     expect(route(KEYS.escape, { paneOpen: true })).toEqual([{ type: "pane", op: "close" }, { type: "dismissFlash" }]);
   });

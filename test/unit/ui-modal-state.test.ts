@@ -5,7 +5,7 @@ import type { ModelPicker } from "../../src/ui/model-list.js";
 import type { Session } from "../../src/record/types.js";
 import type { PermissionRequest } from "../../src/tools/types.js";
 
-const KEYS = { once: "y", session: "a", deny: "n", scroll: "↑/↓ PgUp/PgDn" };
+const KEYS = { once: "y", session: "a", tool: "A", deny: "n", scroll: "↑/↓ PgUp/PgDn" };
 
 function question(lines: number): PermissionRequest {
   const command = Array.from({ length: lines }, (_, i) => `echo line ${i}`).join("\n");

@@ -427,7 +427,7 @@ describe("focus is one state every event restores", () => {
     c.messages.push(c.stored("user", [{ type: "text", text: "earlier" }]));
     term.send(KEYS.ctrl("o"));
     await term.waitFor("pending:");
-    term.send(KEYS.shiftTab);
+    term.send(KEYS.altUp);
     await term.waitFor(() => hint(term).includes("transcript:"));
     term.resize(80, 24);
     await term.waitFor(/^pending:/m);

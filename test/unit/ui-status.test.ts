@@ -55,7 +55,7 @@ describe("the hint line", () => {
     lineText(hintLine({ attachments: 0, flash: undefined, focus: "input", prompt: "", following: true, km, ...over }, cols));
 
   it("shows the keys where the focus is, the command being typed, a flash first", () => {
-    expect(hint({})).toMatch(/─ Enter send · Alt-Enter newline · Shift-Tab transcript · \/help$/);
+    expect(hint({})).toMatch(/─ Enter send · Alt-Enter newline · Alt-↑ transcript · \/help$/);
     expect(hint({ prompt: "/mo" })).toContain("/model [NAME | anthropic:NAME | openai:NAME] — show or switch the model / provider");
     expect(hint({ prompt: "/nope" })).toContain("no such command");
     expect(hint({ following: false })).toContain("↓ more below");

@@ -9,7 +9,9 @@ import { interleavedBeta } from "./beta.js";
 import { AnthropicStreamHandler } from "./stream.js";
 
 const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
-export const ANTHROPIC_VERSION = "2023-06-01";
+import { ANTHROPIC_VERSION } from "./version.js";
+
+export { ANTHROPIC_VERSION };
 
 /** Anthropic refuses no optional field this adapter sends: a refusal stands. */
 const messagesShape: Shape = {
@@ -28,7 +30,7 @@ interface AnthropicConfig {
 export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
   const base = baseUrl(cfg.baseUrl, ANTHROPIC_DEFAULT_BASE_URL);
   const apiKey = cfg.apiKey; // lives only in the adapter's closure
-  return createAdapter(
+  const adapter = createAdapter(
     {
       who: {
         name: "anthropic",
@@ -47,4 +49,11 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
     },
     messagesShape,
   );
+  return {
+    ...adapter,
+    async countTokens(req, signal) {
+      const [{ countSections }, { encodeAnthropicBody }] = await Promise.all([import("./count-tokens.js"), import("./encode.js")]);
+      return countSections(encodeAnthropicBody(req), req.context.map((c) => c.source), { baseUrl: base, apiKey, ...(signal ? { signal } : {}) });
+    },
+  };
 }

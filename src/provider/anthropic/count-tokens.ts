@@ -5,7 +5,7 @@
 // every read from outside: a time limit, a cap on the answer, zod on what it says.
 import { z } from "zod";
 import type { Json } from "../json.js";
-import { ANTHROPIC_VERSION } from "./adapter.js";
+import { ANTHROPIC_VERSION } from "./version.js";
 import { userAgent } from "../user-agent.js";
 
 export const COUNT_METHOD = "count_tokens (anthropic)";

@@ -1,6 +1,8 @@
 // The running app: one session at a time over one store, a provider, tools and the turn loop.
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
 import { CostMemo, type SessionCost } from "./cost.js";
+import { ShownRequest } from "./shown-request.js";
+import type { ProviderCounts } from "../../provider/types.js";
 import { formatDollars } from "../../provider/prices.js";
 import { SandboxSetup } from "./sandbox-setup.js";
 import type { PermissionPolicy } from "../../tools/types.js";
@@ -63,6 +65,7 @@ import type { Checkpoints } from "../checkpoints/checkpoints.js";
 import type { TurnCheckpoint } from "../checkpoints/turn.js";
 import type { RewindDeps, RewindDone } from "./rewind.js";
 import { BUILTIN_COMMANDS, Workflow } from "./workflow.js";
+import { permissionsList, type PermissionsList } from "./permissions-list.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
 
@@ -413,6 +416,17 @@ export class App implements Controller {
   }
 
   private readonly costs = new CostMemo();
+  private readonly shown = new ShownRequest();
+
+  /** what runs without asking: this session's grants and the config's rules (/permissions) */
+  permissions(): PermissionsList {
+    return permissionsList(this.open.permissions, this.opts.rules);
+  }
+
+  /** takes back one of this session's grants, named as permissions() names it */
+  revokePermission(grant: string): boolean {
+    return this.open.permissions?.revoke(grant) ?? false;
+  }
 
   cost(): SessionCost {
     return this.costs.get(this.open.messages, { ttl: this.opts.cacheTtl ?? "5m", ...(this.opts.prices ? { overrides: this.opts.prices } : {}) });
@@ -538,7 +552,13 @@ export class App implements Controller {
       events: this.hub,
       previousUsage: this.figures.lastUsage,
       sandbox: this.sandbox.forCommands(),
+      onCaptured: (req) => this.shown.sent(req, this.inUse.current()),
     }, this.steering);
+  }
+
+  /** Exact counts of the request the inspector shows, from the provider's counter, asked now. */
+  countShownRequest(): Promise<ProviderCounts> {
+    return this.shown.count();
   }
 
   async submit(text: string, images: ImageBlock[] = [], opts: PromptOptions = {}): Promise<{ sent: boolean }> {

@@ -82,3 +82,28 @@ export class CostMemo {
     return (this.value = sessionCost(messages, o));
   }
 }
+
+/** A session's cost as `sessions --json` shows it: the whole session's tokens and dollars
+ * (each part, what caching saved, the total), labelled; no dollars when a model has no price. */
+export interface SessionCostJson {
+  label: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  dollars: Cost | null;
+  unpriced: string[];
+}
+
+export function sessionCostJson(c: SessionCost): SessionCostJson {
+  const t = c.total;
+  return {
+    label: c.label,
+    inputTokens: t.inputTokens,
+    outputTokens: t.outputTokens,
+    cacheReadTokens: t.cacheReadTokens,
+    cacheWriteTokens: t.cacheWriteTokens,
+    dollars: t.cost ?? null,
+    unpriced: t.unpriced,
+  };
+}

@@ -97,6 +97,7 @@ interface TurnSetting {
   previousUsage: Usage | undefined;
   /** where commands run (sandbox-setup.ts); absent: unsandboxed */
   sandbox?: CommandSandbox | undefined;
+  onCaptured?: (req: Request) => void;
 }
 
 /** what a turn works with */
@@ -140,6 +141,7 @@ export function turnEnv(c: Composition, t: TurnSetting, steer?: SteerInbox): Tur
     },
     tokenMethod: methodFor(providerName, model),
     events: t.events,
+    ...(t.onCaptured ? { onCaptured: t.onCaptured } : {}),
     ...(t.previousUsage ? { previousUsage: t.previousUsage } : {}),
     ...(steer ? { steer } : {}),
   };

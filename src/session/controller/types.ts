@@ -1,5 +1,6 @@
 // What the screen (and any other front end) may ask of the running app.
 import type { SessionCost } from "./cost.js";
+import type { PermissionsList } from "./permissions-list.js";
 import type { BackgroundShells } from "../../tools/background.js";
 import type { StoredSummary } from "../../compaction/types.js";
 // The screen sends intents down through this and renders the events that come up.
@@ -114,6 +115,10 @@ export interface Controller {
   info(): AppInfo;
   /** what the session cost so far, per turn and in all, from provider usage (cost.ts) */
   cost(): SessionCost;
+  /** this session's grants and the config's rules (/permissions); absent where not kept here */
+  permissions?(): PermissionsList;
+  /** takes back one of this session's grants, named as permissions() names it; false when none */
+  revokePermission?(grant: string): boolean;
   /** switches the permission mode for the rest of the run (the screen's mode key) */
   setPermission(mode: PermissionPolicy): void;
   session(): Session;

@@ -32,6 +32,7 @@ const metaSchema = z.object({
   providerUsage: usageSchema.exactOptional(),
   compaction: z.string().exactOptional(),
   change: z.string().exactOptional(),
+  cacheBreak: z.string().exactOptional(),
 });
 
 const sectionSchema = z.object({

@@ -3,7 +3,7 @@
 // record (through record.ts) and its events; what it learns (usage, what compaction did)
 // it returns in its outcome.
 import type { StoredMessage } from "../../record/types.js";
-import type { ContextItem, Provider, ProviderName, ReasoningLevel, RequestCache, Usage } from "../../provider/types.js";
+import type { ContextItem, Provider, Request, ProviderName, ReasoningLevel, RequestCache, Usage } from "../../provider/types.js";
 import type { HistoryStore } from "../store/types.js";
 import type { EventHub } from "./events.js";
 import type { ToolContext, ToolDef } from "../../tools/types.js";
@@ -54,6 +54,8 @@ export interface TurnEnv {
   compaction: { strategy: CompactionStrategy; threshold: number; keepRounds: number; step?: number };
   tokenMethod: TokenMethod;
   events: EventHub;
+  /** told of each request the inspector captures (the one the pane shows, for exact counts) */
+  onCaptured?: (req: Request) => void;
   /** usage the provider reported for the response before this turn (the first capture shows it) */
   previousUsage?: Usage;
   /** checkpoint interval for streamed text */
