@@ -7,6 +7,7 @@ import path from "node:path";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { expect, inject, it } from "vitest";
+import sqlite3 from "sqlite3";
 import { openStore } from "../../src/session/store/store.js";
 import type { StoredMessage, Session } from "../../src/record/types.js";
 import type { BadMessage } from "../../src/session/store/types.js";
@@ -99,6 +100,65 @@ export async function sha256File(file: string): Promise<string> {
  */
 export async function dbChecksum(db: string): Promise<string> {
   return `${await sha256File(db)}/${await sha256File(`${db}-wal`)}`;
+}
+
+/** The open leases' heartbeats, read through a read-only connection (which checkpoints nothing). */
+async function heartbeats(db: string): Promise<string> {
+  const conn = await openReadOnly(db);
+  try {
+    return JSON.stringify(await allRows(conn, "SELECT session_id, heartbeat_at FROM open_leases ORDER BY session_id"));
+  } finally {
+    await new Promise<void>((resolve) => conn.close(() => resolve()));
+  }
+}
+
+/** Every row of every table, the open leases' heartbeats left out. */
+async function rowsWithoutHeartbeats(db: string): Promise<string> {
+  const conn = await openReadOnly(db);
+  try {
+    const tables = await allRows(conn, "SELECT name, sql FROM sqlite_master ORDER BY type, name");
+    const out: unknown[] = [tables];
+    for (const t of tables) {
+      if (!/^CREATE TABLE/i.test(String(t.sql ?? ""))) continue;
+      const rows = await allRows(conn, `SELECT * FROM "${String(t.name).replace(/"/g, '""')}"`);
+      out.push(t.name, t.name === "open_leases" ? rows.map(({ heartbeat_at: _beat, ...rest }) => rest) : rows);
+    }
+    return JSON.stringify(out);
+  } finally {
+    await new Promise<void>((resolve) => conn.close(() => resolve()));
+  }
+}
+
+function openReadOnly(file: string): Promise<sqlite3.Database> {
+  return new Promise((resolve, reject) => {
+    const conn: sqlite3.Database = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (err) => (err ? reject(err) : resolve(conn)));
+  });
+}
+function allRows(conn: sqlite3.Database, sql: string): Promise<Record<string, unknown>[]> {
+  return new Promise((resolve, reject) => conn.all<Record<string, unknown>>(sql, [], (err, rows) => (err ? reject(err) : resolve(rows))));
+}
+
+/**
+ * A database as a running app leaves it between turns. The open session's lease is beaten
+ * every LEASE_STALE_MS / 4 by the app itself, whatever else happens, so the rows are compared
+ * without the heartbeat, and the bytes (file and WAL) only when no beat came between.
+ */
+export interface DbState {
+  bytes: string;
+  rows: string;
+  /** the heartbeats before and after the bytes were read */
+  beats: string;
+}
+export async function dbState(db: string): Promise<DbState> {
+  const first = await heartbeats(db);
+  const bytes = await dbChecksum(db);
+  const last = await heartbeats(db);
+  return { bytes, rows: await rowsWithoutHeartbeats(db), beats: `${first}${last}` };
+}
+/** Nothing but the lease's heartbeat changed between `before` and `after`. */
+export function expectUnchanged(before: DbState, after: DbState): void {
+  expect(after.rows).toBe(before.rows);
+  if (after.beats === before.beats) expect(after.bytes).toBe(before.bytes);
 }
 
 export { prng } from "../helpers/prng.js";
