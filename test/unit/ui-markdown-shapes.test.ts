@@ -102,7 +102,9 @@ describe("GrowingMarkdown's cost: what was laid out is not laid out again", () =
       let lines: Line[] = [];
       // a frame after every delta: the most layout a stream can ask for
       for (const d of deltasOf(text, 9)) {
+        const before = raw;
         raw += d;
+        md.grew(before, raw, d);
         lines = md.render(raw, 100, inert, deco);
       }
       const laidOut = markdownStats.chars - before;
