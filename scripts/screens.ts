@@ -137,7 +137,7 @@ async function task(run: Run): Promise<Capture[]> {
   const fake = await startFakeProvider({ key: KEY });
   const home = await makeHome({ ANTHROPIC_API_KEY: KEY });
   // auto: no permission box or "allowed once" notice over the captures; the tools really run
-  const args = [CLI, "--provider", "anthropic", "--base-url", fake.anthropicBase, "--model", "claude-sonnet-4-5", "--permission", "auto"];
+  const args = [CLI, "--provider", "anthropic", "--base-url", fake.anthropicBase, "--model", "claude-sonnet-4-6", "--permission", "auto"];
   const t = spawnPty(process.execPath, args, { cols: COLS, rows: ROWS, cwd: WORKSPACE, env: { ...home.env, TERM: run.term } });
   const stopAnswering = run.answer ? answerBackground(t, run.answer) : () => undefined;
   try {

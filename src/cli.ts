@@ -9,8 +9,10 @@ import { takeEnvKeys } from "./config/env-keys.js";
 import { defaultConfigPath, defaultDbPath, stateDir } from "./config/paths.js";
 import { fieldForStream, forStream, jsonForStream } from "./ui/output.js";
 import { resolveSettings, UsageError, type Flags, type Settings } from "./config/resolve.js";
+import { PERMISSION_MODES } from "./tools/types.js";
+import { SANDBOX_SETTINGS } from "./tools/sandbox.js";
 import type { App } from "./session/controller/controller.js";
-import type { ImageBlock } from "./record/types.js";
+import type { ImageBlock, Session } from "./record/types.js";
 import { messageOf } from "./record/errors.js";
 import { quoteId, sessionIdProblem } from "./record/session-id.js";
 import type { HistoryStore } from "./session/store/types.js";
@@ -76,7 +78,13 @@ function checkSessionFlags(opts: MainOptions): void {
 /** where the turns' file checkpoints live: the state folder, outside every workspace */
 const checkpointDir = (): string => path.join(stateDir(), "checkpoints");
 
-const noSession = (id: string, store: HistoryStore): string => `no session with id ${quoteId(id)} in ${store.path}; list them with: albedo-tui sessions`;
+/** the session an id or the start of one names (find-session.ts), or the sentence why none */
+async function sessionNamed(store: HistoryStore, id: string): Promise<Session> {
+  const { findSession, sessionNotFound } = await import("./session/store/find-session.js");
+  const f = await findSession(store, id);
+  if (f.ok) return f.session;
+  throw new CliError(sessionNotFound(f, store.path));
+}
 
 interface Loaded {
   app: App;
@@ -123,6 +131,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
       configFile: path.resolve(opts.config ?? defaultConfigPath()),
       reloadConfig: async () => resolveSettings(opts, await readConfig(opts.config)),
       checkpointDir: checkpointDir(),
+      alongsideDir: path.join(stateDir(), "alongside"),
     });
   } catch (e) {
     await store.close();
@@ -137,7 +146,7 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--api-port must be a port number (got "${opts.apiPort}")`);
       const { startApiServer } = await import("./context/api/server.js");
       // one file per running instance, named by its port: two instances must not share a token file
-      const server = await startApiServer({ store, port, tokenFile: (p) => path.join(stateDir(), `api-token-${p}`) });
+      const server = await startApiServer({ store, port, unstored: () => app.unstoredSession(), tokenFile: (p) => path.join(stateDir(), `api-token-${p}`) });
       app.setApi({ url: server.url, tokenFile: server.tokenFile });
       // The screen shows it (/api, /help, its first lines): on the terminal the screen is about
       // to cover, this line would be lost. Headless, or with stderr sent to a file, it is kept.
@@ -194,7 +203,7 @@ async function main(opts: MainOptions): Promise<number> {
     const { runTui } = await import("./ui/app.js");
     const { loadKeymap } = await import("./ui/keymap.js");
     const { keymap, warnings } = loadKeymap(settings.keymap, settings.keys);
-    return await runTui(app, { keymap, keymapWarnings: warnings, theme: settings.theme, noColor: Boolean(process.env.NO_COLOR) });
+    return await runTui(app, { keymap, keymapWarnings: warnings, theme: settings.theme, notify: settings.notify ?? "auto", hangup: settings.hangup ?? "continue", noColor: Boolean(process.env.NO_COLOR) });
   } finally {
     await api?.close();
     await app.close();
@@ -229,6 +238,8 @@ async function screenFirst(opts: MainOptions): Promise<number> {
       keymap,
       keymapWarnings: warnings,
       theme: settings.theme,
+      notify: settings.notify ?? "auto",
+      hangup: settings.hangup ?? "continue",
       // compiled after the session is on screen; a prompt sent sooner waits for them, and a
       // failure to load them is reported by the turn that needs them
       afterSessionFrame: () => void app.ready().catch(() => undefined),
@@ -270,7 +281,8 @@ function buildProgram(): Command {
     .option("-c, --continue", "continue the latest session of this workspace")
     .option("-r, --resume <id>", "resume the session with this id")
     .option("--fork-session", "with --resume or --continue: open a fork of that session (its whole record, under a new id; the original stays as it is)")
-    .addOption(new Option("--permission <policy>", "what tools may do without asking").choices(["ask", "auto", "read-only"]))
+    .addOption(new Option("--permission <mode>", "what tools may do without asking (Shift-Tab cycles in the screen)").choices([...PERMISSION_MODES]))
+    .addOption(new Option("--sandbox <mode>", "where bash commands run: bubblewrap with the workspace writable, read-only, or off").choices([...SANDBOX_SETTINGS]))
     .addOption(new Option("--compaction <strategy>", "how long histories are shortened for the model").choices(["none", "microcompact", "summary", "microcompact+summary"]))
     .option("--keymap <name>", "key bindings: default, vim, emacs, or a path to a JSON file")
     .option("--api", "serve the read-only local API on 127.0.0.1")
@@ -315,8 +327,8 @@ function buildProgram(): Command {
       refuseBadSessionId(id, "sessions rm");
       const store = await openDb(o.db ?? sessions.opts<{ db?: string }>().db ?? program.opts<{ db?: string }>().db);
       try {
-        const s = await store.getSession(id);
-        if (!s) throw new CliError(noSession(id, store));
+        const s = await sessionNamed(store, id);
+        id = s.id;
         const { messages } = await store.loadHistory(id);
         const what = `session ${s.id} "${fieldForStream(s.title || "(untitled)", process.stderr)}" (${messages.length} message${messages.length === 1 ? "" : "s"})`;
         if (!o.yes) {
@@ -359,8 +371,8 @@ function buildProgram(): Command {
       const out = process.stdout;
       const err = process.stderr;
       try {
-        const s = await store.getSession(id);
-        if (!s) throw new CliError(noSession(id, store));
+        const s = await sessionNamed(store, id);
+        id = s.id;
         const { messages } = await store.loadHistory(id);
         let root: string;
         try {
@@ -428,8 +440,8 @@ function buildProgram(): Command {
       refuseBadSessionId(id, "export");
       const store = await openDb(o.db ?? program.opts<{ db?: string }>().db, true);
       try {
-        const s = await store.getSession(id);
-        if (!s) throw new CliError(noSession(id, store));
+        const s = await sessionNamed(store, id);
+        id = s.id;
         const { messages, bad } = await store.loadHistory(id);
         const summaries = await store.loadSummaries(id);
         for (const b of bad) process.stderr.write(forStream(`warning: message #${b.seq} could not be read: ${b.error}`, process.stderr) + "\n");
@@ -453,7 +465,7 @@ function buildProgram(): Command {
       const store = await openDb(o.db ?? program.opts<{ db?: string }>().db, true);
       const out = process.stdout;
       try {
-        if (!(await store.getSession(id))) throw new CliError(noSession(id, store));
+        id = (await sessionNamed(store, id)).id;
         const { formatView, formatPage, MACHINE_NUMBERING } = await import("./context/format.js");
         const view = await store.inspectorView(id);
         if (o.section === undefined) {

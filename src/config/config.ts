@@ -4,12 +4,25 @@ import { z } from "zod";
 import { messageOf } from "../record/errors.js";
 import { decodeUtf8, jsonSyntaxProblem, readStartFileSync, StartFileError } from "./files.js";
 import { defaultConfigPath, tightenFile } from "./paths.js";
+import { PERMISSION_MODES } from "../tools/types.js";
+import { SANDBOX_SETTINGS } from "../tools/sandbox.js";
+
+/** a permission rule: a tool's name, or bash(command words, optionally ending in :*) */
+const RULE = /^([A-Za-z0-9_-]+|bash\([^()\n]+\))$/;
+const RULE_PROBLEM = 'a rule is a tool\'s name ("edit") or "bash(npm test:*)" / "bash(git status)"';
 
 const keyBinding = z.union([z.string(), z.array(z.string())]);
 
 /** the screen's colours: for a dark or a light background, or "auto": ask the terminal */
 const THEME_CHOICES = ["dark", "light", "auto"] as const;
 export type ThemeChoice = (typeof THEME_CHOICES)[number];
+/** how the screen tells a person looking elsewhere that a turn ended or a question waits (ui/notify.ts) */
+export const NOTIFY_CHOICES = ["auto", "bell", "osc9", "off"] as const;
+export type NotifyChoice = (typeof NOTIFY_CHOICES)[number];
+/** what a turn does when its terminal hangs up (SIGHUP): go on to its end answering questions
+ * "no", or stop at the first question */
+export const HANGUP_CHOICES = ["continue", "quit"] as const;
+export type HangupChoice = (typeof HANGUP_CHOICES)[number];
 
 /** One MCP server, in the shape Claude Code, Codex and others use: `command`,
  * `args`, `env`, `cwd` for stdio; `url`, `headers` for Streamable HTTP. Any string may name
@@ -43,7 +56,16 @@ export const configSchema = z
     openaiApiKey: z.string().min(1).optional(),
     anthropicBaseUrl: z.string().url().optional(),
     openaiBaseUrl: z.string().url().optional(),
-    permission: z.enum(["ask", "auto", "read-only"]).optional(),
+    permission: z.enum(PERMISSION_MODES).optional(),
+    /** where bash commands run: inside bubblewrap (workspace-write, read-only) or not (off) */
+    sandbox: z.enum(SANDBOX_SETTINGS).optional(),
+    /** a sandboxed command's network: "off" (none, the default) or "on" (the host's) */
+    network: z.enum(["on", "off"]).optional(),
+    /** what runs without asking: "bash(npm test:*)" (commands starting with the words),
+     * "bash(git status)" (exactly), or a tool's name ("edit") */
+    allow: z.array(z.string().regex(RULE, RULE_PROBLEM)).optional(),
+    /** what never runs, in the same spelling; a compound command is refused when any part matches */
+    deny: z.array(z.string().regex(RULE, RULE_PROBLEM)).optional(),
     compaction: z.enum(["none", "microcompact", "summary", "microcompact+summary"]).optional(),
     compactionThreshold: z.number().gt(0).lte(1).optional(),
     keepToolRounds: z.number().int().min(0).optional(),
@@ -62,6 +84,8 @@ export const configSchema = z
     keymap: z.string().min(1).optional(),
     keys: z.record(z.string(), keyBinding).optional(),
     theme: z.enum(THEME_CHOICES).optional(),
+    notify: z.enum(NOTIFY_CHOICES).optional(),
+    hangup: z.enum(HANGUP_CHOICES).optional(),
     /** seconds without a byte from the provider before a stream is given up */
     idleTimeoutSeconds: z.number().positive().optional(),
     /** MCP servers by name (src/extensions/) */

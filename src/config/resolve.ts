@@ -1,9 +1,11 @@
 // Settles every setting from flags, then the environment, then the config file, then defaults.
 import path from "node:path";
-import type { Config, ThemeChoice } from "./config.js";
+import type { Config, HangupChoice, NotifyChoice, ThemeChoice } from "./config.js";
 import { startEnv } from "./env-keys.js";
 import type { ProviderName, ReasoningLevel } from "../provider/types.js";
-import type { PermissionPolicy } from "../tools/types.js";
+import { PERMISSION_MODES, type PermissionPolicy, type PermissionRules } from "../tools/types.js";
+import { SANDBOX_SETTINGS, type SandboxSetting } from "../tools/sandbox.js";
+import { parseRule } from "../tools/command-rules.js";
 import type { CompactionStrategy } from "../compaction/types.js";
 
 export interface Flags {
@@ -15,6 +17,7 @@ export interface Flags {
   continue?: boolean;
   resume?: string;
   permission?: string;
+  sandbox?: string;
   compaction?: string;
   keymap?: string;
   reasoning?: string;
@@ -38,6 +41,13 @@ export interface Settings {
   baseUrl?: string;
   workspace: string;
   permission: PermissionPolicy;
+  /** where bash commands run (default workspace-write; "off" when bubblewrap does not work,
+   * which the controller finds out and says) */
+  sandbox?: SandboxSetting;
+  /** whether a sandboxed command has the network */
+  network?: boolean;
+  /** the config's "allow" and "deny" */
+  rules?: PermissionRules;
   compaction: CompactionStrategy;
   compactionThreshold: number;
   keepToolRounds: number;
@@ -59,6 +69,10 @@ export interface Settings {
   keys: Record<string, string | string[]>;
   /** the screen's colours: "auto" follows the terminal's background */
   theme: ThemeChoice;
+  /** the screen's notices when the terminal lost the focus (ui/notify.ts) */
+  notify?: NotifyChoice;
+  /** a running turn when the terminal hangs up: goes on ("continue") or stops at its first question */
+  hangup?: HangupChoice;
   idleTimeoutMs?: number;
   credentials: Credentials;
   /** the config's "checkpoints": whether a turn keeps what it changes, and the bounds
@@ -89,6 +103,24 @@ function oneOf<T extends string>(flag: string, value: string | undefined, allowe
   throw new UsageError(`--${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
 }
 
+/** The config's "allow" and "deny" as rules; a bash(…) whose inside is no plain command is
+ * refused by name (it could never match, and a deny that never matches is worse than none). */
+function permissionRules(config: Config): PermissionRules {
+  const rules: PermissionRules = { allow: [], deny: [], allowTools: [], denyTools: [] };
+  for (const side of ["allow", "deny"] as const) {
+    for (const entry of config[side] ?? []) {
+      if (!entry.startsWith("bash(")) {
+        (side === "allow" ? rules.allowTools : rules.denyTools).push(entry);
+        continue;
+      }
+      const rule = parseRule(entry.slice(5, -1));
+      if (!rule) throw new UsageError(`"${side}" in the config file: ${entry} holds no plain command (one command's words, optionally ending in :*)`);
+      rules[side].push(rule);
+    }
+  }
+  return rules;
+}
+
 /** `env` defaults to process.env plus the provider keys taken out of it at start (env-keys.ts),
  * so a second call (/reload) still sees them. */
 export function resolveSettings(flags: Flags, config: Config, env: NodeJS.ProcessEnv = startEnv()): Settings {
@@ -116,7 +148,10 @@ export function resolveSettings(flags: Flags, config: Config, env: NodeJS.Proces
   const s: Settings = {
     provider,
     workspace: path.resolve(flags.workspace ?? process.cwd()),
-    permission: oneOf("permission", flags.permission, ["ask", "auto", "read-only"] as const) ?? config.permission ?? "ask",
+    permission: oneOf("permission", flags.permission, PERMISSION_MODES) ?? config.permission ?? "ask",
+    sandbox: oneOf("sandbox", flags.sandbox, SANDBOX_SETTINGS) ?? config.sandbox ?? "workspace-write",
+    network: config.network === "on",
+    rules: permissionRules(config),
     compaction:
       oneOf("compaction", flags.compaction, ["none", "microcompact", "summary", "microcompact+summary"] as const) ??
       config.compaction ??
@@ -127,6 +162,8 @@ export function resolveSettings(flags: Flags, config: Config, env: NodeJS.Proces
     keymap: flags.keymap ?? config.keymap ?? "default",
     keys: config.keys ?? {},
     theme: config.theme ?? "auto",
+    notify: config.notify ?? "auto",
+    hangup: config.hangup ?? "continue",
     credentials: { keys, baseUrls, secrets },
   };
   if (model) s.model = model;

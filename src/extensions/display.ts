@@ -95,7 +95,7 @@ export function launchLines(spec: ServerSpec, workspace: string): string[] {
     for (const [k, val] of l.env) lines.push(`    env ${v(k)}: ${v(val)}`);
     for (const [k] of l.env) {
       const why = codeLoadingReason(k);
-      if (why) lines.push(`    ⚠ env ${visibleEscape(k)} loads code: ${why}. Approve only if you expect this.`);
+      if (why) lines.push(`    ! env ${visibleEscape(k)} loads code: ${why}. Approve only if you expect this.`);
     }
   } else if (l.url !== undefined) {
     lines.push(`  ${name} would connect, once approved (as ${file} writes it; \${VAR} is read from the environment when it starts):`);

@@ -325,7 +325,7 @@ export class ExtensionManager {
     const cut = (t: string): string => this.opts.redact(redact ? redact(t) : t);
     try {
       const raw = await conn.call(tool, args, signal);
-      return mapResult(raw, cut);
+      return await mapResult(raw, cut);
     } catch (e) {
       if (signal.aborted) return { output: "interrupted (the server was asked to cancel the call)", isError: true };
       const { describeFailure } = await import("./client.js");

@@ -9,6 +9,8 @@ import { assertNever, type ImageBlock } from "../record/types.js";
 import { imageLimits } from "../provider/catalog.js";
 import { capText } from "../tools/cap.js";
 import { sanitizeForTerminal } from "../text/sanitize.js";
+import { wellFormed } from "../text/well-formed.js";
+import { checkImage, sniff } from "../provider/image-check.js";
 import type { ToolOutput } from "../tools/types.js";
 import { formatInt } from "../record/numbers.js";
 
@@ -67,7 +69,7 @@ function decodedBytes(b64: string): number {
   return Buffer.byteLength(b64, "base64");
 }
 
-function image(given: string, declared: string): { block?: ImageBlock; note: string } {
+async function image(given: string, declared: string): Promise<{ block?: ImageBlock; note: string }> {
   const max = maxImageBytes();
   // the estimate first, so a huge string is not decoded for nothing
   if (decodedBytes(given) > Math.ceil(max * 1.5)) return { note: `[image not kept: ${declared}, about ${formatInt(decodedBytes(given))} bytes, over the ${formatInt(max)} bytes every provider accepts]` };
@@ -77,14 +79,21 @@ function image(given: string, declared: string): { block?: ImageBlock; note: str
   const data = raw.toString("base64");
   const bytes = raw.length;
   if (bytes > max) return { note: `[image not kept: ${declared}, ${formatInt(bytes)} bytes, over the ${formatInt(max)} bytes every provider accepts]` };
-  let dims: ReturnType<typeof imageSize>;
-  try {
-    dims = imageSize(raw);
-  } catch {
+  if (!sniff(raw)) {
+    let other: string | undefined;
+    try {
+      other = imageSize(raw).type;
+    } catch {
+      other = undefined;
+    }
+    if (other && !TYPES[other]) return { note: `[image not kept: a ${other} image; PNG, JPEG, GIF and WebP are kept]` };
     return { note: `[image not kept: declared ${declared}, but its bytes are not a PNG, JPEG, GIF or WebP image]` };
   }
-  const mediaType = dims.type ? TYPES[dims.type] : undefined;
-  if (!mediaType) return { note: `[image not kept: a ${dims.type ?? "unknown"} image; PNG, JPEG, GIF and WebP are kept]` };
+  // decoded whole: a truncated or empty image would be refused with every later request
+  const checked = await checkImage(raw);
+  if (!checked.ok) return { note: `[image not kept: declared ${declared}, but it is not a usable image: ${sanitizeForTerminal(wellFormed(checked.why))}]` };
+  const mediaType = checked.mediaType;
+  const dims = { width: checked.width, height: checked.height };
   const block: ImageBlock = { type: "image", mediaType, data, bytes };
   if (dims.width) block.width = dims.width;
   if (dims.height) block.height = dims.height;
@@ -93,7 +102,7 @@ function image(given: string, declared: string): { block?: ImageBlock; note: str
 }
 
 /** Maps a CallToolResult; a result that is not one is an error result saying so. */
-export function mapResult(raw: unknown, redact: (t: string) => string = (t) => t): ExtensionToolOutput {
+export async function mapResult(raw: unknown, redact: (t: string) => string = (t) => t): Promise<ExtensionToolOutput> {
   const r = resultSchema.safeParse(raw);
   if (!r.success) return { output: "the server's answer is not a tool result (no content list)", isError: true };
   const parts: string[] = [];
@@ -112,7 +121,7 @@ export function mapResult(raw: unknown, redact: (t: string) => string = (t) => t
         parts.push(v.text);
         break;
       case "image": {
-        const m = image(v.data, v.mimeType);
+        const m = await image(v.data, v.mimeType);
         if (m.block) images.push(m.block);
         parts.push(m.note);
         break;
@@ -136,7 +145,8 @@ export function mapResult(raw: unknown, redact: (t: string) => string = (t) => t
   // a result with structured content only (or the old protocol's toolResult) says it as JSON
   if (parts.length === 0 && r.data.structuredContent !== undefined) parts.push(JSON.stringify(r.data.structuredContent));
   if (parts.length === 0 && r.data.toolResult !== undefined) parts.push(JSON.stringify(r.data.toolResult));
-  const text = parts.length > 0 ? parts.join("\n") : "(the tool returned no content)";
+  // a lone surrogate from a server becomes U+FFFD here, where its text enters
+  const text = wellFormed(parts.length > 0 ? parts.join("\n") : "(the tool returned no content)");
   // keys are cut before the cut to size (see tools/run.ts), and the terminal's controls go
   const output = capText(redact(sanitizeForTerminal(text)));
   return { output, isError: r.data.isError === true, ...(images.length > 0 ? { images } : {}) };

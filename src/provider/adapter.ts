@@ -31,6 +31,8 @@ export interface Shape<F extends string = string> {
   parser(ctx: AnswerContext, label: string): FrameHandler;
   /** the optional fields a server may refuse; absent: every refusal stands */
   refusals?: Refusals<F>;
+  /** headers this body needs beyond the endpoint's (a beta the body's features call for) */
+  headers?(req: Request, enc: EncodedRequest): Record<string, string>;
 }
 
 interface Refusals<F extends string> {
@@ -52,7 +54,7 @@ export function createAdapter<F extends string>(endpoint: Endpoint, shape: Shape
       who,
       model: req.model,
       url,
-      headers,
+      headers: shape.headers ? { ...headers, ...shape.headers(req, enc) } : headers,
       body: JSON.stringify(enc.body),
       ...(secret !== undefined ? { secret } : {}),
       transport,
@@ -63,6 +65,7 @@ export function createAdapter<F extends string>(endpoint: Endpoint, shape: Shape
   const refusals = shape.refusals;
   return {
     name: who.name,
+    label: who.label,
     encode: (req: Request) => shape.encode(req),
     async stream(req: Request, opts: StreamOptions = {}): Promise<StreamResult> {
       let enc = shape.encode(req);

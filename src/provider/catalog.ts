@@ -1,7 +1,12 @@
-// What we know about common models: context window, max output, vision
-// (docs/providers.md, Model catalog).
-// Unknown models get no window at all: a guessed window would drive compaction wrongly.
+// What we know of a model: context window, max output, thinking mode, vision, lifecycle
+// (docs/providers.md, Model catalog). A provider's Models API (model-facts.ts) beats the
+// built-in table (catalog-table.ts), which is the offline fallback. Unknown models get no
+// window at all: a guessed window would drive compaction wrongly.
 import type { ProviderName } from "./types.js";
+import { ANTHROPIC, OPENAI, type Entry, type Lifecycle, type ThinkingMode } from "./catalog-table.js";
+import { serverFacts } from "./model-facts.js";
+
+export type { Lifecycle, ThinkingMode } from "./catalog-table.js";
 
 export interface ModelInfo {
   /** tokens the model can hold (input + output); undefined when unknown */
@@ -9,60 +14,26 @@ export interface ModelInfo {
   /** largest max_tokens the model accepts; undefined when unknown (callers pick a default) */
   maxOutput?: number;
   vision: boolean;
-  /** false when the catalog has no entry for the id */
+  /** false when neither the provider's Models API nor the table knows the id */
   known: boolean;
+  /** the reasoning setting the model takes; undefined when unknown (sent as asked) */
+  thinking?: ThinkingMode;
+  lifecycle?: Lifecycle;
+  /** where the figures come from: the provider's Models API, the table, or the table's
+   * line rule for an id no source gives figures for */
+  source?: "server" | "catalog" | "line";
+  /** what was assumed, in words, for a model no source knows or only its line */
+  assumed?: string;
 }
 
-interface Entry {
-  /** matches the id itself or the id followed by "-…" (dated snapshots, "-latest") */
-  prefix: string;
-  contextWindow: number;
-  maxOutput: number;
-  vision: boolean;
-}
+/** The output limit assumed for a model nobody knows (the turn's default). */
+export const UNKNOWN_MAX_OUTPUT = 8192;
 
-// Order matters: more specific prefixes first ("claude-opus-4-6" before "claude-opus-4").
-const ANTHROPIC: Entry[] = [
-  { prefix: "claude-opus-4-8", contextWindow: 1_000_000, maxOutput: 128_000, vision: true },
-  { prefix: "claude-opus-4-7", contextWindow: 1_000_000, maxOutput: 128_000, vision: true },
-  { prefix: "claude-opus-4-6", contextWindow: 1_000_000, maxOutput: 128_000, vision: true },
-  // sources disagree (64K vs 128K): the smaller one never makes a request the API rejects
-  { prefix: "claude-sonnet-4-6", contextWindow: 1_000_000, maxOutput: 64_000, vision: true },
-  { prefix: "claude-opus-4-5", contextWindow: 200_000, maxOutput: 64_000, vision: true },
-  { prefix: "claude-sonnet-4-5", contextWindow: 200_000, maxOutput: 64_000, vision: true },
-  { prefix: "claude-haiku-4-5", contextWindow: 200_000, maxOutput: 64_000, vision: true },
-  { prefix: "claude-opus-4-1", contextWindow: 200_000, maxOutput: 32_000, vision: true },
-  { prefix: "claude-opus-4", contextWindow: 200_000, maxOutput: 32_000, vision: true },
-  // 1M only with a beta header we do not send
-  { prefix: "claude-sonnet-4", contextWindow: 200_000, maxOutput: 64_000, vision: true },
-  { prefix: "claude-3-7-sonnet", contextWindow: 200_000, maxOutput: 64_000, vision: true },
-  { prefix: "claude-3-5-sonnet", contextWindow: 200_000, maxOutput: 8_192, vision: true },
-  { prefix: "claude-3-5-haiku", contextWindow: 200_000, maxOutput: 8_192, vision: true },
-  { prefix: "claude-3-opus", contextWindow: 200_000, maxOutput: 4_096, vision: true },
-  { prefix: "claude-3-haiku", contextWindow: 200_000, maxOutput: 4_096, vision: true },
-];
+/** A snapshot or alias of an id: "-20251001", "-2025-04-14", OpenAI's "-0613", "-latest". */
+const SNAPSHOT = /^-(\d{8}|\d{4}-\d{2}-\d{2}|\d{4}|latest)$/;
 
-const OPENAI: Entry[] = [
-  { prefix: "gpt-5-chat-latest", contextWindow: 128_000, maxOutput: 16_384, vision: true },
-  { prefix: "gpt-5.1-chat-latest", contextWindow: 128_000, maxOutput: 16_384, vision: true },
-  // sources disagree (1.05M vs 272K): the smaller one never overflows
-  { prefix: "gpt-5.4", contextWindow: 272_000, maxOutput: 128_000, vision: true },
-  { prefix: "gpt-5.2", contextWindow: 400_000, maxOutput: 128_000, vision: true },
-  { prefix: "gpt-5.1", contextWindow: 400_000, maxOutput: 128_000, vision: true },
-  { prefix: "gpt-5", contextWindow: 400_000, maxOutput: 128_000, vision: true },
-  { prefix: "gpt-4.1", contextWindow: 1_047_576, maxOutput: 32_768, vision: true },
-  { prefix: "gpt-4o", contextWindow: 128_000, maxOutput: 16_384, vision: true },
-  { prefix: "gpt-4-turbo", contextWindow: 128_000, maxOutput: 4_096, vision: true },
-  { prefix: "o4-mini", contextWindow: 200_000, maxOutput: 100_000, vision: true },
-  { prefix: "o3-mini", contextWindow: 200_000, maxOutput: 100_000, vision: false },
-  { prefix: "o3", contextWindow: 200_000, maxOutput: 100_000, vision: true },
-  { prefix: "o1-preview", contextWindow: 128_000, maxOutput: 32_768, vision: false },
-  { prefix: "o1-mini", contextWindow: 128_000, maxOutput: 65_536, vision: false },
-  { prefix: "o1", contextWindow: 200_000, maxOutput: 100_000, vision: true },
-];
-
-function matches(id: string, prefix: string): boolean {
-  return id === prefix || id.startsWith(prefix + "-");
+function matches(id: string, entry: string): boolean {
+  return id === entry || (id.startsWith(entry) && SNAPSHOT.test(id.slice(entry.length)));
 }
 
 /** Lower-cases, drops a gateway's "vendor/" prefix and Vertex's "@date", and spells Claude
@@ -77,18 +48,73 @@ function normalize(model: string): string {
 }
 
 function find(table: Entry[], id: string): Entry | undefined {
-  return table.find((e) => matches(id, e.prefix));
+  return table.find((e) => matches(id, e.id));
 }
 
-export function lookupModel(provider: ProviderName, model: string): ModelInfo {
-  const id = normalize(model);
+function tableEntry(provider: ProviderName, id: string): Entry | undefined {
   // A gateway (OpenRouter, LiteLLM) may serve either family through either API shape, and
   // the model's limits do not depend on the wire format; the provider's own table goes first.
   const own = provider === "anthropic" ? ANTHROPIC : OPENAI;
   const other = provider === "anthropic" ? OPENAI : ANTHROPIC;
-  const e = find(own, id) ?? find(other, id);
-  if (!e) return { vision: false, known: false };
-  return { contextWindow: e.contextWindow, maxOutput: e.maxOutput, vision: e.vision, known: true };
+  return find(own, id) ?? find(other, id);
+}
+
+/** Claude's version from an id ("claude-opus-6-1" → 6.1), for an id the table lacks. */
+function claudeVersion(id: string): number | undefined {
+  const m = /^claude-[a-z]+-(\d+)(?:-(\d))?(?:-|$)/.exec(id);
+  return m ? Number(m[1]) + Number(m[2] ?? 0) / 10 : undefined;
+}
+
+/** The thinking a Claude the table does not know is assumed to take: adaptive from 4.6 on
+ * (every later model in the SDK's list takes it), a budget before. */
+function assumedClaudeThinking(id: string): ThinkingMode | undefined {
+  const v = claudeVersion(id);
+  if (v === undefined) return undefined;
+  return v >= 4.6 ? "adaptive" : "budget";
+}
+
+export function lookupModel(provider: ProviderName, model: string): ModelInfo {
+  const id = normalize(model);
+  const served = serverFacts(model.trim()) ?? serverFacts(id);
+  const e = tableEntry(provider, id);
+  if (served) {
+    const info: ModelInfo = { vision: served.vision ?? e?.vision ?? false, known: true, source: "server" };
+    // the server's max_input_tokens: what a request may hold, the figure compaction keeps under
+    const window = served.contextWindow ?? e?.contextWindow;
+    if (window !== undefined) info.contextWindow = window;
+    const out = served.maxOutput ?? e?.maxOutput;
+    if (out !== undefined) info.maxOutput = out;
+    const thinking = served.thinking ?? e?.thinking;
+    if (thinking) info.thinking = thinking;
+    const lifecycle = served.lifecycle ?? e?.lifecycle;
+    if (lifecycle) info.lifecycle = lifecycle;
+    return info;
+  }
+  if (!e) {
+    const thinking = id.startsWith("claude-") ? assumedClaudeThinking(id) : undefined;
+    const info: ModelInfo = { vision: false, known: false, ...(thinking ? { thinking } : {}) };
+    return { ...info, assumed: assumedFor(info) };
+  }
+  const info: ModelInfo = {
+    contextWindow: e.contextWindow,
+    maxOutput: e.maxOutput,
+    vision: e.vision,
+    known: true,
+    thinking: e.thinking,
+    lifecycle: e.lifecycle,
+    source: e.basis === "line" ? "line" : "catalog",
+  };
+  if (e.basis === "line") info.assumed = `no source gives ${e.id}'s figures: its line's smaller ones are used`;
+  return info;
+}
+
+/** What is assumed of a model no source knows, in words (the status line and /model say it);
+ * `info` may carry the user's own window, output limit or vision from the config. */
+export function assumedFor(info: Pick<ModelInfo, "contextWindow" | "maxOutput" | "vision" | "thinking">): string {
+  const window = info.contextWindow !== undefined ? `a window of ${info.contextWindow.toLocaleString("en-US")} tokens (config)` : "no window (automatic compaction off)";
+  const out = `at most ${(info.maxOutput ?? UNKNOWN_MAX_OUTPUT).toLocaleString("en-US")} output tokens`;
+  const thinking = info.thinking ? `, ${info.thinking} thinking by its version` : "";
+  return `${window}, ${out}, ${info.vision ? "images (config)" : "no images"}${thinking}`;
 }
 
 /**
@@ -111,28 +137,43 @@ export function defaultModel(provider: ProviderName): string {
 /** OpenAI's own reasoning-era models reject `max_tokens` and want `max_completion_tokens`. */
 export function wantsMaxCompletionTokens(model: string): boolean {
   const id = normalize(model);
-  return /^o\d/.test(id) || id.startsWith("gpt-5");
+  return /^o\d/.test(id) || id.startsWith("gpt-5") || id.startsWith("codex-");
+}
+
+/** The thinking a model takes, by the provider's Models API, the table, or (for a Claude the
+ * table lacks) its version; undefined when nothing says. */
+export function thinkingMode(model: string): ThinkingMode | undefined {
+  return lookupModel(normalize(model).startsWith("claude-") ? "anthropic" : "openai", model).thinking;
 }
 
 /** Models that accept only adaptive thinking steered by an effort (docs/providers.md,
  * Anthropic Messages). */
 export function usesAdaptiveThinking(model: string): boolean {
-  return /(opus|sonnet)-4-[6-8]/.test(normalize(model));
+  return thinkingMode(model) === "adaptive";
 }
 
 /**
  * Whether the model takes a reasoning setting (OpenAI's `reasoning_effort` / `reasoning`,
  * Anthropic's thinking): true for the models the catalog knows to reason, false for the
- * ones it knows do not (gpt-4o, gpt-4.1, Claude 3.5), undefined for a model it does not
- * know (a local or gateway model: the user's setting is sent as asked).
+ * ones it knows do not (gpt-4o, gpt-4.1, chat-latest, Claude 3.5), undefined for a model it
+ * does not know (a local or gateway model: the user's setting is sent as asked).
  */
 export function supportsReasoning(model: string): boolean | undefined {
+  const t = thinkingMode(model);
+  if (t !== undefined) return t !== "none";
   const id = normalize(model);
-  if (/^o\d/.test(id)) return !id.startsWith("o1-mini") && !id.startsWith("o1-preview");
-  if (id.startsWith("gpt-5")) return !/^gpt-5(\.\d+)?-chat/.test(id);
+  // the families' rules, for ids the table lacks
+  if (/^gpt-5(\.\d+)?-chat/.test(id) || /^chatgpt-/.test(id)) return false;
+  if (/^o\d/.test(id) || id.startsWith("gpt-5")) return true;
   if (/^gpt-4|^gpt-3/.test(id)) return false;
-  if (id.startsWith("claude-")) return !/^claude-3-(5|opus|haiku|sonnet)/.test(id);
   return undefined;
+}
+
+/** Whether interleaved thinking between tool calls needs Anthropic's beta header for this
+ * model: budget-thinking Claude 4 models do; adaptive thinking interleaves by itself. */
+export function needsInterleavedBeta(model: string): boolean {
+  const id = normalize(model);
+  return id.startsWith("claude-") && !id.startsWith("claude-3-") && thinkingMode(model) === "budget";
 }
 
 /**
@@ -192,7 +233,8 @@ export function imageLimits(provider: ProviderName): ImageLimits {
   return IMAGE_LIMITS[provider];
 }
 
-/** The models the catalog lists for a provider, in its order (the /model list). */
+/** The models the catalog offers for a provider, in its order (the /model list): retired
+ * and legacy ones are left out (they still resolve, for stored sessions). */
 export function catalogModels(provider: ProviderName): string[] {
-  return (provider === "anthropic" ? ANTHROPIC : OPENAI).map((e) => e.prefix);
+  return (provider === "anthropic" ? ANTHROPIC : OPENAI).filter((e) => e.lifecycle !== "retired" && !e.legacy).map((e) => e.id);
 }

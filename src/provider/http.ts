@@ -29,6 +29,7 @@ import {
   type StatusMeaning,
 } from "./failures.js";
 import { IdleTimer } from "./idle-timer.js";
+import { userAgent } from "./user-agent.js";
 import type { AnswerContext, FrameHandler } from "./parser.js";
 import { parseErrorBody, providerMessage, RequestRefused, type ErrorDetail } from "./error-body.js";
 
@@ -202,7 +203,7 @@ function send(args: PostArgs, signal: AbortSignal): Promise<Reply> {
   return undici().then((request) =>
     request(args.url, {
       method: "POST",
-      headers: args.headers,
+      headers: { ...args.headers, "user-agent": userAgent() },
       body: args.body,
       signal,
       // our own idle timer covers both; undici's defaults (300 s) would only get in the way

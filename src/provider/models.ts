@@ -1,13 +1,18 @@
 // A server's own list of models: GET {baseUrl}/models in OpenAI's shape
 // (`{data:[{id}]}`; local servers such as Ollama, LM Studio, vLLM and llama.cpp serve it too)
-// and GET /v1/models in Anthropic's (`{data:[{id, display_name}]}`, x-api-key and
-// anthropic-version). Bounded like every read from outside: a time limit on the whole call,
-// a cap on the body, and zod on what it says. A failure is a ModelsError whose message says
-// what went wrong, for a line in the list; it never takes the screen down.
+// and GET /v1/models in Anthropic's (`{data:[{id, display_name, max_input_tokens, max_tokens,
+// capabilities, lifecycle}]}`, x-api-key and anthropic-version). Bounded like every read from
+// outside: a time limit on the whole call, a cap on the body, and zod on what it says. What
+// Anthropic's list says of each model is kept for the run (model-facts.ts) and beats the
+// catalog's table. A failure is a ModelsError whose message says what went wrong, for a line
+// in the list; it never takes the screen down.
 import { z } from "zod";
 import type { ProviderName } from "./types.js";
 import { ANTHROPIC_VERSION } from "./anthropic/adapter.js";
 import { assertNever } from "../record/types.js";
+import { rememberServerFacts, type ServerFacts } from "./model-facts.js";
+import type { Lifecycle, ThinkingMode } from "./catalog-table.js";
+import { userAgent } from "./user-agent.js";
 
 interface ServedModel {
   id: string;
@@ -25,10 +30,63 @@ const MODELS_MAX_BYTES = 2 * 1024 * 1024;
 const MODELS_MAX_COUNT = 500;
 
 const OpenAIList = z.object({ data: z.array(z.object({ id: z.string().min(1) })) });
+/** A figure a model may really have; beyond it a server's figure is not believed (and the
+ * answer bounds that follow max_tokens stay sane). */
+const MAX_WINDOW = 100_000_000;
+const MAX_OUTPUT = 1_000_000;
+const bounded = (max: number) => z.number().int().positive().max(max).nullable().optional().catch(undefined);
+const Support = z.object({ supported: z.boolean() });
+/** Each part read on its own: a part in another shape is left out, not the model. */
+const Capabilities = z
+  .object({
+    image_input: Support.optional().catch(undefined),
+    thinking: z
+      .object({
+        supported: z.boolean(),
+        types: z
+          .object({ adaptive: Support.optional().catch(undefined), enabled: Support.optional().catch(undefined) })
+          .optional()
+          .catch(undefined),
+      })
+      .optional()
+      .catch(undefined),
+  })
+  .nullable()
+  .optional()
+  .catch(undefined);
+const AnthropicModel = z.object({
+  id: z.string().min(1).max(200),
+  display_name: z.string().max(200).optional().catch(undefined),
+  max_input_tokens: bounded(MAX_WINDOW),
+  max_tokens: bounded(MAX_OUTPUT),
+  capabilities: Capabilities,
+  lifecycle: z.enum(["active", "deprecated", "retired"]).optional().catch(undefined),
+});
 const AnthropicList = z.object({
-  data: z.array(z.object({ id: z.string().min(1), display_name: z.string().optional() })),
+  data: z.array(AnthropicModel),
   has_more: z.boolean().optional(),
 });
+
+/** What one model's entry says, in the catalog's terms. */
+function factsOf(m: z.infer<typeof AnthropicModel>): ServerFacts {
+  const f: ServerFacts = {};
+  if (m.max_input_tokens) f.contextWindow = m.max_input_tokens;
+  if (m.max_tokens) f.maxOutput = m.max_tokens;
+  const c = m.capabilities;
+  if (c?.image_input) f.vision = c.image_input.supported;
+  const t = c?.thinking;
+  if (t) {
+    // adaptive where the model takes it, else a budget, else none
+    let mode: ThinkingMode | undefined;
+    if (!t.supported) mode = "none";
+    else if (t.types?.adaptive?.supported) mode = "adaptive";
+    else if (t.types?.enabled?.supported) mode = "budget";
+    else if (t.types) mode = "none";
+    if (mode) f.thinking = mode;
+  }
+  if (m.lifecycle) f.lifecycle = m.lifecycle satisfies Lifecycle;
+  return f;
+}
 
 interface FetchModelsOptions {
   provider: ProviderName;
@@ -56,7 +114,7 @@ export async function fetchModels(o: FetchModelsOptions): Promise<{ models: Serv
   const url = modelsUrl(o.provider, o.baseUrl);
   const timeoutMs = o.timeoutMs ?? MODELS_TIMEOUT_MS;
   const maxBytes = o.maxBytes ?? MODELS_MAX_BYTES;
-  const headers: Record<string, string> = { accept: "application/json" };
+  const headers: Record<string, string> = { accept: "application/json", "user-agent": userAgent() };
   if (o.provider === "anthropic") {
     headers["anthropic-version"] = ANTHROPIC_VERSION;
     if (o.apiKey) headers["x-api-key"] = o.apiKey;
@@ -103,6 +161,7 @@ export async function fetchModels(o: FetchModelsOptions): Promise<{ models: Serv
   if (o.provider === "anthropic") {
     const r = AnthropicList.safeParse(json);
     if (!r.success) throw new ModelsError(`${where} sent a model list not in Anthropic's shape (${r.error.issues[0]?.message ?? "invalid"})`);
+    rememberServerFacts(r.data.data.slice(0, MODELS_MAX_COUNT).map((m) => ({ id: m.id, facts: factsOf(m) })));
     const all = r.data.data.map((m) => (m.display_name && m.display_name !== m.id ? { id: m.id, displayName: m.display_name } : { id: m.id }));
     return { models: all.slice(0, MODELS_MAX_COUNT), more: r.data.has_more === true || all.length > MODELS_MAX_COUNT };
   }

@@ -7,6 +7,7 @@ import type { Block } from "../record/types.js";
 import type { AnswerBudget } from "./budget.js";
 import { clip, StreamFault } from "./failures.js";
 import type { SseFrame } from "./sse.js";
+import { wellFormedReviver } from "../text/well-formed.js";
 import type { ProviderErrorKind, StopReason, StreamEvent, StreamResult, Usage } from "./types.js";
 
 /** What a parser gets for one attempt. */
@@ -43,6 +44,14 @@ export abstract class AnswerParser implements FrameHandler {
   protected readonly budget: AnswerBudget;
   private started = false;
   private usage: Usage | undefined;
+  /** a lone surrogate was replaced in this answer: its signed or encrypted reasoning no longer
+   * matches its text, so it crosses as prose (as a body the redactor changes does) */
+  private altered = false;
+  private readonly reviver = (key: string, value: unknown): unknown => {
+    const v = wellFormedReviver(key, value);
+    if (v !== value) this.altered = true;
+    return v;
+  };
 
   constructor(
     ctx: AnswerContext,
@@ -61,19 +70,32 @@ export abstract class AnswerParser implements FrameHandler {
   /** Why the answer ended, given its final blocks. */
   protected abstract stopReason(blocks: readonly Block[]): StopReason;
 
+  /** The provider's own word for the stop, when the union says less (Responses' incomplete reason). */
+  protected stopSaid(): string | undefined {
+    return undefined;
+  }
+
   get outputStarted(): boolean {
     return this.started;
   }
 
   result(): StreamResult {
-    const blocks = this.blocks(true);
+    const blocks = this.unsealed(this.blocks(true));
     const r: StreamResult = { blocks, stopReason: this.stopReason(blocks) };
+    const said = this.stopSaid();
+    if (said !== undefined) r.stopSaid = said;
     if (this.usage) r.usage = { ...this.usage };
     return r;
   }
 
   partial(): Block[] {
-    return this.blocks(false);
+    return this.unsealed(this.blocks(false));
+  }
+
+  /** The blocks with their opaque bodies dropped when text of the answer was replaced. */
+  private unsealed(blocks: Block[]): Block[] {
+    if (!this.altered) return blocks;
+    return blocks.map((b) => (b.type === "reasoning" && b.opaque ? { type: "reasoning", text: b.text } : b));
   }
 
   /** Content for the person: output has started. */
@@ -101,7 +123,8 @@ export abstract class AnswerParser implements FrameHandler {
   protected typedEvent(frame: SseFrame): TypedEvent {
     let raw: unknown;
     try {
-      raw = JSON.parse(frame.data);
+      // lone surrogates become U+FFFD here, where text enters
+      raw = JSON.parse(frame.data, this.reviver);
     } catch {
       throw new StreamFault(
         `${this.label} sent a malformed stream event${frame.event ? ` (${frame.event})` : ""}: not valid JSON: ${clip(frame.data)}`,

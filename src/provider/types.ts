@@ -168,7 +168,22 @@ export interface Usage {
   cacheWriteTokens?: number;
 }
 
-export type StopReason = "end" | "tool_use" | "max_tokens" | "refusal" | "context_window" | "other";
+/**
+ * Why an answer ended, one union for the three shapes (stop.ts says each in words): whole
+ * ("end", "tool_use"), or cut: the output bound, a refusal (Anthropic), a content filter
+ * (OpenAI), the window full, a paused turn (Anthropic's server tools), or the Responses API's
+ * "incomplete" with a reason of its own. "other": a reason no shape names (nothing is said).
+ */
+export type StopReason =
+  | "end"
+  | "tool_use"
+  | "max_tokens"
+  | "refusal"
+  | "content_filter"
+  | "context_window"
+  | "pause_turn"
+  | "incomplete"
+  | "other";
 
 export type StreamEvent =
   | { type: "text_delta"; text: string }
@@ -183,6 +198,8 @@ export interface StreamResult {
   /** assistant blocks in the order they arrived: reasoning, text, tool_use */
   blocks: Block[];
   stopReason: StopReason;
+  /** the provider's own word for the stop, when it says more than the union does */
+  stopSaid?: string;
   usage?: Usage;
 }
 
@@ -196,6 +213,8 @@ export interface StreamOptions {
 
 export interface Provider {
   readonly name: ProviderName;
+  /** who answers, as sentences name it ("Anthropic", "the server at localhost:8080") */
+  readonly label?: string;
   stream(req: Request, opts?: StreamOptions): Promise<StreamResult>;
   /** The encoding this provider sends for `req` now (its endpoint's rules, the fields its
    * server refused this session): the one the turn captures. Absent: encodeRequest(req). */

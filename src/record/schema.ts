@@ -6,7 +6,7 @@ import { messageOf } from "./errors.js";
 const opaque = z.object({ kind: z.string(), body: z.string() });
 
 const blockSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("text"), text: z.string(), phase: z.enum(["commentary", "final_answer"]).exactOptional() }),
   z.object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() }),
   z.object({
     type: z.literal("tool_result"),
@@ -23,6 +23,7 @@ const blockSchema = z.discriminatedUnion("type", [
     bytes: z.number().int().nonnegative(),
     width: z.number().int().positive().exactOptional(),
     height: z.number().int().positive().exactOptional(),
+    refused: z.string().exactOptional(),
   }),
 ]);
 
@@ -53,8 +54,10 @@ function fastBlock(v: unknown): Block | undefined {
   if (!isObj(v)) return undefined;
   switch (v["type"]) {
     case "text": {
-      const text = v["text"];
-      return typeof text === "string" ? { type: "text", text } : undefined;
+      const { text, phase } = v;
+      if (typeof text !== "string") return undefined;
+      if (phase === undefined) return { type: "text", text };
+      return phase === "commentary" || phase === "final_answer" ? { type: "text", text, phase } : undefined;
     }
     case "tool_use": {
       const { id, name } = v;

@@ -6,7 +6,12 @@
 export interface TextBlock {
   type: "text";
   text: string;
+  /** OpenAI Responses: the message item's phase, resent with it in its own live round (the
+   * SDK: dropping it degrades gpt-5.3-codex and later); never in replayed prose */
+  phase?: TextPhase;
 }
+
+export type TextPhase = "commentary" | "final_answer";
 
 export interface ToolUseBlock {
   type: "tool_use";
@@ -44,6 +49,8 @@ export interface ImageBlock {
   bytes: number;
   width?: number;
   height?: number;
+  /** the provider refused this image once (its words): kept, and replayed as a marker saying so */
+  refused?: string;
 }
 
 export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock | ImageBlock;

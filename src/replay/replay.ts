@@ -93,7 +93,9 @@ const TOO_LARGE = "larger than this provider accepts";
  * image. One rule for replayed history, the live round and tool results alike, and for
  * /image and /model (src/session/controller), so what is refused, warned and sent agree.
  */
-export function unseenReason(block: Pick<ImageBlock, "mediaType" | "bytes" | "width" | "height">, target: ImageTarget): Unseen | undefined {
+export function unseenReason(block: Pick<ImageBlock, "mediaType" | "bytes" | "width" | "height" | "refused">, target: ImageTarget): Unseen | undefined {
+  // refused once, refused again: the marker says so plainly, and the request goes through
+  if (block.refused !== undefined) return { why: "refused by the provider when it was sent before, so it is no longer sent", detail: block.refused };
   if (!target.sees) return CANNOT_VIEW;
   const l = target.limits;
   if (!l.mediaTypes.includes(block.mediaType)) {
@@ -245,6 +247,8 @@ function nativeUserPart(b: Block, opts: ReplayOptions): UserPart {
 function nativeAssistantPart(b: Block, opts: ReplayOptions): AssistantPart {
   if (b.type === "tool_use") return { type: "tool_call", id: b.id, name: b.name, input: b.input };
   if (b.type === "reasoning") return b.opaque ? { type: "reasoning", text: b.text, opaque: b.opaque } : { type: "reasoning", text: b.text };
+  // the live round resends a Responses message's phase with it
+  if (b.type === "text" && b.phase) return { type: "text", text: b.text, phase: b.phase };
   // a result in an assistant message answers nothing: it crosses as what it said
   return prosePart(b, opts);
 }

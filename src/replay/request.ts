@@ -2,6 +2,7 @@
 // natively (call ids kept, signed reasoning kept), so the provider's pairing rules hold
 // inside the turn and never across it. The steps themselves are in replay.ts. Pure: no I/O;
 // redaction is the caller's door (src/session/turn/turn.ts), so what is captured is what is sent.
+import { wellFormedDeep } from "../text/well-formed.js";
 import type { Block, StoredMessage } from "../record/types.js";
 import type {
   ContextItem,
@@ -67,14 +68,16 @@ export function turnRequest(
     live.map((m) => liveMessage(m, opts)),
     opaqueBudget(settings.contextWindow),
   );
-  const history = leadWithUser(replayMessages(prior, opts), liveWire);
+  // a lone surrogate stored before the doors made text well-formed would be refused with
+  // every request; copies only what changes
+  const history = wellFormedDeep(leadWithUser(replayMessages(prior, opts), liveWire));
   return {
     provider: settings.provider,
     model: settings.model,
     system: settings.system,
     context: settings.context,
     history,
-    live: liveWire,
+    live: wellFormedDeep(liveWire),
     tools: settings.tools,
     maxOutputTokens: settings.maxOutputTokens,
     reasoning: settings.reasoning,

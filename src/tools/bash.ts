@@ -1,13 +1,15 @@
 // bash: one command in the workspace. It runs as its own process group, registered with
 // processes.ts, so a timeout or an interrupt stops everything it started, not only the shell,
 // and what it leaves running in the background is stopped when the turn ends.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { z } from "zod";
 import { messageOf } from "../record/errors.js";
 import type { ToolDef, ToolOutput } from "./types.js";
 import { HeadTailBuffer } from "./cap.js";
 import { beginRun, endRun, runAlive, stopToolProcesses } from "./processes.js";
+import { spawnCommand } from "./spawn-command.js";
+import { sandboxRefusal } from "./sandbox.js";
 
 const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 const MAX_BASH_TIMEOUT_MS = 600_000;
@@ -35,11 +37,14 @@ const input = z.object({
     .describe(`Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most ${MAX_BASH_TIMEOUT_MS})`),
 });
 
+/** what an unsandboxed command starts from: albedo-tui's environment less the keys */
 function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
+  const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of HIDDEN_ENV) delete env[k];
   return env;
 }
+
+const COMMAND_ENV = { PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
 
 /** Why bash could not start, in words naming the cause (the workspace, PATH, descriptors…). */
 function spawnFailure(err: unknown, workspace: string): string {
@@ -91,6 +96,7 @@ export const bashTool: ToolDef<typeof input> = {
     `long output keeps its start and end. Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000} s. ` +
     "No stdin: interactive programs get end-of-file.",
   input,
+  sandboxed: true,
   summarize: (i) => `bash: ${i.command.split("\n")[0]}${i.command.includes("\n") ? " …" : ""}`,
   run(i, ctx): Promise<ToolOutput> {
     const timeoutMs = i.timeout_ms ?? DEFAULT_BASH_TIMEOUT_MS;
@@ -106,11 +112,16 @@ export const bashTool: ToolDef<typeof input> = {
       try {
         // One stream in true order: the shell points its own stderr at stdout before the
         // command runs (same line, so the command's line numbers in errors stay right).
-        child = spawn("bash", ["-c", `exec 2>&1; ${i.command}`], {
+        // its own process group (spawnCommand starts it detached), so the whole group can be
+        // signalled; inside bubblewrap when the context carries a sandbox
+        child = spawnCommand({
+          file: "bash",
+          args: ["-c", `exec 2>&1; ${i.command}`],
           cwd: ctx.workspace,
-          detached: true, // its own process group, so the whole group can be signalled
           stdio: ["ignore", "pipe", "pipe"],
-          env: { ...childEnv(), ...run.env() },
+          env: { ...COMMAND_ENV, ...run.env() },
+          baseEnv: childEnv(),
+          sandbox: ctx.sandbox,
         });
       } catch (e) {
         endRun(run);
@@ -187,7 +198,9 @@ export const bashTool: ToolDef<typeof input> = {
         const bg = left
           ? "\n[background processes are still running; they will be stopped when this turn ends, and their later output is not captured]"
           : "";
-        finish({ output: `${body}\n${status}${bg}`, isError: exitSignal !== null || exitCode !== 0 });
+        const isError = exitSignal !== null || exitCode !== 0;
+        const refused = ctx.sandbox && isError ? sandboxRefusal(text) : undefined;
+        finish({ output: `${body}\n${status}${bg}`, isError, ...(refused !== undefined ? { sandboxRefused: refused } : {}) });
       };
 
       child.on("exit", (code, sig) => {

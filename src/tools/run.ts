@@ -1,6 +1,7 @@
 // Running a tool call from the model: find the tool, check its input, apply the permission
 // policy, run it, and cap what comes back. Every failure is a result the model can read,
 // never an exception out of the turn.
+import { wellFormed } from "../text/well-formed.js";
 import { z } from "zod";
 import type { ToolSchema } from "../provider/types.js";
 import { assertNever } from "../record/types.js";
@@ -16,11 +17,19 @@ import { bashTool } from "./bash.js";
 import { lsTool } from "./ls.js";
 import { globTool } from "./glob.js";
 import { grepTool } from "./grep.js";
+import { formatRule, sessionRules, type CommandRule } from "./command-rules.js";
+import { decide } from "./policy.js";
 
 /** "session" answers, kept for the life of one session (never written to disk). */
 export class PermissionMemory {
   private readonly tools = new Set<string>();
   private readonly paths = new Set<string>();
+  /** command prefixes ("npm test:*") and exact commands allowed for the session */
+  private readonly commands = new Map<string, CommandRule>();
+  /** exact lines the scan could not split, allowed as they are */
+  private readonly lines = new Set<string>();
+  /** exact lines allowed to run outside the sandbox */
+  private readonly unsandboxed = new Set<string>();
 
   /** the tool may run inside the workspace without asking */
   allowsTool(tool: string): boolean {
@@ -36,14 +45,61 @@ export class PermissionMemory {
   rememberPath(tool: string, realPath: string): void {
     this.paths.add(pathKey(tool, realPath));
   }
+  /** the command rules the session allows (prefixes), and whether this exact line was allowed */
+  commandRules(): CommandRule[] {
+    return [...this.commands.values()];
+  }
+  allowsLine(line: string): boolean {
+    return this.lines.has(line);
+  }
+  /** what "session" grants for this command: its prefixes, else the line itself */
+  rememberCommand(line: string): void {
+    const rules = sessionRules(line);
+    if (!rules) this.lines.add(line);
+    else for (const r of rules) this.commands.set(formatRule(r), r);
+  }
+  allowsUnsandboxed(line: string): boolean {
+    return this.unsandboxed.has(line);
+  }
+  rememberUnsandboxed(line: string): void {
+    this.unsandboxed.add(line);
+  }
   clear(): void {
     this.tools.clear();
     this.paths.clear();
+    this.commands.clear();
+    this.lines.clear();
+    this.unsandboxed.clear();
   }
-  /** what has been granted, for display ("bash", "read /etc/hosts") */
+  /** takes back one grant, named as grants() names it; false when there was none */
+  revoke(grant: string): boolean {
+    if (this.tools.delete(grant)) return true;
+    for (const k of this.paths) if (k.replace("\0", " ") === grant) return this.paths.delete(k);
+    if (grant.startsWith("bash(") && grant.endsWith(")")) {
+      const inner = grant.slice(5, -1);
+      if (this.commands.delete(inner)) return true;
+      if (this.lines.delete(inner)) return true;
+    }
+    if (grant.startsWith("outside the sandbox: ")) return this.unsandboxed.delete(grant.slice("outside the sandbox: ".length));
+    return false;
+  }
+  /** what has been granted, for display ("bash", "read /etc/hosts", "bash(npm test:*)") */
   grants(): string[] {
-    return [...this.tools, ...[...this.paths].map((k) => k.replace("\0", " "))];
+    return [
+      ...this.tools,
+      ...[...this.paths].map((k) => k.replace("\0", " ")),
+      ...[...this.commands.keys()].map((k) => `bash(${k})`),
+      ...[...this.lines].map((l) => `bash(${l})`),
+      ...[...this.unsandboxed].map((l) => `outside the sandbox: ${l}`),
+    ];
   }
+}
+
+/** what "allow for this session" grants for a command, in words for the box */
+export function commandScope(line: string): string {
+  const rules = sessionRules(line);
+  if (!rules) return "this exact command only";
+  return `commands starting with: ${rules.map((r) => r.words.join(" ")).join(", ")}`;
 }
 
 function pathKey(tool: string, realPath: string): string {
@@ -78,6 +134,59 @@ function dropSafeIntegerBounds(v: unknown): unknown {
     out[k] = dropSafeIntegerBounds(val);
   }
   return out;
+}
+
+/** the shell line of a command tool's call */
+function commandOf(tool: ToolDef, input: unknown): string | undefined {
+  if (tool.sandboxed !== true || input === null || typeof input !== "object") return undefined;
+  const c = (input as { command?: unknown }).command;
+  return typeof c === "string" ? c : undefined;
+}
+
+/**
+ * A sandboxed command failed in a way that suggests the sandbox stopped it: a person may let
+ * it run once more OUTSIDE the sandbox, after a question that says so. Never in auto mode
+ * (nothing is asked there) nor without a person; the output then says how to allow it.
+ */
+async function outsideSandbox(
+  tool: ToolDef,
+  input: unknown,
+  ctx: ToolContext,
+  memory: PermissionMemory,
+  out: ToolOutput,
+): Promise<ToolOutput> {
+  const command = commandOf(tool, input);
+  if (out.sandboxRefused === undefined || command === undefined || !ctx.sandbox) return out;
+  const what = out.sandboxRefused;
+  const note = (s: string): ToolOutput => ({ ...out, output: `${out.output}\n[${s}]` });
+  if (ctx.policy !== "ask" && ctx.policy !== "accept-edits") return note(`the sandbox may have stopped this command (it seems to ${what}); in ${ctx.policy} mode it is not run outside the sandbox`);
+  if (ctx.unattended !== undefined) return note(`the sandbox may have stopped this command (it seems to ${what}); no one can be asked to run it outside the sandbox; rerun with --sandbox off to allow that`);
+  if (!memory.allowsUnsandboxed(command)) {
+    const req: PermissionRequest = {
+      tool: tool.name,
+      kind: tool.kind,
+      input,
+      summary: `run again OUTSIDE the sandbox (it seems to ${what})`,
+      unsandboxed: `this exact command, once more, with write access to every file you can write${ctx.sandbox.network ? "" : ", the network"}, your credentials and albedo-tui's own files`,
+      sessionScope: "this exact command outside the sandbox, for this session",
+    };
+    const answer = await untilAborted(ctx.askPermission(req), ctx.signal);
+    if (answer === ABORTED) return out;
+    switch (answer) {
+      case "deny":
+        return note(`the sandbox may have stopped this command (it seems to ${what}); the user did not allow running it outside the sandbox`);
+      case "session":
+        memory.rememberUnsandboxed(command);
+        break;
+      case "once":
+        break;
+      default:
+        return assertNever(answer, "permission answer");
+    }
+  }
+  ctx.onRun?.();
+  const again = await tool.run(input, { ...ctx, sandbox: undefined });
+  return { ...again, output: `${out.output}\n[run again outside the sandbox, as the user allowed:]\n${again.output}` };
 }
 
 function fail(output: string): ToolOutput {
@@ -148,30 +257,30 @@ async function checkPermission(
   resolved: ResolvedPath[],
 ): Promise<ToolOutput | undefined> {
   const outside = resolved.filter((r) => r.outsideWorkspace);
-
-  switch (ctx.policy) {
-    case "auto":
+  const command = commandOf(tool, input);
+  const rules = ctx.rules;
+  const decision = decide({
+    mode: ctx.policy,
+    workspace: ctx.workspace,
+    tool,
+    ...(command !== undefined ? { command } : {}),
+    outside: outside.map((r) => ({ real: r.real, allowed: memory.allowsPath(tool.name, r.real) })),
+    sandboxed: tool.sandboxed === true && ctx.sandbox !== undefined,
+    toolAllowed: memory.allowsTool(tool.name) || (command !== undefined && memory.allowsLine(command)),
+    allow: [...memory.commandRules(), ...(command !== undefined ? (rules?.allow ?? []) : [])],
+    deny: rules?.deny ?? [],
+    toolRule: rules?.denyTools.includes(tool.name) ? "deny" : rules?.allowTools.includes(tool.name) ? "allow" : undefined,
+  });
+  switch (decision.act) {
+    case "run":
       return undefined;
-    case "read-only":
-      if (tool.kind !== "read" && tool.readOnlyAllowed !== true) return fail(`denied: albedo-tui runs in read-only mode; ${tool.name} is not allowed`);
-      if (outside.length > 0) {
-        return fail(
-          `denied: albedo-tui runs in read-only mode; ${outside.map((r) => r.real).join(", ")} is outside the workspace ${ctx.workspace}`,
-        );
-      }
-      return undefined;
+    case "deny":
+      return fail(decision.why);
     case "ask":
       break;
     default:
-      return assertNever(ctx.policy, "permission policy");
+      return assertNever(decision, "permission decision");
   }
-
-  // ask: reads inside the workspace run; everything else needs a yes (or an earlier "session")
-  const needsAsk =
-    outside.length > 0
-      ? outside.some((r) => !memory.allowsPath(tool.name, r.real))
-      : tool.kind !== "read" && !memory.allowsTool(tool.name);
-  if (!needsAsk) return undefined;
 
   // Work out the change first: the person judges the diff, not the intent. A call that
   // would fail anyway is reported without bothering anyone.
@@ -184,6 +293,7 @@ async function checkPermission(
   const req: PermissionRequest = { tool: tool.name, kind: tool.kind, input, summary };
   if (preview.diff !== undefined) req.diff = preview.diff;
   if (outside.length > 0) req.outsideWorkspace = outsideList;
+  req.sessionScope = outside.length > 0 ? `${tool.name} of these paths outside the workspace` : command !== undefined ? commandScope(command) : `every ${tool.name} call`;
 
   if (ctx.unattended !== undefined) return fail(`denied: ${ctx.unattended} (${summary})`);
   const answer = await untilAborted(ctx.askPermission(req), ctx.signal);
@@ -193,6 +303,7 @@ async function checkPermission(
       return undefined;
     case "session":
       if (outside.length > 0) for (const r of outside) memory.rememberPath(tool.name, r.real);
+      else if (command !== undefined) memory.rememberCommand(command);
       else memory.rememberTool(tool.name);
       return undefined;
     case "deny":
@@ -232,11 +343,12 @@ export async function runTool(
     if (tool.kind !== "read" && ctx.beforeChange) await ctx.beforeChange({ tool: tool.name, kind: tool.kind, paths: resolved.map((r) => r.real), signal: ctx.signal });
     if (ctx.signal.aborted) return INTERRUPTED;
     ctx.onRun?.();
-    const out = await tool.run(input, scoped);
+    const out = await outsideSandbox(tool, input, scoped, memory, await tool.run(input, scoped));
     // A read cut short says nothing reliable; a write that finished did change the file,
     // and the record must say so even if the turn was interrupted meanwhile.
     if (ctx.signal.aborted && tool.kind === "read") return INTERRUPTED;
-    return { ...out, output: capText(redact(out.output)) };
+    // a lone surrogate in a tool's output becomes U+FFFD here, where it enters
+    return { ...out, output: capText(redact(wellFormed(out.output))) };
   } catch (e) {
     if (e instanceof InterruptedError || ctx.signal.aborted) return INTERRUPTED;
     return fail(`${name} failed: ${messageOf(e)}`);

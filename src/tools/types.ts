@@ -1,7 +1,21 @@
 // What a tool is, what it returns, and how permission is asked.
 import type { z } from "zod";
+import type { CommandSandbox } from "./spawn-command.js";
+import type { CommandRule } from "./command-rules.js";
 
-export type PermissionPolicy = "ask" | "auto" | "read-only";
+/** the config's "allow" / "deny": `bash(npm test:*)` becomes a command rule, `edit` a tool */
+export interface PermissionRules {
+  allow: CommandRule[];
+  deny: CommandRule[];
+  allowTools: string[];
+  denyTools: string[];
+}
+
+/** The permission modes: `ask` (reads run; the rest asks, commands in the sandbox run),
+ * `accept-edits` (edits in the workspace run too), `plan` (read-only tools only, the model told
+ * it is planning), `auto` (nothing asks); `read-only` is `plan` without the model being told. */
+export const PERMISSION_MODES = ["ask", "accept-edits", "plan", "auto", "read-only"] as const;
+export type PermissionPolicy = (typeof PERMISSION_MODES)[number];
 
 /** read: looks only; write: changes files; exec: runs commands. */
 type ToolKind = "read" | "write" | "exec";
@@ -16,6 +30,10 @@ export interface PermissionRequest {
   diff?: string;
   /** set when the request is because a path leaves the workspace */
   outsideWorkspace?: string;
+  /** what "allow for this session" grants, in words ("commands starting with: npm test") */
+  sessionScope?: string;
+  /** the question is to run a command again OUTSIDE the sandbox: what that allows, in words */
+  unsandboxed?: string;
 }
 
 export type PermissionAnswer = "once" | "session" | "deny";
@@ -41,6 +59,11 @@ export interface ToolContext {
    * re-checks what it opens against this, so a link swapped after the check is not
    * followed out. Absent: nothing outside. */
   outsideAllowed?: readonly string[] | "any";
+  /** where commands run: inside bubblewrap with this policy, or (absent) as albedo-tui's own
+   * children, unsandboxed */
+  sandbox?: CommandSandbox | undefined;
+  /** the config's "allow" and "deny" rules: command rules for bash, whole tools by name */
+  rules?: PermissionRules | undefined;
   /** cuts the configured keys out of output; applied BEFORE output is cut to size, so a key
    * that straddles a cut is never kept in part */
   redact?: (text: string) => string;
@@ -51,6 +74,9 @@ export interface ToolOutput {
   isError: boolean;
   /** unified diff of a write/edit, for the screen (not sent to the model separately) */
   diff?: string;
+  /** a sandboxed command failed, and its output suggests the sandbox stopped it: what it
+   * seems to have been refused ("write outside the workspace") */
+  sandboxRefused?: string;
 }
 
 /** What a tool would do, worked out before it runs, so a person can judge it. */
@@ -69,6 +95,8 @@ export interface ToolDef<S extends z.ZodType = z.ZodType> {
    * allowInReadOnly); `ask` still asks for it */
   readOnlyAllowed?: boolean;
   input: S;
+  /** its commands run inside ctx.sandbox when there is one (bash) */
+  sandboxed?: boolean;
   run(input: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
   /** one line for a permission prompt or a collapsed transcript row ("edit src/a.ts") */
   summarize?(input: z.infer<S>): string;

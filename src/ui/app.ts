@@ -23,6 +23,7 @@ import { messageOf } from "../record/errors.js";
 import type { PermissionAnswer } from "../tools/types.js";
 import type { Usage } from "../provider/types.js";
 import { defaultKeymap, keyLabel, prettyKey, type Keymap } from "./bindings.js";
+import { ModeCycle } from "./mode-cycle.js";
 import { completeCommand } from "./commands.js";
 import type { ContextPane } from "./context-pane.js";
 import { FrameScheduler } from "./frames.js";
@@ -31,7 +32,10 @@ import { InputEditor, PromptHistory } from "./input.js";
 import { KeyParser, type InputEvent } from "./keys.js";
 import { BoxGuard, FocusState } from "./focus.js";
 import { watchBackground, type ThemeChoice } from "./background.js";
-import { KeyRouter, type Intent } from "./keyrouter.js";
+import { KeyRouter, QUIT_WINDOW_MS, type Intent } from "./keyrouter.js";
+import { PromptQueue } from "./queue.js";
+import { Attention } from "./attention.js";
+import type { HangupChoice, NotifyChoice } from "../config/config.js";
 import { layout, promptWidth, sideBySide, type Rect } from "./layout.js";
 import { fitted, moveBy, scrollBy, type Modal } from "./modal-state.js";
 import { editOp, paneOp, transcriptOp } from "./ops.js";
@@ -40,7 +44,7 @@ import { loadParts, type ScreenParts } from "./parts.js";
 import type { ScreenHandle } from "./run-command.js";
 import { createSurface, processTerminal, type Surface, type Terminal } from "./screen.js";
 import { watchProcess } from "./signals.js";
-import type { Flash, Retry } from "./status.js";
+import { LISTING_MODELS, type Flash, type Retry } from "./status.js";
 import { Theme, type StyleName } from "./style.js";
 import { resumeScreen, suspendScreen } from "./suspend.js";
 import { loadWidths, takeEstimated } from "./text.js";
@@ -61,6 +65,10 @@ interface AttachOptions {
   keymapWarnings: string[];
   /** the config's "theme"; "auto" (the default) follows the terminal's background */
   theme?: ThemeChoice;
+  /** the config's "notify" (notify.ts); "auto" when absent */
+  notify?: NotifyChoice;
+  /** the config's "hangup": what a running turn does when the terminal hangs up */
+  hangup?: HangupChoice;
   /** run right after the frame that shows the session (the controller's turn parts load then) */
   afterSessionFrame?: () => void;
 }
@@ -95,6 +103,8 @@ interface Attached {
   highlight: ScreenParts["highlight"];
   /** what slash commands may touch */
   handle: ScreenHandle;
+  /** what was typed during the turn, sent after it (queue.ts) */
+  queue: PromptQueue;
 }
 
 /** Draws the starting frame at once; throws (with the terminal restored) if it cannot. */
@@ -135,7 +145,8 @@ class TuiApp {
   private readonly guard = new BoxGuard(this.frames, () => this.frames.request());
   /** where the pane was last drawn: the wheel over it scrolls it */
   private paneRect: Rect | undefined;
-  private turn: { state: TurnState; detail?: string | undefined } = { state: "idle" };
+  /** `waiting`: streaming, with nothing of the answer in yet */
+  private turn: { state: TurnState; detail?: string | undefined; waiting?: boolean } = { state: "idle" };
   /** images for the next prompt (one array for the screen's life: commands change it in place) */
   private readonly attachments: ImageBlock[] = [];
   private flashMsg: Flash | undefined;
@@ -151,6 +162,8 @@ class TuiApp {
   /** resolves with the exit code once the screen has closed (a quit, a signal, or close()) */
   private readonly done: Promise<number>;
   private readonly offs: (() => void)[] = [];
+  /** the title and the notices for a person looking elsewhere (attention.ts) */
+  private attention!: Attention;
 
   constructor(opts: StartOptions) {
     this.theme = new Theme(opts.noColor || !!process.env.NO_COLOR);
@@ -171,6 +184,8 @@ class TuiApp {
       });
       // bracketed paste: a paste arrives as one event, not as keystrokes (Enter must not send it)
       this.surface.write("\x1b[?2004h");
+      this.attention = new Attention((b) => this.surface.write(b));
+      this.attention.start();
       this.listenInput();
       // the background: COLORFGBG at once, the terminal's answer to OSC 11 when it comes; the
       // first frame does not wait for it (background.ts)
@@ -190,6 +205,7 @@ class TuiApp {
             this.frames.request();
           },
           suspend: () => this.suspend(),
+          hangUp: () => this.hangUp(),
           resume: () => {
             if (!this.closed) resumeScreen(this.term, this.surface);
           },
@@ -219,11 +235,14 @@ class TuiApp {
     this.km = opts.keymap;
     this.router.setKeymap(opts.keymap);
     this.theme.setChoice(opts.theme ?? "auto");
+    this.attention.configure(opts.notify ?? "auto");
     // the wheel only where the keymap asks for it: reporting it costs plain drag-selection
     if (opts.keymap.mouse) this.surface.setMouse(true);
     const transcript = new Transcript();
-    const history = new PromptHistory(promptsOf(controller));
+    const history = new PromptHistory(withWorkspaceHistory(controller));
+    const queue = new PromptQueue();
     const a: Attached = {
+      queue,
       controller,
       transcript,
       pane: new ContextPane(controller, () => this.frames.request()),
@@ -238,6 +257,7 @@ class TuiApp {
         history,
         km: this.km,
         attachments: this.attachments,
+        queue,
         flash: (text, style, turn) => this.flash(text, style, FLASH_MS, turn),
         fail: (what, e) => this.fail(what, e),
         render: () => this.frames.request(),
@@ -250,6 +270,8 @@ class TuiApp {
           this.frames.request();
         },
         pickModel: (picker) => {
+          // the list is open: "listing models…" is said and done
+          if (this.flashMsg?.text === LISTING_MODELS) this.flashMsg = undefined;
           if (!this.modal) {
             this.modal = { kind: "models", picker };
             this.guard.reset();
@@ -268,6 +290,7 @@ class TuiApp {
     this.offs.push(controller.subscribe((e) => this.onEvent(a, e), { answersPermissions: true }));
 
     transcript.load(controller.history(), controller.summaries());
+    this.attention.session(sessionLabel(controller));
     const info = controller.info();
     if (controller.history().length === 0) {
       transcript.notice(
@@ -276,6 +299,8 @@ class TuiApp {
       );
     }
     for (const w of opts.keymapWarnings) transcript.notice("warning", w);
+    this.hangupMode = opts.hangup ?? "continue";
+    this.restoreDraft(controller, transcript);
     if (info.keyProblem) transcript.notice("error", info.keyProblem);
     // open in another process: shown, never written to from here
     const readOnly = controller.readOnly();
@@ -359,7 +384,7 @@ class TuiApp {
       }
     }
     try {
-      this.surface?.write("\x1b[?2004l");
+      this.surface?.write("\x1b[?2004l" + (this.attention?.restore() ?? ""));
       this.surface?.destroy();
     } catch {
       // the terminal may be gone (SIGHUP)
@@ -368,6 +393,7 @@ class TuiApp {
 
   private quit(code = 0): void {
     if (this.closed) return;
+    this.saveDraft();
     const c = this.s?.controller;
     if (c?.busy()) c.interrupt();
     // questions still open are answered "deny" so the turn can end
@@ -375,6 +401,53 @@ class TuiApp {
     this.modal = undefined;
     this.teardown();
     this.resolveRun(code);
+  }
+
+  /** what the quit key last emptied from the prompt: a quit right after it keeps it as the draft */
+  private cleared: { text: string; at: number } | undefined;
+
+  /** what the config's "hangup" says a running turn does when the terminal goes */
+  private hangupMode: HangupChoice = "continue";
+
+  /**
+   * The terminal hung up (SIGHUP, or it went away) while a turn runs: the screen goes, the
+   * turn goes on to its end (alongside.ts answers its questions), then the run ends with 129.
+   * False when nothing runs: the caller quits as before.
+   */
+  private hangUp(): boolean {
+    const c = this.s?.controller;
+    if (this.closed || !c?.alongside || !c.busy()) return false;
+    // the questions open now get the answer the later ones will
+    const open = this.modal?.kind === "permission" ? this.modal.queue : [];
+    const ended = c.alongside.detach(this.hangupMode, open.map((q) => q.req.tool));
+    for (const q of open) q.answer("deny");
+    this.modal = undefined;
+    this.saveDraft();
+    this.teardown();
+    void ended.then(() => this.resolveRun(129));
+    return true;
+  }
+
+  /** the prompt's unsent text (and what was queued) stays with the session */
+  private saveDraft(): void {
+    const a = this.s;
+    if (!a?.controller.alongside) return;
+    const typed = this.editor.value().trim() ? this.editor.value() : this.cleared && Date.now() - this.cleared.at <= QUIT_WINDOW_MS + 500 ? this.cleared.text : "";
+    const parts = [...a.queue.texts(), typed].filter((t) => t.trim());
+    a.controller.alongside.saveDraft(parts.join("\n\n"));
+  }
+
+  /** the draft left when the session was last closed, and how detached turns ended */
+  private restoreDraft(c: Controller, t: Transcript): void {
+    const al = c.alongside;
+    if (!al) return;
+    for (const n of al.detachedNotes()) t.notice("warning", n);
+    const draft = al.draft();
+    if (!draft) return;
+    if (this.editor.isEmpty()) {
+      this.editor.set(draft);
+      t.notice("info", "Your unsent draft is back in the prompt.");
+    }
   }
 
   // ---- the session's events: one switch over the union --------------------------------------
@@ -390,18 +463,23 @@ class TuiApp {
         t.answerStart(e.answer);
         break;
       case "text_delta":
+        this.firstByte();
         t.textDelta(e.answer, e.text);
         break;
       case "reasoning_delta":
+        this.firstByte();
         t.reasoningDelta(e.answer, e.text);
         break;
       case "tool_input":
+        this.firstByte();
         t.toolInput(e.answer, e.index, e.name, e.bytes);
         break;
       case "state":
-        this.turn = { state: e.state, detail: e.detail };
+        this.turn = { state: e.state, detail: e.detail, waiting: e.state === "streaming" };
         if (e.state === "streaming") this.retry = undefined;
         t.turnState(e.state !== "idle" || a.controller.busy(), e.state === "permission");
+        this.attention.session(sessionLabel(a.controller));
+        this.attention.turnState(e.state, a.controller.busy());
         break;
       case "tool_start":
         t.toolStart(e.id);
@@ -417,6 +495,7 @@ class TuiApp {
           this.modal = { kind: "permission", queue: [{ req: e.req, answer: e.answer }], scroll: 0, maxScroll: 0 };
           this.guard.reset();
         }
+        this.attention.question(inertLine(e.req.tool));
         break;
       case "retry":
         this.retry = { attempt: e.attempt, until: Date.now() + e.delayMs, reason: e.reason };
@@ -437,6 +516,12 @@ class TuiApp {
         t.notice(e.level, e.text);
         break;
       case "turn_end":
+        this.attention.session(sessionLabel(a.controller));
+        this.attention.turnEnded(e);
+        // what was queued behind it, once the turn's end has settled
+        setImmediate(() => {
+          if (!this.closed) a.run.turnEnded(a.handle, e);
+        });
         t.closeLive();
         t.turnState(false, false);
         this.retry = undefined;
@@ -444,6 +529,7 @@ class TuiApp {
         break;
       case "session":
         t.load(a.controller.history(), a.controller.summaries());
+        this.attention.session(sessionLabel(a.controller));
         // ↑ recalls this session's prompts (all of them, once the whole record is read), and
         // the provider's usage shown belongs to the session left behind
         a.history.replace(promptsOf(a.controller));
@@ -482,6 +568,7 @@ class TuiApp {
           interruptible: a !== undefined && (a.controller.busy() || this.turn.state !== "idle"),
           promptEmpty: this.editor.isEmpty(),
           held: this.held,
+          queued: a?.queue.size ?? 0,
         });
         for (const i of intents) if (!this.closed) this.act(i);
       } catch (e) {
@@ -505,6 +592,9 @@ class TuiApp {
         return this.suspend();
       case "toggleContext":
         return this.toggleContext();
+      case "showTasks":
+        if (a) a.run.showTasks(a.handle);
+        return;
       case "pane":
         if (a) paneOp(a.pane, i.op);
         if (i.op === "close") this.focus.paneClosed();
@@ -534,6 +624,21 @@ class TuiApp {
         if (typed && e.isEmpty()) this.focus.sent(a.pane.open);
         return;
       }
+      case "steer":
+        if (a) a.run.submitPrompt(a.handle, true);
+        return;
+      case "queue":
+        if (a) a.run.queueOp(a.handle, i.op);
+        return;
+      case "clearPrompt":
+        // ↑ brings it back; quitting at once keeps it as the session's draft
+        if (a && e.value().trim()) a.history.add(e.value());
+        this.cleared = { text: e.value(), at: Date.now() };
+        e.clear();
+        this.flash(`prompt cleared (↑ brings it back) · ${keyLabel(this.km, "app.quit")} again quits, keeping it as a draft`, "warn", QUIT_WINDOW_MS);
+        return;
+      case "termFocus":
+        return this.attention.focus(i.focused);
       case "hold":
         if (e.value().trim()) this.held = true;
         return;
@@ -547,12 +652,12 @@ class TuiApp {
         if (e.vertical(i.dir)) return;
         // the prompt history comes with the session
         if (!a) return;
-        const text = i.dir < 0 ? a.history.prev(e.value()) : a.history.next();
-        if (text !== undefined) e.set(text);
+        const text = i.dir < 0 ? a.history.prev(e.value(), e.shape()) : a.history.next();
+        if (text !== undefined) e.recall(text, a.history.shapeOf(text));
         return;
       }
       case "complete": {
-        const done = completeCommand(e.text);
+        const done = completeCommand(e.text, a?.controller.workflow?.commands());
         if (done !== undefined) e.set(done);
         return;
       }
@@ -594,6 +699,12 @@ class TuiApp {
       case "rewindDiff":
         if (a) a.run.toggleRewindDiffs(this.rewindHost(a));
         return;
+      case "cycleMode": {
+        if (!a) return;
+        const said = this.modes.press(a.controller.info().permission, Date.now(), keyLabel(this.km, "permission.cycle"));
+        if (said.next) a.controller.setPermission(said.next);
+        return this.flash(said.say);
+      }
       default:
         assertNever(i, "intent");
     }
@@ -629,6 +740,11 @@ class TuiApp {
       },
       (e: unknown) => this.fail("/model", e),
     );
+  }
+
+  /** the answer's first bytes are in: "waiting for the provider" becomes "streaming" */
+  private firstByte(): void {
+    if (this.turn.waiting) this.turn = { ...this.turn, waiting: false };
   }
 
   private chooseSession(): void {
@@ -685,6 +801,9 @@ class TuiApp {
   }
 
   /** `turn`: it speaks of the running turn, and goes when the turn ends (status.ts activeFlash) */
+  /** the permission-mode key's state (leaving plan takes a second press) */
+  private readonly modes = new ModeCycle();
+
   private flash(text: string, style: StyleName = "info", ms = FLASH_MS, turn = false): void {
     this.flashMsg = { text, style, until: Date.now() + ms, ...(turn ? { turn } : {}) };
     this.frames.after("flash", ms + 10, () => this.frames.request());
@@ -798,6 +917,19 @@ class TuiApp {
     }
     this.cursorPos = p.cursor;
   }
+}
+
+/** the session in the terminal's title: its title, else its short id */
+function sessionLabel(c: Controller): string {
+  const s = c.session();
+  return s.title || s.id.slice(0, 8);
+}
+
+/** ↑'s list: the workspace's prompts from other sessions (as a shell keeps them), then this session's */
+function withWorkspaceHistory(c: Controller): string[] {
+  const own = promptsOf(c);
+  const seen = new Set(own);
+  return [...(c.alongside?.history() ?? []).filter((p) => !seen.has(p)), ...own];
 }
 
 function promptsOf(c: Controller): string[] {

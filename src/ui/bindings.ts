@@ -22,6 +22,7 @@ export const EDIT_ACTIONS = [
 
 export const ACTIONS = [
   "input.submit",
+  "input.steer",
   "input.newline",
   "input.historyPrev",
   "input.historyNext",
@@ -29,12 +30,16 @@ export const ACTIONS = [
   "input.cancel",
   ...EDIT_ACTIONS,
   "input.focus",
+  "queue.edit",
+  "queue.remove",
   "turn.interrupt",
   "app.quit",
   "app.quitIfEmpty",
   "app.redraw",
   "app.suspend",
+  "permission.cycle",
   "context.toggle",
+  "tasks.show",
   "context.close",
   "context.focusPrompt",
   "context.nextPage",
@@ -87,7 +92,8 @@ export interface Keymap {
 
 /** what each action does, for /help */
 export const ACTION_HELP: Record<Action, string> = {
-  "input.submit": "send the prompt",
+  "input.submit": "send the prompt (during a turn: queue it, sent when the turn ends)",
+  "input.steer": "during a turn: send the prompt into it, at its next model call",
   "input.newline": "new line in the prompt",
   "input.historyPrev": "earlier prompt (on the first line)",
   "input.historyNext": "later prompt (on the last line)",
@@ -105,12 +111,16 @@ export const ACTION_HELP: Record<Action, string> = {
   "input.killToEnd": "prompt: delete to the end of the line",
   "input.killToStart": "prompt: delete to the start of the line",
   "input.focus": "transcript: back to the prompt",
+  "queue.edit": "take the last queued message back into the prompt",
+  "queue.remove": "drop the last queued message",
   "turn.interrupt": "interrupt the running turn",
-  "app.quit": "quit (press twice)",
+  "app.quit": "interrupt the running turn; else clear the prompt; on an empty prompt, twice: quit",
   "app.quitIfEmpty": "quit when the prompt is empty",
   "app.redraw": "redraw the screen",
+  "permission.cycle": "next permission mode: ask, accept-edits, plan (Claude Code's Alt-M; bind S-tab here to have Shift-Tab)",
   "app.suspend": "suspend (the shell's fg brings it back)",
   "context.toggle": "open/close the context pane",
+  "tasks.show": "show the model's task list (/todo)",
   "context.close": "close the context pane",
   "context.focusPrompt": "context: to the prompt, the pane stays open",
   "context.nextPage": "context: next page",
@@ -155,6 +165,7 @@ export const ACTION_HELP: Record<Action, string> = {
  */
 export const DEFAULT_BINDINGS: Record<Action, string[]> = {
   "input.submit": ["enter"],
+  "input.steer": ["C-s"],
   "input.newline": ["M-enter", "C-j"],
   "input.historyPrev": ["up"],
   "input.historyNext": ["down"],
@@ -172,12 +183,16 @@ export const DEFAULT_BINDINGS: Record<Action, string[]> = {
   "input.killToEnd": ["C-k"],
   "input.killToStart": ["C-u"],
   "input.focus": ["escape", "i"],
+  "queue.edit": ["M-e"],
+  "queue.remove": ["M-d"],
   "turn.interrupt": ["escape"],
   "app.quit": ["C-c"],
   "app.quitIfEmpty": ["C-d"],
   "app.redraw": ["C-l"],
+  "permission.cycle": ["M-m"],
   "app.suspend": ["C-z"],
   "context.toggle": ["C-o"],
+  "tasks.show": ["C-t"],
   "context.close": ["escape"],
   "context.focusPrompt": ["tab"],
   "context.nextPage": ["right"],
@@ -230,7 +245,7 @@ interface PlaceSpec {
 }
 
 /** read before any place's own keys (not in a box, where only quitting and suspending are) */
-const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "app.redraw"];
+const GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend", "context.toggle", "tasks.show", "app.redraw", "permission.cycle"];
 const BOX_GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend"];
 
 
@@ -238,6 +253,9 @@ const BOX_GLOBAL_ACTIONS: readonly Action[] = ["app.quit", "app.suspend"];
 export const PROMPT_ACTIONS = [
   "turn.interrupt",
   "input.submit",
+  "input.steer",
+  "queue.edit",
+  "queue.remove",
   "input.newline",
   "input.historyPrev",
   "input.historyNext",
@@ -307,7 +325,7 @@ export const REWIND_ACTIONS = ["rewind.diff", ...SESSIONS_ACTIONS] as const sati
  * place, so the two cannot disagree about what "the same place" is.
  */
 export const PLACES: Record<Place, PlaceSpec> = {
-  prompt: { label: "the prompt", actions: PROMPT_ACTIONS, conditional: ["turn.interrupt"] },
+  prompt: { label: "the prompt", actions: PROMPT_ACTIONS, conditional: ["turn.interrupt", "queue.edit", "queue.remove"] },
   transcript: { label: "the transcript", actions: TRANSCRIPT_ACTIONS, conditional: ["turn.interrupt"] },
   context: { label: "the context pane", actions: CONTEXT_ACTIONS, conditional: [] },
   permission: { label: "the permission box", actions: PERMISSION_ACTIONS, conditional: [] },

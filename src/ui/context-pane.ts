@@ -243,8 +243,14 @@ export class ContextPane {
     ]);
     const widths = head.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i]!))));
     const right = [true, false, true, true, true, true, true];
-    // the source column gives way first when the pane is narrow
-    const total = (): number => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1);
+    // when the pane is narrow the items column goes first, then the change column; the
+    // source is cut only after them ("workspac…" names nothing)
+    const shown = head.map(() => true);
+    const total = (): number => {
+      const ws = widths.filter((_, i) => shown[i]);
+      return ws.reduce((a, b) => a + b, 0) + 2 * (ws.length - 1);
+    };
+    for (const drop of [2, 5]) if (total() > w) shown[drop] = false;
     while (total() > w && widths[1]! > 6) widths[1]!--;
     const cell = (t: string, i: number): string => {
       const cw = widths[i]!;
@@ -252,7 +258,11 @@ export class ContextPane {
       const pad = " ".repeat(Math.max(0, cw - textWidth(cut)));
       return right[i] ? pad + cut : cut + pad;
     };
-    const line = (cells: string[]): string => cells.map(cell).join("  ");
+    const line = (cells: string[]): string =>
+      cells
+        .map(cell)
+        .filter((_, i) => shown[i])
+        .join("  ");
     const out: Line[] = [truncate([{ t: line(head), s: "dim" }], w)];
     rows.forEach((r, i) => {
       const l: Line = truncate([{ t: line(r) }], w);

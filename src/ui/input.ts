@@ -36,6 +36,16 @@ function cleanInput(s: string): string {
   return s.replace(/\r\n?/g, "\n").replace(/\t/g, "    ").replace(/[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]/g, "");
 }
 
+/** the prompt as the person saw it: the editable text with its atoms, and what they stand for */
+export interface EditorShape {
+  text: string;
+  pastes: ReadonlyArray<readonly [number, string]>;
+}
+
+/** a recalled prompt with no shape known (from the record) folds only past this: typed text comes back as typed */
+const RECALL_FOLD_CHARS = 20_000;
+const RECALL_FOLD_LINES = 400;
+
 export class InputEditor {
   text = "";
   cursor = 0;
@@ -66,6 +76,31 @@ export class InputEditor {
   set(text: string): void {
     this.clear();
     this.paste(text);
+    this.cursor = this.text.length;
+  }
+
+  /** the prompt as it is shown now, to be recalled so */
+  shape(): EditorShape {
+    return { text: this.text, pastes: [...this.pastes] };
+  }
+
+  /**
+   * A prompt from the history: in the shape it was sent in when it is known (typed lines as
+   * lines, a paste as its atom); else as typed text, folded only when very long.
+   */
+  recall(text: string, shape?: EditorShape): void {
+    this.clear();
+    if (shape) {
+      this.text = shape.text;
+      for (const [id, t] of shape.pastes) {
+        this.pastes.set(id, t);
+        this.seq = Math.max(this.seq, id);
+      }
+    } else if (text.length > RECALL_FOLD_CHARS || countLinesUpTo(text, RECALL_FOLD_LINES + 1) > RECALL_FOLD_LINES) {
+      this.paste(text);
+    } else {
+      this.insert(text);
+    }
     this.cursor = this.text.length;
   }
 
@@ -318,10 +353,20 @@ export class InputEditor {
 }
 
 /** earlier prompts for Up/Down, with the unfinished draft kept while browsing */
+/** lines of `s`, counted up to `cap` */
+function countLinesUpTo(s: string, cap: number): number {
+  let n = 1;
+  for (let i = s.indexOf("\n"); i >= 0 && n < cap; i = s.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
 export class PromptHistory {
   private entries: string[];
   private pos: number;
   private draft = "";
+  private draftShape: EditorShape | undefined;
+  /** the shapes the prompts sent in this run were typed in, by their text */
+  private shapes = new Map<string, EditorShape>();
 
   constructor(entries: string[] = [], private readonly max = 500) {
     this.entries = entries.slice(-max);
@@ -335,8 +380,14 @@ export class PromptHistory {
     this.draft = "";
   }
 
-  add(text: string): void {
+  add(text: string, shape?: EditorShape): void {
     if (!text.trim()) return;
+    if (shape) {
+      this.shapes.delete(text);
+      this.shapes.set(text, shape);
+      // the oldest shapes go with their entries
+      while (this.shapes.size > this.max) this.shapes.delete(this.shapes.keys().next().value!);
+    }
     if (this.entries[this.entries.length - 1] !== text) this.entries.push(text);
     if (this.entries.length > this.max) this.entries.splice(0, this.entries.length - this.max);
     this.pos = this.entries.length;
@@ -344,9 +395,12 @@ export class PromptHistory {
   }
 
   /** the previous prompt, or undefined at the oldest; `current` is kept as the draft */
-  prev(current: string): string | undefined {
+  prev(current: string, shape?: EditorShape): string | undefined {
     if (this.pos === 0) return undefined;
-    if (this.pos === this.entries.length) this.draft = current;
+    if (this.pos === this.entries.length) {
+      this.draft = current;
+      this.draftShape = shape;
+    }
     this.pos--;
     return this.entries[this.pos];
   }
@@ -361,6 +415,13 @@ export class PromptHistory {
   reset(): void {
     this.pos = this.entries.length;
     this.draft = "";
+    this.draftShape = undefined;
+  }
+
+  /** the shape `text` was typed in, when it was sent (or left as the draft) in this run */
+  shapeOf(text: string): EditorShape | undefined {
+    if (this.pos === this.entries.length && text === this.draft && this.draftShape) return this.draftShape;
+    return this.shapes.get(text);
   }
 
   size(): number {

@@ -26,7 +26,7 @@ import {
   type Action,
   type Keymap,
 } from "./bindings.js";
-import type { InputEvent, KeyEvent } from "./keys.js";
+import { splitAlt, type InputEvent, type KeyEvent } from "./keys.js";
 import type { StyleName } from "./style.js";
 import { assertNever } from "../record/types.js";
 
@@ -74,6 +74,9 @@ export type Intent =
   /** Ctrl-Z: give the terminal back and stop until the shell's fg */
   | { type: "suspend" }
   | { type: "toggleContext" }
+  | { type: "showTasks" }
+  /** the next permission mode (mode-cycle.ts) */
+  | { type: "cycleMode" }
   | { type: "pane"; op: PaneOp }
   /** the person moved to the prompt */
   | { type: "focus"; to: "input" }
@@ -84,6 +87,14 @@ export type Intent =
   | { type: "transcript"; op: TranscriptOp }
   | { type: "interrupt" }
   | { type: "submit" }
+  /** during a turn: the prompt joins it at its next model call (no turn: as submit) */
+  | { type: "steer" }
+  /** the queued messages: the last one back into the prompt, or dropped */
+  | { type: "queue"; op: "edit" | "remove" }
+  /** Ctrl-C with no turn running: the prompt is emptied */
+  | { type: "clearPrompt" }
+  /** the terminal gained or lost the focus (mode 1004) */
+  | { type: "termFocus"; focused: boolean }
   /** Enter before the session is open: send the prompt once it is */
   | { type: "hold" }
   /** Esc before the session is open: keep the prompt instead */
@@ -135,6 +146,8 @@ export interface RouteView {
   promptEmpty: boolean;
   /** Enter was pressed before the session was open */
   held: boolean;
+  /** how many messages wait in the queue (0 when none) */
+  queued?: number;
 }
 
 const EDIT_OPS: Record<(typeof EDIT_ACTIONS)[number], EditOp> = {
@@ -177,15 +190,21 @@ function typeAheadSafe(i: Intent): boolean {
     case "transcript":
     case "pane":
     case "toggleContext":
+    case "showTasks":
     case "redraw":
     case "dismissFlash":
     case "typedAhead":
+    case "termFocus":
       return true;
     case "quit":
+    case "cycleMode":
     case "flash":
     case "suspend":
     case "interrupt":
     case "submit":
+    case "steer":
+    case "queue":
+    case "clearPrompt":
     case "hold":
     case "release":
     case "answer":
@@ -235,6 +254,24 @@ export class KeyRouter {
       return view.modal ? [{ type: "typedAhead" }, ...this.pasteTo(ev.text, view)] : this.pasteTo(ev.text, view);
     }
     const k = ev;
+    // the terminal's focus reports are not keys: they change nothing a key would
+    if (k.name === "focusin" || k.name === "focusout") {
+      this.rewindArmedAt = rewindArmed;
+      return [{ type: "termFocus", focused: k.name === "focusin" }];
+    }
+    // with no box open, the quit key interrupts a running turn, then empties the prompt; only
+    // on an empty prompt with nothing running does it quit (pressed twice: a prompt just
+    // emptied by it counts as the first press, and what it held is kept as the draft)
+    if (this.is("app.quit", k) && !view.modal && view.attached) {
+      if (view.interruptible) {
+        this.quitArmedAt = undefined;
+        return [{ type: "interrupt" }];
+      }
+      if (!view.promptEmpty) {
+        this.quitArmedAt = this.now();
+        return [{ type: "clearPrompt" }];
+      }
+    }
     // quitting works everywhere, even with a question open (it is then answered "deny")
     if (this.is("app.quit", k)) {
       const now = this.now();
@@ -245,8 +282,21 @@ export class KeyRouter {
     this.quitArmedAt = undefined;
     // suspending answers nothing: a box is still there when the shell's fg brings the screen back
     if (this.is("app.suspend", k)) return [{ type: "suspend" }];
+    // Esc and a letter typed at once arrive as one Alt-letter: one the keymap binds is that
+    // key; one bound to nothing is the Esc and then the letter ("think" stays "think")
+    const split = this.unboundAlt(k);
+    if (split) return [...this.route(split[0], view), ...this.route(split[1], view)];
     if (view.modal) return this.boxKey(view.modal, k, view);
     return this.placeKey(k, view, { armedAt: rewindArmed });
+  }
+
+  /** an Alt-character no action binds, as Esc and the character; else undefined */
+  private unboundAlt(k: KeyEvent): [KeyEvent, KeyEvent] | undefined {
+    if (!k.meta || k.at) return undefined;
+    const parts = splitAlt(k);
+    if (!parts) return undefined;
+    for (const keys of Object.values(this.km.bindings) as string[][]) if (keys.includes(k.full)) return undefined;
+    return parts;
   }
 
   private pasteTo(text: string, view: RouteView): Intent[] {
@@ -271,6 +321,8 @@ export class KeyRouter {
     if (this.is("context.toggle", k)) return [{ type: "toggleContext" }];
     // before the session is open only the prompt takes keys
     if (!view.attached) return this.promptKey(k, view);
+    if (this.is("tasks.show", k)) return [{ type: "showTasks" }];
+    if (this.is("permission.cycle", k)) return [{ type: "cycleMode" }];
     if (k.at) return this.wheel(k, k.at, view);
     if (view.focus === "context" && view.paneOpen) return this.contextKey(k, view);
     if (view.focus === "transcript") return this.transcriptKey(k, view);
@@ -297,6 +349,8 @@ export class KeyRouter {
     // the model list and the rewind box are pickers like the sessions': the same keys move,
     // choose and close them
     const a = box === "permission" ? this.first(PERMISSION_ACTIONS, k) : box === "rewind" ? this.first(REWIND_ACTIONS, k) : this.first(SESSIONS_ACTIONS, k);
+    // a person may look at what the model was sent before answering
+    if (box === "permission" && this.is("context.toggle", k)) return [{ type: "toggleContext" }];
     // and a row's number chooses it, once the list is ready (until then a digit is typed ahead)
     if ((box === "models" || box === "rewind") && view.boxReady && !k.at && printable(k) && /^[1-9]$/.test(k.ch)) return [{ type: "pickerChoose", index: Number(k.ch) - 1 }];
     const deciding = a !== undefined && DECIDING_ACTIONS.has(a);
@@ -363,6 +417,8 @@ export class KeyRouter {
     const a = this.first(CONTEXT_ACTIONS, k);
     if (a) return this.contextAction(a, view);
     if (printable(k)) return [{ type: "compose" }, ...this.promptKey(k, { ...view, focus: "input" })];
+    // quitting on an empty prompt works wherever the keys are
+    if (this.is("app.quitIfEmpty", k) && view.promptEmpty) return [{ type: "quit" }];
     return []; // other keys do nothing here
   }
 
@@ -397,6 +453,7 @@ export class KeyRouter {
     const a = this.first(TRANSCRIPT_ACTIONS, k, (x) => x !== "turn.interrupt" || view.interruptible);
     if (a) return this.transcriptAction(a);
     if (printable(k)) return [...LEAVE_TRANSCRIPT, ...this.promptKey(k, { ...view, focus: "input" })];
+    if (this.is("app.quitIfEmpty", k) && view.promptEmpty) return [{ type: "quit" }];
     return [];
   }
 
@@ -438,6 +495,7 @@ export class KeyRouter {
   private promptKey(k: KeyEvent, view: RouteView, esc?: { armedAt: number | undefined }): Intent[] {
     const a = this.first(PROMPT_ACTIONS, k, (x) => {
       if (x === "turn.interrupt") return view.attached ? view.interruptible : view.held;
+      if (x === "queue.edit" || x === "queue.remove") return view.attached && (view.queued ?? 0) > 0;
       if (x === "transcript.focus" || x === "transcript.pageUp" || x === "transcript.pageDown") return view.attached;
       return true;
     });
@@ -447,6 +505,12 @@ export class KeyRouter {
         return [view.attached ? { type: "interrupt" } : { type: "release" }];
       case "input.submit":
         return [view.attached ? { type: "submit" } : { type: "hold" }];
+      case "input.steer":
+        return [view.attached ? { type: "steer" } : { type: "hold" }];
+      case "queue.edit":
+        return [{ type: "queue", op: "edit" }];
+      case "queue.remove":
+        return [{ type: "queue", op: "remove" }];
       case "input.newline":
         return [{ type: "edit", op: "newline" }];
       case "input.historyPrev":

@@ -85,6 +85,18 @@ const LETTER_KEYS: Record<string, string> = {
   S: "f4",
 };
 
+/**
+ * An Alt-character (ESC then one character, read as one key) as the two keys it may have been
+ * typed as: Esc, then the character. Undefined for a key that is not Alt with one character.
+ */
+export function splitAlt(k: KeyEvent): [KeyEvent, KeyEvent] | undefined {
+  if (!k.meta || k.ctrl || k.at) return undefined;
+  const c = k.name === "space" ? " " : k.name.length === 1 ? (k.shift ? k.name.toUpperCase() : k.name) : undefined;
+  if (c === undefined) return undefined;
+  const plain = charKey(c);
+  return plain ? [key("escape"), plain] : undefined;
+}
+
 /** one character (no escape prefix) as a key */
 function charKey(c: string, meta = false): KeyEvent | undefined {
   const code = c.codePointAt(0)!;
@@ -259,7 +271,10 @@ function parseEscape(s: string): { key: KeyEvent | undefined; length: number } |
       const k = final === "M" && Number.isFinite(cb) && Number.isFinite(x) && Number.isFinite(y) ? mouseKey(cb!, x!, y!) : undefined;
       return { key: k, length: i + 1 };
     }
-    // focus in/out, cursor position reports: not keys
+    // focus in/out (mode 1004): not keys a person typed, but read as "focusin"/"focusout",
+    // which no keymap binds (notify.ts hears them)
+    if (params === "" && (final === "I" || final === "O")) return { key: key(final === "I" ? "focusin" : "focusout"), length: i + 1 };
+    // cursor position reports and the rest: not keys
     if (params.startsWith("?") || final === "I" || final === "O" || final === "R" || final === "M" || final === "m") {
       return { key: undefined, length: i + 1 };
     }

@@ -81,7 +81,7 @@ function inline(tokens: Token[] | undefined, st: InlineStyle, out: Line): void {
         out.push(mk(t.text, { ...st, s: "dim" }));
         break;
       case "checkbox":
-        out.push(mk(t.checked ? "☑ " : "☐ ", st));
+        out.push(mk(t.checked ? "[x] " : "[ ] ", st));
         break;
       case "blockquote":
       case "code":
@@ -139,7 +139,7 @@ function renderCode(t: Tokens.Code, width: number, plain = false): Line[] {
   const indent: Line = [{ t: "  " }];
   const out: Line[] = [];
   for (const l of logical) {
-    for (const row of wrapLine(l, Math.max(1, width - 2), { hard: true })) out.push([...indent, ...row]);
+    for (const row of wrapLine(l, Math.max(1, width - 2), { hard: true, keepIndent: true })) out.push([...indent, ...row]);
   }
   return out;
 }
@@ -208,7 +208,7 @@ function renderList(t: Tokens.List, width: number, hints?: LayoutHints): Line[] 
     const first: Line = [{ t: marker, s: "bullet" }, { t: " ".repeat(markerW - textWidth(marker)) }];
     const rest: Line = [{ t: " ".repeat(markerW) }];
     const innerW = Math.max(1, width - markerW);
-    const task: Line = item.task ? [{ t: item.checked ? "☑ " : "☐ ", s: "bullet" }] : [];
+    const task: Line = item.task ? [{ t: item.checked ? "[x] " : "[ ] ", s: "bullet" }] : [];
     const tokens = item.tokens.filter((x) => x.type !== "checkbox");
     let body = blocks(tokens, innerW, !item.loose);
     if (task.length) body = body.length ? [[...task, ...body[0]!], ...body.slice(1)] : [task];

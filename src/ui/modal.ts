@@ -43,10 +43,14 @@ export function permissionBody(req: PermissionRequest, width: number): Line[] {
   const w = Math.max(8, width);
   const out: Line[] = [];
   out.push(...wrapLine([{ t: inertLine(req.tool), s: "toolName" }, { t: ` wants to ${VERB[req.kind]}:` }], w));
-  out.push(...wrapText(inertLine(inertExact(req.summary)), w, "toolArg"));
-  if (req.outsideWorkspace) out.push(...wrapText(`outside the workspace: ${inertLine(inertExact(req.outsideWorkspace))}`, w, "warn"));
-  out.push([]);
   const input = req.input && typeof req.input === "object" ? (req.input as Record<string, unknown>) : {};
+  // a command is shown once, whole, below; its one-line summary would only repeat its start
+  const commandBelow = req.tool === "bash" && typeof input.command === "string";
+  if (!commandBelow || req.unsandboxed !== undefined) out.push(...wrapText(inertLine(inertExact(req.summary)), w, req.unsandboxed !== undefined ? "warn" : "toolArg"));
+  if (req.unsandboxed !== undefined) out.push(...wrapText(`allows: ${inertLine(inertExact(req.unsandboxed))}`, w, "warn"));
+  if (req.outsideWorkspace) out.push(...wrapText(`outside the workspace: ${inertLine(inertExact(req.outsideWorkspace))}`, w, "warn"));
+  if (req.sessionScope !== undefined) out.push(...wrapText(`"allow for this session" allows: ${inertLine(inertExact(req.sessionScope))}`, w, "dim"));
+  out.push([]);
   const diff = req.diff ?? diffForInput(req.tool, req.input);
   if (req.tool === "bash" && typeof input.command === "string") {
     // what is approved is what runs: nothing of the command is hidden or removed

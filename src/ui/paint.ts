@@ -18,6 +18,8 @@ import type { ScreenParts } from "./parts.js";
 import { activeFlash, hintLine, placeholder, startingHint, startingStatus, statusLine, type Flash, type Retry } from "./status.js";
 import type { Line, Seg } from "./style.js";
 import type { Transcript } from "./transcript.js";
+import { taskLine } from "./task-line.js";
+import type { PromptQueue } from "./queue.js";
 
 /** the session's parts the painter reads */
 export interface PaintedSession {
@@ -26,6 +28,8 @@ export interface PaintedSession {
   pane: ContextPane;
   boxes: ScreenParts["boxes"];
   run: ScreenParts["run"];
+  /** messages typed during the turn, shown under the transcript */
+  queue: PromptQueue;
 }
 
 export interface ScreenState {
@@ -41,7 +45,7 @@ export interface ScreenState {
   attachments: number;
   /** the prompt's text as typed, laid out at promptWidth() */
   prompt: { text: string; empty: boolean; layout: InputLayout };
-  turn: { state: TurnState; detail?: string | undefined };
+  turn: { state: TurnState; detail?: string | undefined; waiting?: boolean };
   retry: Retry | undefined;
   usage: Usage | undefined;
   context: ContextStatus | undefined;
@@ -79,7 +83,14 @@ export function paintScreen(st: ScreenState, l: Layout): Painted {
   // transcript and context pane (none yet while starting: the area stays blank)
   if (l.main.h > 0 && !a) fill(l.main, []);
   if (l.main.h > 0 && a) {
-    if (l.transcript) fill(l.transcript, a.transcript.view(l.transcriptTextWidth, l.main.h).lines);
+    if (l.transcript) {
+      // what is queued sits under the transcript, which gives up the rows (keeping at least half)
+      const queued = a.queue.lines(l.transcript.w, { edit: keyLabel(km, "queue.edit"), remove: keyLabel(km, "queue.remove") });
+      const qh = Math.min(queued.length, Math.floor(l.transcript.h / 2));
+      const th = l.transcript.h - qh;
+      fill({ ...l.transcript, h: th }, a.transcript.view(l.transcriptTextWidth, th).lines);
+      if (qh > 0) fill({ ...l.transcript, y: l.transcript.y + th, h: qh }, queued.slice(queued.length - qh));
+    }
     if (l.divider) fill(l.divider, Array.from({ length: l.main.h }, (): Line => [{ t: "│", s: st.focus === "context" ? "border" : "rule" }]));
     if (l.pane) {
       const keys = {
@@ -96,7 +107,7 @@ export function paintScreen(st: ScreenState, l: Layout): Painted {
   // hint line, prompt, status
   if (l.hint) {
     const hint = a
-      ? hintLine({ attachments: st.attachments, flash, focus: st.focus, prompt: st.prompt.text, following: a.transcript.follow, km }, cols)
+      ? hintLine({ attachments: st.attachments, flash, focus: st.focus, prompt: st.prompt.text, commands: st.prompt.text.startsWith("/") ? a.controller.workflow?.commands() : undefined, following: a.transcript.follow, km }, cols)
       : startingHint({ flash, held: st.held, km }, cols);
     fill(l.hint, [hint]);
   }
@@ -118,11 +129,13 @@ export function paintScreen(st: ScreenState, l: Layout): Painted {
           sessionId: a.controller.session().id,
           state: st.turn.state,
           detail: st.turn.detail,
+          waiting: st.turn.waiting === true,
           busy: a.controller.busy(),
           retry: st.retry,
           now: st.now,
           context: st.context,
           usage: st.usage,
+          tasks: taskLine(a.controller.history()),
           km,
         },
         cols,

@@ -9,13 +9,16 @@ import type { ImageBlock, Session } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { ACTION_HELP, ACTIONS, keyLabel, prettyKey, type Action, type Keymap } from "./bindings.js";
 import { COMMANDS, parseInput, unquotePath, type CommandName } from "./commands.js";
+import { formatTodoList, latestTodoList, todoSummary } from "../tools/todo-list.js";
 import { inert, inertLine } from "./inert.js";
 import type { InputEditor, PromptHistory } from "./input.js";
 import type { Line, Seg, StyleName } from "./style.js";
 import { formatBytes, textWidth } from "./text.js";
+import { LISTING_MODELS } from "./status.js";
 import type { Transcript } from "./transcript.js";
 import { buildModelPicker, type ModelPicker } from "./model-list.js";
 import type { PromptChoice } from "../session/controller/rewind.js";
+import type { PromptQueue } from "./queue.js";
 
 // the screen draws the model list and the rewind box from here: this module is loaded with the
 // session, as the boxes are
@@ -32,6 +35,8 @@ export interface ScreenHandle {
   km: Keymap;
   /** images that go with the next prompt */
   attachments: ImageBlock[];
+  /** prompts typed during a turn, sent as it ends (queue.ts) */
+  queue: PromptQueue;
   /** a message in the hint line; `turn`: it speaks of the running turn, and goes when the turn ends */
   flash(text: string, style?: StyleName, turn?: boolean): void;
   /** "<what> failed: <why>" in the transcript */
@@ -48,17 +53,25 @@ export interface ScreenHandle {
   quit(code: number): void;
 }
 
-/** Enter in the prompt: runs the command, or sends the prompt and what is attached */
-export function submitPrompt(s: ScreenHandle): void {
+/**
+ * Enter in the prompt: runs the command, or sends the prompt and what is attached. During a
+ * turn the prompt is queued, or with `steer` sent into the turn (steered in at its next model
+ * call; what the turn does not take comes back at the head of the queue).
+ */
+export function submitPrompt(s: ScreenHandle, steer = false): void {
   const raw = s.editor.value();
   const parsed = parseInput(raw.trimEnd());
   switch (parsed.kind) {
     case "command":
+      // /init is a prompt: the controller expands it (workflow.ts), and its edit asks as any edit does
+      if (parsed.name === "init") break;
       s.history.add(raw.trim());
       s.editor.clear();
       runCommand(s, parsed.name, parsed.arg);
       return;
     case "unknown":
+      // a custom command (the workspace's or the config folder's): the controller expands it
+      if (s.controller.workflow?.isCommand(parsed.name)) break;
       s.flash(`unknown command /${inertLine(parsed.name)} · /help lists them`, "err");
       return;
     case "prompt":
@@ -66,11 +79,33 @@ export function submitPrompt(s: ScreenHandle): void {
     default:
       assertNever(parsed, "input");
   }
-  const text = parsed.text.trimEnd();
+  const text = (parsed.kind === "prompt" ? parsed.text : raw).trimEnd();
   if (!text.trim() && s.attachments.length === 0) return;
   const c = s.controller;
   if (c.busy()) {
-    s.flash(`a turn is running · ${keyLabel(s.km, "turn.interrupt")} interrupts it; your text stays here`, "warn", true);
+    if (c.info().keyProblem || c.readOnly()) {
+      s.flash(`a turn is running · ${keyLabel(s.km, "turn.interrupt")} interrupts it; your text stays here`, "warn", true);
+      return;
+    }
+    s.history.add(text);
+    s.editor.clear();
+    const images = s.attachments.splice(0);
+    if (steer && c.steer && images.length === 0) {
+      s.flash("sent into the turn: it joins at the next model call", "ok", true);
+      s.controller.alongside?.remember(text);
+      c.steer(text).then(
+        (taken) => {
+          if (taken) return;
+          // the turn ended first: it goes out next, ahead of what was queued
+          s.queue.add({ text, images: [] }, true);
+          afterTurn(s);
+        },
+        (e: unknown) => s.fail("steering", e),
+      );
+      return;
+    }
+    s.queue.add({ text, images });
+    s.flash(`queued: sent when the turn ends · ${keyLabel(s.km, "queue.edit")} takes it back`, "ok", true);
     return;
   }
   if (c.info().keyProblem) {
@@ -79,22 +114,72 @@ export function submitPrompt(s: ScreenHandle): void {
     s.flash("no API key: see above · your text stays here", "err");
     return;
   }
-  s.history.add(text);
+  s.history.add(text, s.editor.value().trimEnd() === text ? s.editor.shape() : undefined);
   s.editor.clear();
   const images = s.attachments.splice(0);
+  send(s, text, images, raw.trimStart().startsWith("//"));
+}
+
+function send(s: ScreenHandle, text: string, images: ImageBlock[], literal = false): void {
   s.transcript.bottom();
-  c.submit(text, images).then(
+  // ↑ finds it in the next session of this workspace too
+  s.controller.alongside?.remember(text);
+  // "//text" sends "/text" as written, never as a command
+  s.controller.submit(text, images, { literal }).then(
     (r) => {
       // interrupted while it waited for the turn's code: nothing went, so the text comes back
       // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,
       // ahead of any attached since
       if (r.sent) return;
-      if (s.editor.isEmpty()) s.editor.set(text);
+      if (s.editor.isEmpty()) s.editor.recall(text, s.history.shapeOf(text));
       s.attachments.unshift(...images);
+      returnQueue(s);
       s.render();
     },
     (e: unknown) => s.fail("sending", e),
   );
+}
+
+/** the session said a turn ended (turn_end): what was queued goes next, or back to the prompt */
+export function turnEnded(s: ScreenHandle, how: { ok: boolean }): void {
+  if (how.ok) afterTurn(s);
+  else returnQueue(s);
+  s.render();
+}
+
+/** a turn ended well: the next queued message goes out, if nothing else runs */
+function afterTurn(s: ScreenHandle): void {
+  // a steer given back may land while the next turn already runs: it waits for that one
+  if (s.controller.busy()) return;
+  const next = s.queue.next();
+  if (next) send(s, next.text, next.images);
+}
+
+/**
+ * A turn was interrupted or failed: what was queued behind it comes back to the prompt, in
+ * order, before what is typed there now, and its images to the attachments.
+ */
+function returnQueue(s: ScreenHandle): void {
+  const back = s.queue.drain();
+  if (back.length === 0) return;
+  const typed = s.editor.value();
+  s.editor.set([...back.map((q) => q.text), ...(typed.trim() ? [typed] : [])].join("\n\n"));
+  s.attachments.unshift(...back.flatMap((q) => q.images));
+  s.flash(`${back.length} queued message${back.length > 1 ? "s" : ""} back in the prompt: the turn did not end well`, "warn");
+}
+
+/** queue.edit / queue.remove: the last queued message back into the prompt, or dropped */
+export function queueOp(s: ScreenHandle, op: "edit" | "remove"): void {
+  const last = s.queue.takeLast();
+  if (!last) return;
+  if (op === "remove") {
+    s.flash("dropped the last queued message (↑ still has it)", "warn");
+    return;
+  }
+  const typed = s.editor.value();
+  s.editor.set(typed.trim() ? `${last.text}\n\n${typed}` : last.text);
+  s.attachments.unshift(...last.images);
+  s.flash(`back in the prompt · ${keyLabel(s.km, "input.submit")} queues it again`);
 }
 
 function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
@@ -108,7 +193,7 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
   };
   switch (name) {
     case "help":
-      s.transcript.lines(helpLines(s.km, c.info().api, c.session().id));
+      s.transcript.lines(helpLines(s.km, c.info().api, c.session().id, c.workflow?.commands()));
       s.transcript.bottom();
       return;
     case "api":
@@ -119,6 +204,11 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
       guard("/new", c.newSession().then(() => s.flash("new session", "ok")));
       return;
     case "sessions":
+      // an id, or its start as the screen shows it: switched to at once
+      if (arg.trim()) {
+        guard("/sessions", c.switchSession(arg.trim()).then(() => s.flash(`switched to session ${c.session().id.slice(0, 8)}`, "ok")));
+        return;
+      }
       guard(
         "/sessions",
         c.listSessions().then((list) => s.pickSession(list)),
@@ -127,7 +217,7 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     case "model":
       if (!arg.trim()) {
         // the list comes once the servers have answered (or not); typing meanwhile goes to the prompt
-        s.flash("listing models…");
+        s.flash(LISTING_MODELS);
         guard("/model", c.listModels().then((m) => s.pickModel(buildModelPicker(m))));
         return;
       }
@@ -205,6 +295,14 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     case "rewind":
       openRewind(s, arg);
       return;
+    case "skills":
+    case "hooks":
+    case "todo":
+      workflowCommand(s, name, arg);
+      return;
+    case "init":
+      // sent as a prompt by submitPrompt, never run here
+      return;
     case "clear-screen":
       s.transcript.clearView();
       s.repaintAll();
@@ -215,6 +313,35 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     default:
       assertNever(name, "command");
   }
+}
+
+/** the task list's key: /todo */
+export function showTasks(s: ScreenHandle): void {
+  workflowCommand(s, "todo", "");
+}
+
+/** /skills, /hooks [approve], /todo: the workflow's listings (session/controller/workflow.ts) */
+function workflowCommand(s: ScreenHandle, name: "skills" | "hooks" | "todo", arg: string): void {
+  const w = s.controller.workflow;
+  const show = (text: string): void => {
+    // the listings are escaped already: inert, no spaces folded
+    s.transcript.lines(text.split("\n").map((t, i): Line => [i === 0 ? { t: inert(t), s: "heading" } : { t: inert(t) }]));
+    s.transcript.bottom();
+    s.render();
+  };
+  if (name === "todo") {
+    const items = latestTodoList(s.controller.history());
+    show(items ? `Task list (${todoSummary(items)})\n${formatTodoList(items)}` : "Task list\nThe model has kept no task list in this session (it keeps one with the todo tool).");
+    return;
+  }
+  if (!w) {
+    show(`/${name}\nnot available in this screen.`);
+    return;
+  }
+  if (name === "skills") show(w.describeSkills());
+  else if (arg.trim() === "") show(w.describeHooks());
+  else if (arg.trim().toLowerCase() === "approve") show(w.approveHooks());
+  else s.flash(`/hooks takes nothing (the list) or approve (got "${inertLine(arg)}")`, "err");
 }
 
 /** /rewind [N], and Esc Esc on an empty prompt: the rewind box, on the last prompt (or N). */
@@ -274,12 +401,32 @@ export function apiLines(api: AppInfo["api"], sessionId: string): Line[] {
   ];
   API_ROUTES.forEach((r, i) => out.push([label(i === 0 ? "routes" : ""), { t: r.path.padEnd(pathW + 2), s: "key" }, { t: r.what, s: "dim" }]));
   out.push([label("session"), { t: `this one is ${sessionId}` }]);
-  out.push([label("example"), { t: `curl -s -H "Authorization: Bearer $(cat ${inertLine(api.tokenFile)})" ${inertLine(api.url)}/sessions/${sessionId}/context` }]);
+  // the command on a line of its own, from the first column and as short as it goes (~ for
+  // the home folder, the id's start): a line the pane must wrap pastes as two commands
+  const ex = curlExample(api, sessionId);
+  out.push([label("example"), { t: "one command; a screen that wraps it breaks the copy: the two lines after it are each whole", s: "dim" }]);
+  out.push([{ t: ex.oneLine }]);
+  for (const l of ex.twoLines) out.push([{ t: l }]);
   return out;
 }
 
+/**
+ * The example request as one command, from the first column and as short as it goes ("~" for
+ * the home folder, the id's start, no scheme), and as two commands that each fit 80 columns:
+ * a line the pane wraps pastes as two broken commands.
+ */
+export function curlExample(api: NonNullable<AppInfo["api"]>, sessionId: string, home = process.env["HOME"]): { oneLine: string; twoLines: [string, string] } {
+  const plain = !/[\s"'$`\\]/.test(api.tokenFile);
+  const file = home && home !== "/" && plain && api.tokenFile.startsWith(`${home}/`) ? `~${api.tokenFile.slice(home.length)}` : api.tokenFile;
+  const id = sessionId.length > 8 ? sessionId.slice(0, 8) : sessionId;
+  const where = `${inertLine(api.url.replace(/^http:\/\//, ""))}/sessions/${id}/context`;
+  // a path a shell would split or expand goes in single quotes
+  const cat = `$(cat ${inertLine(plain ? file : `'${file.replace(/'/g, "'\\''")}'`)})`;
+  return { oneLine: `curl -H "Authorization: Bearer ${cat}" ${where}`, twoLines: [`T=${cat}`, `curl -H "Authorization: Bearer $T" ${where}`] };
+}
+
 /** /help: the commands, the local API when it is on, then every action with its keys in the keymap in force */
-export function helpLines(km: Keymap, api?: AppInfo["api"], sessionId?: string): Line[] {
+export function helpLines(km: Keymap, api?: AppInfo["api"], sessionId?: string, custom?: ReadonlyArray<{ name: string; args: string; help: string }>): Line[] {
   const out: Line[] = [[{ t: "Commands", s: "heading" }]];
   const cmdW = Math.max(...COMMANDS.map((c) => textWidth(`/${c.name} ${c.args}`)));
   for (const c of COMMANDS) {
@@ -297,5 +444,13 @@ export function helpLines(km: Keymap, api?: AppInfo["api"], sessionId?: string):
   const keyW = Math.min(24, Math.max(...ACTIONS.map((a) => textWidth(keys(a)))));
   for (const a of ACTIONS) out.push([{ t: keys(a).padEnd(keyW + 2), s: "key" }, { t: ACTION_HELP[a] }, { t: `  ${a}`, s: "dim" }]);
   out.push([{ t: "In the prompt: ←/→ ^A/^E ^W ^K ^U Alt-←/→ edit; Esc interrupts a running turn.", s: "dim" }]);
+  // the workspace's and the config folder's own commands, last, where /help leaves the view
+  // (their text comes from files: inert)
+  const own = (custom ?? []).filter((c) => !COMMANDS.some((b) => b.name === c.name));
+  if (own.length > 0) {
+    out.push([]);
+    out.push([{ t: "Custom commands (.claude/commands, .agents/commands, .albedo/commands, the config folder's commands/)", s: "heading" }]);
+    for (const c of own) out.push([{ t: inertLine(`/${c.name}${c.args ? ` ${c.args}` : ""}`).padEnd(cmdW + 2), s: "key" }, { t: inertLine(c.help) }]);
+  }
   return out;
 }

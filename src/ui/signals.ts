@@ -4,8 +4,9 @@
 // does, and SIGCONT after a stop the screen did not see (kill -STOP) repaints a terminal others
 // wrote on; an uncaught exception restores the terminal before its stack is printed; a promise
 // nobody awaited that failed is said in the transcript and the session goes on (the record is
-// intact). A terminal that goes away (EIO or EPIPE on it, its input ending) quits with 129,
-// whichever terminal it is.
+// intact). A terminal that goes away (SIGHUP, EIO or EPIPE on it, its input ending) quits with
+// 129, whichever terminal it is; unless a turn is running, which hangUp() lets go on to its
+// end without a screen (the process exits then).
 import os from "node:os";
 import { messageOf } from "../record/errors.js";
 import type { Terminal } from "./screen.js";
@@ -19,12 +20,17 @@ interface ProcessEnds {
   report(text: string): void;
   suspend(): void;
   resume(): void;
+  /** the terminal is gone: true when a turn goes on without it (the screen exits after it) */
+  hangUp?(): boolean;
 }
 
 /** installs the handlers; the function returned removes those that go with the screen */
 export function watchProcess(term: Terminal, on: ProcessEnds): () => void {
+  let detached = false;
   const onTerminalGone = (): void => {
-    if (!on.closed()) on.quit(129);
+    if (on.closed() || detached) return;
+    if (on.hangUp?.()) detached = true;
+    else on.quit(129);
   };
   // These stay installed after the screen is gone: when the terminal hangs up, more
   // SIGHUPs and EIO errors follow, and their default (die at once) would cut short the
@@ -34,6 +40,11 @@ export function watchProcess(term: Terminal, on: ProcessEnds): () => void {
   term.input.on("end", onTerminalGone);
   if (!term.ownsProcess) return () => undefined;
   const onSignal = (sig: NodeJS.Signals): void => {
+    // a hang-up ends the screen; a running turn goes on to its end without it
+    if (sig === "SIGHUP" && (detached || (!on.closed() && on.hangUp?.()))) {
+      detached = true;
+      return;
+    }
     const code = 128 + (os.constants.signals[sig] ?? 1);
     if (!on.closed()) on.quit(code);
     // the caller closes the store and exits; should that hang, end anyway

@@ -7,7 +7,7 @@ import type { Usage } from "../provider/types.js";
 import { assertNever } from "../record/types.js";
 import { cacheHitShare, formatCacheShare } from "../context/format.js";
 import { keyLabel, prettyKey, type Keymap } from "./bindings.js";
-import { matchingCommands } from "./commands.js";
+import { matchingCommands, type CommandSpec } from "./commands.js";
 import { inertLine } from "./inert.js";
 import type { Focus } from "./keyrouter.js";
 import type { Line, Seg, StyleName } from "./style.js";
@@ -29,6 +29,9 @@ export interface Retry {
   until: number;
   reason: string;
 }
+
+/** what the hint line says while /model waits for the servers' lists; it goes when the list opens */
+export const LISTING_MODELS = "listing models…";
 
 const STATUS_FILL: Seg = { t: "", s: "status" };
 
@@ -59,16 +62,21 @@ export function startingStatus(cols: number): Line {
 }
 
 export interface StatusInput {
-  info: Pick<AppInfo, "provider" | "model" | "keyProblem" | "api" | "reasoningNote">;
+  info: Pick<AppInfo, "provider" | "model" | "keyProblem" | "api" | "reasoningNote" | "modelNote"> &
+    Partial<Pick<AppInfo, "permission" | "sandbox">>;
   sessionId: string;
   state: TurnState;
   detail?: string | undefined;
+  /** streaming, and nothing of the answer has arrived yet */
+  waiting?: boolean;
   /** a turn is running (the state may say idle between its steps) */
   busy: boolean;
   retry?: Retry | undefined;
   now: number;
   context?: ContextStatus | undefined;
   usage?: Usage | undefined;
+  /** the model's task list in one line ("tasks 2/5 · now: …"), when it keeps one */
+  tasks?: string | undefined;
   km: Keymap;
 }
 
@@ -78,7 +86,8 @@ function stateText(s: StatusInput): { t: string; s: StyleName } {
     case "idle":
       return { t: s.busy ? "working" : "idle", s: "status" };
     case "streaming":
-      return { t: "streaming", s: "statusAccent" };
+      // a request can wait seconds for its first byte: that is the provider's time, not streaming
+      return s.waiting ? { t: `waiting for ${inertLine(s.info.provider)}`, s: "statusAccent" } : { t: "streaming", s: "statusAccent" };
     case "tool":
       return { t: `running ${inertLine(s.detail ?? "tool")}`, s: "statusAccent" };
     case "permission":
@@ -90,41 +99,128 @@ function stateText(s: StatusInput): { t: string; s: StyleName } {
   }
 }
 
+/** tokens in few characters: 950, 34.8k, 200k, 1.2M */
+export function shortTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) {
+    const k = n / 1000;
+    return k < 100 ? `${Number(k.toFixed(1))}k` : `${Math.round(k)}k`;
+  }
+  const m = n / 1_000_000;
+  return m < 100 ? `${Number(m.toFixed(1))}M` : `${Math.round(m)}M`;
+}
+
 /**
- * The status line: the state first, then the parts by importance (lower prio numbers stay
- * longest); the least important are dropped until the line fits.
+ * The figure in ever fewer characters, longest first: the pane's words with the method,
+ * then without it, then "next 34.8k/200k". A request over the window says so in every form.
+ */
+export function figureForms(s: ContextStatus): Line[] {
+  const full = contextText(s);
+  if (!full) return [];
+  const f = s.figure;
+  if (!f) return [[{ t: full, s: "status" }]];
+  const over = s.window !== undefined && f.tokens > s.window;
+  const style: StyleName = over ? "statusWarn" : "status";
+  const label = f.basis === "next request" ? "next " : "";
+  const win = s.window !== undefined ? ` / ${formatInt(s.window)}` : "";
+  const shortWin = s.window !== undefined ? `/${shortTokens(s.window)}` : "";
+  const overWords = over ? " · over the window" : "";
+  return [
+    [{ t: `${full}${overWords}`, s: style }],
+    [{ t: `${label}≈ ${formatInt(f.tokens)}${win} tokens${overWords}`, s: style }],
+    [{ t: `${label}≈ ${shortTokens(f.tokens)}${shortWin}${over ? " over" : ""}`, s: style }],
+  ];
+}
+
+interface Part {
+  /** the part in ever fewer characters, longest first */
+  forms: Line[];
+  /** lower stays longer: 0-2 are always shown, the rest as they fit */
+  prio: number;
+}
+
+/**
+ * The status line: the state first, then the parts in their places. What is always shown
+ * (prio 0-2) goes first; then, by importance, every other part that fits in its shortest form;
+ * then each shown part, by importance, in its longest form that still fits. So a part is
+ * dropped only when even its shortest form has no room, and a narrower form comes before
+ * a drop. Pure: tested at every width.
  */
 export function statusLine(s: StatusInput, cols: number): Line {
   const info = s.info;
-  const parts: { line: Line; prio: number }[] = [];
-  const sep: Seg = { t: " · ", s: "status" };
+  const parts: Part[] = [];
+  const one = (t: string, style: StyleName = "status"): Line[] => [[{ t, s: style }]];
   const st = stateText(s);
-  parts.push({ line: [{ t: ` ${st.t}`, s: st.s }], prio: 0 });
-  if (info.keyProblem) parts.push({ line: [{ t: `⚠ ${inertLine(info.keyProblem)}`, s: "statusWarn" }], prio: 1 });
-  parts.push({ line: [{ t: `${info.provider}/${inertLine(info.model)}`, s: "status" }], prio: 3 });
-  if (info.reasoningNote) parts.push({ line: [{ t: inertLine(info.reasoningNote), s: "statusWarn" }], prio: 4 });
-  parts.push({ line: [{ t: `session ${s.sessionId.slice(0, 8)}`, s: "status" }], prio: 5 });
-  const figure = s.context ? contextText(s.context) : undefined;
-  if (figure) parts.push({ line: [{ t: figure, s: "status" }], prio: 4 });
-  if (s.context) parts.push({ line: [{ t: inertLine(s.context.compaction), s: "status" }], prio: 6 });
-  if (s.usage) parts.push({ line: [{ t: `provider usage: ${formatInt(s.usage.inputTokens)} in / ${formatInt(s.usage.outputTokens)} out`, s: "status" }], prio: 7 });
+  parts.push({ forms: [[{ t: ` ${st.t}`, s: st.s }]], prio: 0 });
+  if (info.keyProblem) parts.push({ forms: one(`! ${inertLine(info.keyProblem)}`, "statusWarn"), prio: 1 });
+  const model = inertLine(info.model);
+  parts.push({ forms: [...one(`${info.provider}/${model}`), ...one(model)], prio: 3 });
+  if (info.modelNote) parts.push({ forms: one(inertLine(info.modelNote), "statusWarn"), prio: 5 });
+  // the permission mode and where commands run: what the model may do unasked
+  if (info.permission) parts.push({ forms: one(info.permission, info.permission === "auto" ? "statusWarn" : "status"), prio: 3 });
+  if (info.sandbox) parts.push({ forms: one(info.sandbox, info.sandbox === "UNSANDBOXED" ? "statusWarn" : "status"), prio: 3 });
+  if (info.reasoningNote) parts.push({ forms: one(inertLine(info.reasoningNote), "statusWarn"), prio: 5 });
+  const id = s.sessionId.slice(0, 8);
+  parts.push({ forms: [...one(`session ${id}`), ...one(id)], prio: 4 });
+  const figure = s.context ? figureForms(s.context) : [];
+  if (figure.length > 0) parts.push({ forms: figure, prio: 3 });
+  if (s.context?.compaction) parts.push({ forms: one(inertLine(s.context.compaction)), prio: 6 });
+  if (s.usage) {
+    const u = s.usage;
+    parts.push({ forms: [...one(`provider usage: ${formatInt(u.inputTokens)} in / ${formatInt(u.outputTokens)} out`), ...one(`usage ${shortTokens(u.inputTokens)}/${shortTokens(u.outputTokens)}`)], prio: 7 });
+  }
   // the last request's prompt-cache hits, as the provider reported them
   const share = s.usage ? cacheHitShare(s.usage) : undefined;
-  if (share !== undefined) parts.push({ line: [{ t: formatCacheShare(share), s: "status" }], prio: 6 });
-  parts.push({ line: [{ t: `${keyLabel(s.km, "context.toggle")} context`, s: "statusAccent" }], prio: 2 });
-  if (info.api) parts.push({ line: [{ t: `api ${info.api.url}`, s: "status" }], prio: 6 });
-  let shown = parts;
-  const width = (ps: typeof parts): number => ps.reduce((a, p) => a + lineWidth(p.line), 0) + (ps.length - 1) * 3 + 1;
-  while (width(shown) > cols && shown.some((p) => p.prio > 2)) {
-    const worst = shown.reduce((a, p) => (p.prio > a.prio ? p : a));
-    shown = shown.filter((p) => p !== worst);
+  if (share !== undefined) parts.push({ forms: one(formatCacheShare(share)), prio: 6 });
+  parts.push({ forms: one(`${keyLabel(s.km, "context.toggle")} context`, "statusAccent"), prio: 2 });
+  if (s.tasks) parts.push({ forms: one(inertLine(s.tasks.length > 60 ? s.tasks.slice(0, 59) + "…" : s.tasks)), prio: 6 });
+  if (info.api) parts.push({ forms: one(`api ${info.api.url}`), prio: 6 });
+
+  const SEP = 3;
+  // the form each shown part takes (index into its forms); absent: not shown
+  const chosen = new Map<Part, number>();
+  const used = (): number => {
+    let w = 1; // one column stays free at the end
+    let n = 0;
+    for (const [p, i] of chosen) {
+      w += lineWidth(p.forms[i]!);
+      n++;
+    }
+    return w + Math.max(0, n - 1) * SEP;
+  };
+  for (const p of parts) if (p.prio <= 2) chosen.set(p, 0);
+  const byImportance = parts.filter((p) => p.prio > 2).sort((a, b) => a.prio - b.prio);
+  // the important ones (up to the session id) first, each as short as it goes; then they grow;
+  // then the rest, each as long as fits
+  const core = byImportance.filter((p) => p.prio <= 5);
+  for (const p of core) {
+    const last = p.forms.length - 1;
+    if (used() + SEP + lineWidth(p.forms[last]!) <= cols) chosen.set(p, last);
   }
+  for (const p of core) {
+    const at = chosen.get(p);
+    if (at === undefined) continue;
+    for (let i = 0; i < at; i++) {
+      const grown = used() - lineWidth(p.forms[at]!) + lineWidth(p.forms[i]!);
+      if (grown <= cols) {
+        chosen.set(p, i);
+        break;
+      }
+    }
+  }
+  for (const p of byImportance.filter((q) => q.prio > 5)) {
+    const i = p.forms.findIndex((f) => used() + SEP + lineWidth(f) <= cols);
+    if (i !== -1) chosen.set(p, i);
+  }
+  const shown = parts.filter((p) => chosen.has(p)).map((p) => ({ line: p.forms[chosen.get(p)!]!, prio: p.prio }));
   // still too wide: the key problem sentence gives way (it is in the transcript in full)
   const problem = shown.find((p) => p.prio === 1);
-  if (problem && width(shown) > cols) {
-    const rest = width(shown) - lineWidth(problem.line);
+  const width = (): number => shown.reduce((a, p) => a + lineWidth(p.line), 0) + (shown.length - 1) * SEP;
+  if (problem && width() > cols) {
+    const rest = width() - lineWidth(problem.line);
     problem.line = truncate(problem.line, Math.max(8, cols - rest));
   }
+  const sep: Seg = { t: " · ", s: "status" };
   const out: Line = [];
   shown.forEach((p, i) => {
     if (i > 0) out.push(sep);
@@ -159,6 +255,8 @@ interface HintInput {
   focus: Focus;
   /** the prompt's text as typed */
   prompt: string;
+  /** the custom commands, completed and hinted as the built-ins are */
+  commands?: readonly CommandSpec[] | undefined;
   /** the transcript follows its bottom (nothing newer is hidden below) */
   following: boolean;
   km: Keymap;
@@ -170,12 +268,12 @@ export function hintLine(h: HintInput, cols: number): Line {
   const left: Line = [];
   if (h.attachments) {
     const n = h.attachments;
-    left.push({ t: `📎 ${n} image${n === 1 ? "" : "s"} `, s: "key" }, { t: "(/image clear) ", s: "dim" });
+    left.push({ t: `[${n} image${n === 1 ? "" : "s"}] `, s: "key" }, { t: "(/image clear) ", s: "dim" });
   }
   let right: Line;
   if (h.flash) right = [{ t: h.flash.text, s: h.flash.style }];
   else if (h.focus === "input" && h.prompt.startsWith("/") && !h.prompt.includes("\n")) {
-    const matches = matchingCommands(h.prompt);
+    const matches = matchingCommands(h.prompt, h.commands);
     if (matches.length === 0) right = [{ t: "no such command · /help lists them · //text sends a message starting with /", s: "warn" }];
     else {
       right = [];

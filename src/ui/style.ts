@@ -279,6 +279,22 @@ const LIGHT_16: Palette = {
   "hl.literal": { fg: 1, noBold: true },
 };
 
+// 8 and 16 colours on a background known to be dark (the config says so, or the terminal
+// answered): the code gets colours that read on black, cyan3 (10.6:1), green3 (9.7:1) and
+// yellow3 (12.3:1). Not while dark is only a guess: none of them reads on white.
+const DARK_16_KNOWN: Palette = {
+  ...DARK_16,
+  "hl.keyword": { fg: 6, bold: true },
+  "hl.string": { fg: 2 },
+  "hl.number": { fg: 3 },
+  "hl.function": { fg: 6 },
+  "hl.type": { fg: 2 },
+  "hl.literal": { fg: 3 },
+  "hl.attr": { fg: 3 },
+  "hl.tag": { fg: 6 },
+  "hl.regexp": { fg: 2 },
+};
+
 // Without colour the status bar still needs to stand out, and selection must stay visible.
 const MONO: Partial<Record<StyleName, StyleDef>> = {
   status: { inverse: true },
@@ -295,12 +311,13 @@ const MONO: Partial<Record<StyleName, StyleDef>> = {
   user: { bold: true },
 };
 
-/** the palette for a background and a terminal's number of colours */
-export function paletteFor(bg: Background, colors: number): Palette {
+/** the palette for a background and a terminal's number of colours; `guess`: the background
+ * is not known (dark is assumed), so the palette must read on light too */
+export function paletteFor(bg: Background, colors: number, guess = false): Palette {
   const deep = colors >= 256;
   switch (bg) {
     case "dark":
-      return deep ? DARK_256 : DARK_16;
+      return deep ? DARK_256 : guess ? DARK_16 : DARK_16_KNOWN;
     case "light":
       return deep ? LIGHT_256 : LIGHT_16;
     default:
@@ -348,7 +365,7 @@ export class Theme {
   }
 
   private update(): void {
-    this.palette = paletteFor(this.background, this.colors);
+    this.palette = paletteFor(this.background, this.colors, this.choice === "auto" && this.detected === undefined);
     this.cache.clear();
   }
 

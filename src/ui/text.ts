@@ -187,6 +187,8 @@ interface WrapOptions {
   hard?: boolean;
   /** break at spaces but keep every character, spaces included (exact text such as inspector pages) */
   preserve?: boolean;
+  /** rows after the first start under the line's own leading spaces (code keeps its indent) */
+  keepIndent?: boolean;
 }
 
 /**
@@ -196,10 +198,16 @@ interface WrapOptions {
  */
 export function wrapLine(line: Line, width: number, opts: WrapOptions = {}): Line[] {
   const w = Math.max(1, width);
-  const indent = opts.indent ?? [];
-  const indentW = lineWidth(indent);
   const us = units(line);
   if (us.length === 0) return [[]];
+  let indent = opts.indent ?? [];
+  if (opts.keepIndent) {
+    let lead = 0;
+    while (lead < us.length && us[lead]!.g === " ") lead++;
+    // an indent of half the width or more would leave too little room to be worth keeping
+    if (lead > 0 && lead < us.length && lead * 2 < w) indent = [...indent, { t: " ".repeat(lead) }];
+  }
+  const indentW = lineWidth(indent);
   const out: Line[] = [];
   let start = 0;
   let first = true;
@@ -219,6 +227,9 @@ export function wrapLine(line: Line, width: number, opts: WrapOptions = {}): Lin
     if (i < us.length) {
       if (i === start) end = start + 1; // a wide char on a 1-cell line: place it anyway
       else if (!opts.hard && lastBreak > start && us[i]!.g !== " ") end = lastBreak;
+      // kept exactly, a row must not start with the space that did not fit: the break goes
+      // at the space before it
+      else if (opts.preserve && us[i]!.g === " " && lastBreak > start) end = lastBreak;
     }
     const row = build(us, start, end);
     const soft = !opts.hard && !opts.preserve;

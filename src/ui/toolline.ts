@@ -164,7 +164,7 @@ export function toolCallLines(b: ToolUseBlock, call: ToolCallState, v: ToolCallV
     case "done": {
       body.push([{ t: call.isError ? "error:" : "output:", s: call.isError ? "err" : "dim" }]);
       const out = capText(inert(call.output).replace(/\n+$/, ""), MAX_EXPANDED_LINES);
-      if (out.text) body.push(...wrapText(out.text, w, call.isError ? "err" : undefined, { hard: true }));
+      if (out.text) body.push(...wrapText(out.text, w, call.isError ? "err" : undefined, { hard: true, keepIndent: true }));
       else body.push([{ t: "(no output)", s: "dim" }]);
       if (out.more) body.push([{ t: `… ${formatInt(out.more)} more lines (all of it is in the record: /export)`, s: "dim" }]);
       break;

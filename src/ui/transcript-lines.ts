@@ -12,7 +12,7 @@ import { inert } from "./inert.js";
 import { summaryHeading } from "../compaction/heading.js";
 import { renderMarkdown } from "./markdown.js";
 import type { Line, StyleName } from "./style.js";
-import { countLines, firstLines, formatBytes, formatInt, restyle, wrapLine, wrapText } from "./text.js";
+import { countLines, firstLines, formatBytes, formatInt, restyle, textWidth, wrapLine, wrapText } from "./text.js";
 import type { ToolCallState } from "./toolcall.js";
 import { formatToolLine, toolCallLines } from "./toolline.js";
 import type { Item } from "./transcript-item.js";
@@ -42,6 +42,8 @@ interface LayoutContext {
 /** user text longer than this many lines is folded to its first lines until expanded */
 const USER_FOLD_LINES = 12;
 const USER_FOLD_CHARS = 4000;
+/** a folded long prompt shows at most this many rows */
+const USER_FOLD_ROWS = 6;
 /** even expanded, one user message shows at most this many lines (a 2 MB paste is 40k lines) */
 const USER_MAX_LINES = 2000;
 const GUTTER = 2;
@@ -84,7 +86,7 @@ export function layOutItem(item: Item, width: number, ctx: LayoutContext): ItemL
       break;
     }
     case "notice": {
-      const [mark, style]: [string, StyleName] = body.level === "error" ? ["✗ ", "err"] : body.level === "warning" ? ["⚠ ", "warn"] : ["· ", "info"];
+      const [mark, style]: [string, StyleName] = body.level === "error" ? ["✗ ", "err"] : body.level === "warning" ? ["! ", "warn"] : ["· ", "info"];
       const text = wrapText(inert(body.text), Math.max(1, inner - 2), style);
       text.forEach((l, i) => lines.push([...pad, { t: i === 0 ? mark : "  ", s: style }, ...l]));
       break;
@@ -100,7 +102,7 @@ export function layOutItem(item: Item, width: number, ctx: LayoutContext): ItemL
       break;
     }
     case "lines":
-      for (const l of body.lines) lines.push(...wrapLine([...pad, ...l], width, { indent: pad }));
+      for (const l of body.lines) lines.push(...wrapLine([...pad, ...l], width, { indent: [...pad, ...hangUnder(l, width)] }));
       break;
     default:
       assertNever(body, "transcript item");
@@ -108,6 +110,52 @@ export function layOutItem(item: Item, width: number, ctx: LayoutContext): ItemL
   // a blank line separates items; empty items (tool results shown on their calls) take none
   if (lines.length) lines.unshift([]);
   return { lines, targets: targets.map((t) => ({ id: t.id, line: t.line + 1 })) };
+}
+
+/**
+ * Where a row of a table-like line (a label padded with two spaces or more, then its text, as
+ * /help and /api write them) goes on when it wraps: under the text, not under the label.
+ */
+function hangUnder(l: Line, width: number): Line {
+  const label = l[0];
+  if (l.length < 2 || !label || !/\S {2,}$/.test(label.t)) return [];
+  const w = textWidth(label.t);
+  return w * 2 < width ? [{ t: " ".repeat(w) }] : [];
+}
+
+/** an open long prompt's last line: what is still not shown, or how to fold it */
+function openLabel(text: string, nLines: number): string {
+  const more = Math.max(0, nLines - USER_MAX_LINES);
+  return more > 0 ? `▾ ${formatInt(more)} more lines not shown (${formatBytes(Buffer.byteLength(text))} in the record)` : "▾ fold";
+}
+
+/**
+ * A folded prompt's last line: the lines not shown and, where the rows shown end inside a line
+ * (one long line), the rest of that line's characters; never "0 more lines".
+ */
+function foldedLabel(text: string, rows: Line[]): string {
+  const size = formatBytes(Buffer.byteLength(text));
+  // where the rows shown end in the text: they hold its characters but for the blanks the wrap took
+  const kept = rows.reduce((n, r) => n + r.reduce((m, seg) => m + seg.t.replace(/\s+/g, "").length, 0), 0);
+  let seen = 0;
+  let at = 0;
+  while (at < text.length && seen < kept) {
+    const ch = String.fromCodePoint(text.codePointAt(at) ?? 0);
+    at += ch.length;
+    if (!/\s/.test(ch)) seen++;
+  }
+  // the blanks and the break right after the last shown character belong to it
+  while (at < text.length && /[^\S\n]/.test(text[at]!)) at++;
+  if (text[at] === "\n") at++;
+  const rest = text.slice(at);
+  const midLine = at > 0 && text[at - 1] !== "\n" && rest.length > 0;
+  const newlines = (rest.match(/\n/g) ?? []).length;
+  const lines = rest.length === 0 ? 0 : midLine ? newlines : countLines(rest);
+  const lineWords = lines > 0 ? `${formatInt(lines)} more line${lines === 1 ? "" : "s"}` : "";
+  if (!midLine) return `▸ … ${lineWords || "more"} (${size})`;
+  const lineRest = newlines > 0 ? rest.indexOf("\n") : rest.length;
+  const chars = `${formatInt([...rest.slice(0, lineRest)].length)} more characters on the line`;
+  return `▸ … ${chars}${lineWords ? ` and ${lineWords}` : ""} (${size})`;
 }
 
 function layOutUser(item: Item, msg: StoredMessage, inner: number, lines: Line[], targets: Target[], ctx: LayoutContext): void {
@@ -122,22 +170,19 @@ function layOutUser(item: Item, msg: StoredMessage, inner: number, lines: Line[]
         const open = long && ctx.expanded.has(id);
         // only the part that can be shown is wrapped: a 2 MB paste must not cost 40k lines
         const shown = long ? firstLines(text, open ? USER_MAX_LINES : 6, open ? USER_MAX_LINES * 200 : 1200) : text;
-        const wrapped = wrapText(shown, inner, "user");
+        let wrapped = wrapText(shown, inner, "user");
         if (long) {
+          // folded, it is as many rows as six short lines would be, however long its lines are
+          if (!open && wrapped.length > USER_FOLD_ROWS) wrapped = wrapped.slice(0, USER_FOLD_ROWS);
           targets.push({ id, line: body.length + wrapped.length });
-          const more = open ? Math.max(0, nLines - USER_MAX_LINES) : nLines - countLines(shown);
-          const label = open
-            ? more > 0
-              ? `▾ ${formatInt(more)} more lines not shown (${formatBytes(Buffer.byteLength(text))} in the record)`
-              : "▾ fold"
-            : `▸ … ${formatInt(Math.max(0, more))} more lines (${formatBytes(Buffer.byteLength(text))})`;
+          const label = open ? openLabel(text, nLines) : foldedLabel(text, wrapped);
           wrapped.push([{ t: label, s: "dim" }]);
         }
         body.push(...wrapped);
         break;
       }
       case "image":
-        body.push([{ t: `📎 ${imageLabel(b)}`, s: "dim" }]);
+        body.push([{ t: `[image] ${imageLabel(b)}`, s: "dim" }]);
         break;
       case "tool_result":
       case "tool_use":
@@ -212,7 +257,7 @@ function layOutAssistant(
       }
       case "image":
         gap();
-        push([[{ t: `📎 ${imageLabel(b)}`, s: "dim" }]]);
+        push([[{ t: `[image] ${imageLabel(b)}`, s: "dim" }]]);
         break;
       case "tool_result":
         break;
@@ -220,8 +265,8 @@ function layOutAssistant(
         assertNever(b, "block");
     }
   });
-  if (interrupted && item.body.kind !== "live") push([[{ t: "⏹ interrupted", s: "dim" }]]);
-  else if (interrupted && item.body.kind === "live") push([[{ t: "⏹ not saved: the turn ended before this was stored", s: "dim" }]]);
+  if (interrupted && item.body.kind !== "live") push([[{ t: "[interrupted]", s: "dim" }]]);
+  else if (interrupted && item.body.kind === "live") push([[{ t: "[not saved: the turn ended before this was stored]", s: "dim" }]]);
 }
 
 function imageLabel(b: { mediaType: string; bytes: number; width?: number; height?: number }): string {

@@ -88,7 +88,7 @@ describe("type-ahead never answers a permission box", () => {
         { text: "Understood, not running it. FIRST-TURN-END" },
         { text: "Here is the summary you asked for. SECOND-TURN-END" },
       );
-      const s = tui(["--permission", "ask"]);
+      const s = tui(["--permission", "ask", "--sandbox", "off"]);
       await ready(s);
       await ask(s, "check the build");
       await s.waitFor("Esc interrupts", WAIT);
@@ -141,7 +141,7 @@ describe("focus", () => {
         { toolCalls: [{ name: "bash", input: { command: "echo focus-check" } }] },
         { text: "Second answer TWO." },
       );
-      const s = tui(["--permission", "ask"], { cols: 120, rows: 30 });
+      const s = tui(["--permission", "ask", "--sandbox", "off"], { cols: 120, rows: 30 });
       await ready(s);
       s.send(KEYS.ctrl("o"));
       await s.waitFor("pending:", WAIT);

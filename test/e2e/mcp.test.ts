@@ -86,7 +86,7 @@ describe("MCP in the screen", () => {
     // not "filesystem runs: npx -y @modelcontextprotocol/server-filesystem ." (the title and its text removed)
     await s.waitFor('command: "\\u001b]0;./\\u0007npx"', WAIT);
     await s.waitFor('env "NODE_OPTIONS": "--require evil.cjs"', WAIT);
-    await s.waitFor("⚠ env NODE_OPTIONS loads code", WAIT);
+    await s.waitFor("! env NODE_OPTIONS loads code", WAIT);
     await s.waitFor(`cwd: the workspace, ${e2e.home.workspace}`, WAIT);
     expect(s.rawOutput()).not.toContain("\x1b]0;.");
     expect(await quit(s)).toBe(0);

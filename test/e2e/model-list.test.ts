@@ -35,7 +35,8 @@ afterEach(async () => {
 function tui(): PtySession {
   const s = spawnPty(process.execPath, [CLI, "--provider", "openai", "--model", "llama3.2:3b", "--base-url", fake.openaiBase], {
     cols: 110,
-    rows: 34,
+    // tall enough for the whole list: the catalog offers every current model of both SDKs
+    rows: 90,
     cwd: home.workspace,
     env: { ...home.env, TERM: "xterm-256color" },
   });

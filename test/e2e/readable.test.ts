@@ -164,7 +164,7 @@ describe("small windows", () => {
 
   it("at 40 columns the permission box shows every choice", async () => {
     fake.script({ toolCalls: [{ name: "bash", input: { command: "echo hi" } }] }, { text: "ok" });
-    const s = tui({ cols: 40, rows: 20, args: ["--permission", "ask"] });
+    const s = tui({ cols: 40, rows: 20, args: ["--permission", "ask", "--sandbox", "off"] });
     await s.waitFor("Type a request", 20_000);
     await ask(s, "run it");
     await s.waitFor("Permission needed");

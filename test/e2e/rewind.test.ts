@@ -178,7 +178,7 @@ describe("/rewind in the screen", () => {
     s.send(KEYS.enter);
     await s.waitFor("Words before the stop.", WAIT);
     s.send(KEYS.escape);
-    await s.waitFor("⏹ interrupted", WAIT);
+    await s.waitFor("[interrupted]", WAIT);
     await s.waitFor(/ idle /, WAIT);
     expect(s.screenText()).not.toContain("Rewind to before which prompt?");
     // two presses (sent together, the terminal's bytes would read as Alt-Esc)

@@ -114,7 +114,7 @@ describe("with --api the screen says where the API is", () => {
     const screen = s.screenText();
     expect(screen).toContain(`address  ${url}`);
     expect(screen).toContain(`token    ${tokenFile}`);
-    const session = /curl -s -H .*\/sessions\/([A-Za-z0-9_-]+)\/context/.exec(screen)?.[1];
+    const session = /curl -H .*\/sessions\/([A-Za-z0-9_-]+)\/context/.exec(screen)?.[1];
     expect(session, "the example names this session").toBeDefined();
     // every route the screen lists answers, filled in as it says
     for (const r of API_ROUTES) {

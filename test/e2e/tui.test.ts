@@ -174,7 +174,7 @@ describe("the terminal interface", () => {
       { toolCalls: [{ name: "bash", input: { command: "echo never-runs-456" } }] },
       { text: "Both done." },
     );
-    const s = tui(["--permission", "ask"]);
+    const s = tui(["--permission", "ask", "--sandbox", "off"]);
     await ready(s);
     await ask(s, "run two commands");
     await s.waitFor("Permission needed");
@@ -205,7 +205,7 @@ describe("the terminal interface", () => {
     expect(lastRow(s)).toContain("streaming");
     s.send(KEYS.escape);
     await s.waitFor("Interrupted");
-    await s.waitFor("⏹ interrupted");
+    await s.waitFor("[interrupted]");
     await s.waitFor(/ idle /);
     expect(s.screenText()).toContain("Partial words that arrived before the stop.");
     expect(await quit(s)).toBe(0);

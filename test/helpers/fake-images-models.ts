@@ -77,10 +77,59 @@ export function anthropicImageRefusal(body: unknown): string | undefined {
   return undefined;
 }
 
+/** The fields of Anthropic's ModelInfo (the SDK's resources/models.d.ts) beyond id and name. */
+export interface AnthropicModelFacts {
+  max_input_tokens: number | null;
+  max_tokens: number | null;
+  capabilities: unknown;
+  lifecycle: "active" | "deprecated" | "retired";
+}
+
+const yes = { supported: true };
+const no = { supported: false };
+
+/** A whole ModelInfo entry in Anthropic's shape: every capability key present, as the API
+ * sends them ("Keys are always present for all known capabilities"). */
+export function anthropicModel(o: {
+  id: string;
+  display_name?: string;
+  max_input_tokens: number;
+  max_tokens: number;
+  thinking: { adaptive: boolean; enabled: boolean };
+  images: boolean;
+  lifecycle?: "active" | "deprecated" | "retired";
+}): { id: string; display_name?: string } & AnthropicModelFacts {
+  const s = (b: boolean) => (b ? yes : no);
+  return {
+    id: o.id,
+    ...(o.display_name ? { display_name: o.display_name } : {}),
+    max_input_tokens: o.max_input_tokens,
+    max_tokens: o.max_tokens,
+    lifecycle: o.lifecycle ?? "active",
+    capabilities: {
+      batch: yes,
+      citations: yes,
+      code_execution: no,
+      context_management: { supported: false, clear_thinking_20251015: null, clear_tool_uses_20250919: null, compact_20260112: null },
+      effort: { supported: o.thinking.adaptive, low: s(o.thinking.adaptive), medium: s(o.thinking.adaptive), high: s(o.thinking.adaptive), max: no, xhigh: null },
+      image_input: s(o.images),
+      pdf_input: no,
+      server_tools: { supported: false, code_execution: no, web_search: no },
+      structured_outputs: yes,
+      thinking: {
+        supported: o.thinking.adaptive || o.thinking.enabled,
+        types: { adaptive: s(o.thinking.adaptive), enabled: s(o.thinking.enabled), disabled: yes, between_tools: no },
+      },
+    },
+  };
+}
+
 /** What GET /v1/models answers; a test may change it while the fake runs. */
 export interface ServedModels {
-  /** Anthropic's list (absent: the route answers 404, as a server without it would) */
-  anthropic?: Array<{ id: string; display_name?: string }>;
+  /** Anthropic's list (absent: the route answers 404, as a server without it would); each
+   * entry's other fields are served as given (max_input_tokens, max_tokens, capabilities,
+   * lifecycle: see anthropicModel for the whole shape) */
+  anthropic?: Array<{ id: string; display_name?: string } & Partial<AnthropicModelFacts>>;
   /** OpenAI-shaped list, by id (absent: 404) */
   openai?: string[];
   /** answer with this status and an error body instead */
@@ -148,12 +197,42 @@ export function serveModels(req: http.IncomingMessage, res: http.ServerResponse,
   if (anthropic) {
     const data = (list as NonNullable<ServedModels["anthropic"]>).map((m) => ({
       type: "model",
-      id: m.id,
-      display_name: m.display_name ?? m.id,
       created_at: "2025-09-29T00:00:00Z",
+      deprecated_at: null,
+      retires_at: null,
+      line: null,
+      max_input_tokens: null,
+      max_tokens: null,
+      capabilities: null,
+      lifecycle: "active",
+      ...m,
+      display_name: m.display_name ?? m.id,
     }));
     return send(200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
   }
   const data = (list as string[]).map((id) => ({ id, object: "model", created: 1_700_000_000, owned_by: "fake" }));
   return send(200, { object: "list", data });
+}
+
+/**
+ * What the real API refuses by a served model's own figures: a max_tokens above its
+ * max_tokens, a thinking type its capabilities say it does not take. Models the fake does not
+ * list (or lists without those fields) pass, as before.
+ */
+export function servedModelRefusal(body: unknown, served: ServedModels | undefined): string | undefined {
+  if (!isObj(body) || typeof body["model"] !== "string") return undefined;
+  const m = served?.anthropic?.find((x) => x.id === body["model"]);
+  if (!m) return undefined;
+  const max = body["max_tokens"];
+  if (typeof m.max_tokens === "number" && typeof max === "number" && max > m.max_tokens) {
+    return `max_tokens: ${max} > ${m.max_tokens}, which is the maximum allowed number of output tokens for ${m.id}`;
+  }
+  const thinking = body["thinking"];
+  const type = isObj(thinking) ? thinking["type"] : undefined;
+  const caps = isObj(m.capabilities) ? m.capabilities : undefined;
+  const types = caps && isObj(caps["thinking"]) && isObj(caps["thinking"]["types"]) ? caps["thinking"]["types"] : undefined;
+  if (typeof type === "string" && types && isObj(types[type]) && types[type]["supported"] === false) {
+    return `thinking.type: '${type}' is not supported on ${m.id}`;
+  }
+  return undefined;
 }

@@ -14,11 +14,12 @@ import fs from "node:fs";
 import path from "node:path";
 import type { AddressInfo, Socket } from "node:net";
 import { pathToFileURL } from "node:url";
-import { anthropicImageRefusal, serveModels, type ServedModels } from "./fake-images-models.js";
+import { anthropicImageRefusal, serveModels, servedModelRefusal, type ServedModels } from "./fake-images-models.js";
 import { anthropicThinkingRefusal } from "./fake-thinking.js";
 import { FakeCache, type AnthropicCacheUsage, type OpenAICacheUsage } from "./fake-cache.js";
 import { localFrames, localRefusal, type LocalOptions, type LocalServer } from "./fake-local-servers.js";
 import { serveResponses, type ResponsesFakeOptions } from "./fake-responses.js";
+import { illFormedAt, imageRefusal, surrogateRefusal } from "./fake-strict-body.js";
 
 export type Shape = "anthropic" | "openai";
 
@@ -34,6 +35,9 @@ export interface TextStep {
   usage?: { input: number; output: number };
   /** OpenAI shape: which field carries reasoning (servers disagree); default reasoning_content */
   reasoningField?: "reasoning_content" | "reasoning" | "reasoning_text";
+  /** why the answer ends, in the endpoint's own word: Anthropic's stop_reason, Chat's
+   * finish_reason, or the Responses API's incomplete reason (then the response is incomplete) */
+  stop?: string;
 }
 
 export interface ToolStep {
@@ -47,6 +51,8 @@ export interface ToolStep {
   delayMs?: number;
   usage?: { input: number; output: number };
   reasoningField?: "reasoning_content" | "reasoning" | "reasoning_text";
+  /** as TextStep's */
+  stop?: string;
   /** OpenAI shape: "streamed" (real OpenAI), "whole" (one chunk per call), "repeat_ids"
    * (id and name on every fragment, as some compatible servers do) */
   toolCallStyle?: "streamed" | "whole" | "repeat_ids";
@@ -132,6 +138,8 @@ export interface FakeProvider {
   openaiBase: string;
   key: string | undefined;
   requests: RecordedRequest[];
+  /** every POST /v1/messages/count_tokens, apart from the Messages requests */
+  counts: RecordedRequest[];
   /** one entry per fault step rendered, filled in as it is sent */
   faults: FaultRecord[];
   rejections(): string[];
@@ -220,6 +228,7 @@ const DEFAULT_FAULT_TEXT = "This is the partial answer that was streaming when t
 export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakeProvider> {
   const key = opts.key;
   const requests: RecordedRequest[] = [];
+  const counts: RecordedRequest[] = [];
   const faults: FaultRecord[] = [];
   const queue: Step[] = [];
   let lastScript: Step[] = [];
@@ -248,10 +257,37 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     return true;
   }
 
+  /** A lone surrogate or an undecodable image, refused as the real APIs refuse them. */
+  function strictRefused(rec: RecordedRequest, res: http.ServerResponse, shape: Shape | "responses"): boolean {
+    const at = illFormedAt(rec.body);
+    const r = at !== undefined ? surrogateRefusal(shape, at) : imageRefusal(shape, rec.body);
+    if (!r) return false;
+    rec.rejected = r.message;
+    sendJson(res, r.status, r.body);
+    return true;
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     opts.onRequest?.(req);
     const url = new URL(req.url ?? "/", "http://fake");
     if (req.method === "GET" && url.pathname === "/v1/models") return serveModels(req, res, opts.models, key);
+    if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") {
+      const raw = await readBody(req);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        parsed = undefined;
+      }
+      const rec: RecordedRequest = { shape: "anthropic", headers: { ...req.headers }, body: parsed, rawBody: raw };
+      counts.push(rec);
+      const refused = validateCount(req.headers, parsed, key);
+      if (refused) {
+        rec.rejected = refused.message;
+        return sendJson(res, refused.status, errorBody("anthropic", refused));
+      }
+      return sendJson(res, 200, { input_tokens: fakeCountTokens(parsed) });
+    }
     const shape: Shape | undefined =
       req.method === "POST" && url.pathname === "/v1/messages"
         ? "anthropic"
@@ -269,6 +305,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
       const rec: RecordedRequest = { shape: "responses", headers: { ...req.headers }, body: parsed, rawBody };
       requests.push(rec);
       if (opts.onBody) res.on("close", () => opts.onBody?.(rec));
+      if (strictRefused(rec, res, "responses")) return;
       if (tooLong(rec, res, "responses")) return;
       const next = (): Step => {
         if (queue.length === 0 && opts.repeat && lastScript.length > 0) queue.push(...lastScript);
@@ -291,8 +328,12 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     const rec: RecordedRequest = { shape, headers: { ...req.headers }, body, rawBody };
     requests.push(rec);
     if (opts.onBody) res.on("close", () => opts.onBody?.(rec));
+    if (strictRefused(rec, res, shape)) return;
+    const byModel = shape === "anthropic" ? servedModelRefusal(body, opts.models) : undefined;
     const rejection =
-      shape === "anthropic" ? validateAnthropic(req.headers, body, key) : validateOpenAI(req.headers, body, key);
+      shape === "anthropic"
+        ? (validateAnthropic(req.headers, body, key) ?? (byModel ? { status: 400, type: "invalid_request_error", message: byModel } : undefined))
+        : validateOpenAI(req.headers, body, key);
     if (rejection) {
       rec.rejected = rejection.message;
       sendJson(res, rejection.status, errorBody(shape, rejection));
@@ -340,6 +381,7 @@ export async function startFakeProvider(opts: FakeOptions = {}): Promise<FakePro
     openaiBase: `${url}/v1`,
     key,
     requests,
+    counts,
     faults,
     rejections: () => requests.filter((r) => r.rejected !== undefined).map((r) => r.rejected as string),
     cache: opts.cache,
@@ -388,8 +430,37 @@ const header = (h: http.IncomingHttpHeaders, name: string): string | undefined =
   return Array.isArray(v) ? v[0] : v;
 };
 
+/** The one API version albedo-tui speaks, and the fake takes (docs/providers.md, API version). */
+export const ANTHROPIC_API_VERSION = "2023-06-01";
+
 function invalid(message: string): Rejection {
   return { status: 400, type: "invalid_request_error", message };
+}
+
+/**
+ * The fake's own exact count (count_tokens): 3 for the request, then one per word (a run of
+ * non-space characters) of every string in system, messages and tools, and one per message
+ * and per tool. Not the real tokenizer: a rule of its own, so a test can tell its figures
+ * from any estimate.
+ */
+export function fakeCountTokens(body: unknown): number {
+  if (!isObj(body)) return 0;
+  const words = (v: unknown): number => {
+    if (typeof v === "string") return v.split(/\s+/).filter(Boolean).length;
+    if (Array.isArray(v)) return v.reduce((n: number, x) => n + words(x), 0);
+    if (isObj(v)) return Object.entries(v).reduce((n, [k, x]) => n + (k === "type" ? 0 : words(x)), 0);
+    return 0;
+  };
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  return 3 + words(body["system"]) + words(body["messages"]) + list(body["messages"]).length + words(body["tools"]) + list(body["tools"]).length;
+}
+
+/** count_tokens takes what Messages takes, less max_tokens and stream (it refuses them). */
+function validateCount(h: http.IncomingHttpHeaders, body: unknown, key: string | undefined): Rejection | undefined {
+  if (!isObj(body)) return invalid("There was an error parsing the body of your request: it is not a JSON object");
+  for (const k of ["max_tokens", "stream", "metadata", "stop_sequences"]) if (k in body) return invalid(`${k}: Extra inputs are not permitted`);
+  // the rest as a Messages request would be checked, with the fields it needs filled in
+  return validateAnthropic(h, { ...body, max_tokens: 1 }, key);
 }
 
 function validateAnthropic(h: http.IncomingHttpHeaders, body: unknown, key: string | undefined): Rejection | undefined {
@@ -398,7 +469,8 @@ function validateAnthropic(h: http.IncomingHttpHeaders, body: unknown, key: stri
   if (key !== undefined && apiKey !== key) return { status: 401, type: "authentication_error", message: "invalid x-api-key" };
   const version = header(h, "anthropic-version");
   if (!version) return invalid("anthropic-version: header is required");
-  if (version !== "2023-06-01" && version !== "2023-01-01") return invalid(`anthropic-version: unknown version '${version}'`);
+  // albedo-tui sends 2023-06-01 (docs/providers.md, API version); the fake holds it to that
+  if (version !== ANTHROPIC_API_VERSION) return invalid(`anthropic-version: expected '${ANTHROPIC_API_VERSION}' (docs/providers.md, API version), got '${version}'`);
   if (!isObj(body)) return invalid("There was an error parsing the body of your request: it is not a JSON object");
 
   if (typeof body["model"] !== "string" || body["model"] === "") return invalid("model: Field required");
@@ -1234,7 +1306,7 @@ function anthropicFrames(ctx: RenderCtx, step: TextStep | ToolStep): string[] {
   frames.push(
     sse("message_delta", {
       type: "message_delta",
-      delta: { stop_reason: calls.length > 0 ? "tool_use" : "end_turn", stop_sequence: null },
+      delta: { stop_reason: step.stop ?? (calls.length > 0 ? "tool_use" : "end_turn"), stop_sequence: null },
       usage: { output_tokens: usage.output },
     }),
   );
@@ -1287,7 +1359,7 @@ function openaiFrames(ctx: RenderCtx, step: TextStep | ToolStep): string[] {
       }
     }
   }
-  frames.push(chunk({}, calls.length > 0 ? "tool_calls" : "stop"));
+  frames.push(chunk({}, step.stop ?? (calls.length > 0 ? "tool_calls" : "stop")));
   const so = ctx.body["stream_options"];
   if (isObj(so) && so["include_usage"] === true) {
     const u = usageOf(ctx, step);

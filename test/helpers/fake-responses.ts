@@ -20,6 +20,13 @@ export interface ResponsesFakeOptions {
   unknownParams?: string[];
   /** models beyond the fake's own list that refuse a reasoning setting (ones the catalog does not know) */
   nonReasoningModels?: string[];
+  /** message items carry a phase, as gpt-5.3-codex and later send it: `commentary` on text
+   * that comes with calls, `final_answer` on the last; a request that resends an assistant
+   * message of a function-call round without it is recorded in `phaseDropped` */
+  phases?: boolean;
+  /** input item indexes of live-round assistant messages (those a function_call follows)
+   * that came back without their phase, filled in while `phases` is on */
+  phaseDropped?: number[];
 }
 
 export interface ResponsesServe {
@@ -242,6 +249,13 @@ function checkMessage(it: Obj, at: string): Rejection | undefined {
   if (!["user", "assistant", "system", "developer"].includes(String(role))) {
     return bad(`Invalid value: '${String(role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`, `${at}.role`, "invalid_value");
   }
+  const phase = it["phase"];
+  if (phase !== undefined && phase !== null) {
+    if (phase !== "commentary" && phase !== "final_answer") {
+      return bad(`Invalid value: '${String(phase)}'. Supported values are: 'commentary' and 'final_answer'.`, `${at}.phase`, "invalid_value");
+    }
+    if (role !== "assistant") return bad(`Invalid '${at}.phase': phase is only supported on assistant messages.`, `${at}.phase`, "invalid_value");
+  }
   const content = it["content"];
   if (typeof content === "string") return undefined;
   if (!Array.isArray(content)) return bad(`Missing required parameter: '${at}.content'.`, `${at}.content`, "missing_required_parameter");
@@ -256,6 +270,10 @@ function checkMessage(it: Obj, at: string): Rejection | undefined {
       return bad(`Missing required parameter: '${pat}.text'.`, `${pat}.text`, "missing_required_parameter");
     }
     if (p["type"] === "input_image") {
+      const d = p["detail"];
+      if (d !== undefined && !["low", "high", "auto", "original"].includes(String(d))) {
+        return bad(`Invalid value: '${String(d)}'. Supported values are: 'low', 'high', 'auto', and 'original'.`, `${pat}.detail`, "invalid_value");
+      }
       const u = p["image_url"];
       if (typeof u !== "string" || (!/^https?:\/\//.test(u) && !/^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/.test(u))) {
         return bad(`Invalid '${pat}.image_url'. Expected a base64-encoded data URL with an image MIME type.`, `${pat}.image_url`, "invalid_value");
@@ -275,6 +293,15 @@ export async function serveResponses(s: ResponsesServe): Promise<void> {
     return;
   }
   const body = s.rec.body as Obj;
+  if (s.options?.phases) {
+    const input = Array.isArray(body["input"]) ? (body["input"] as unknown[]) : [];
+    input.forEach((it, i) => {
+      const next = input[i + 1];
+      if (isObj(it) && it["role"] === "assistant" && isObj(next) && next["type"] === "function_call" && it["phase"] === undefined) {
+        (s.options!.phaseDropped ??= []).push(i);
+      }
+    });
+  }
   if (body["stream"] !== true) {
     json(s.res, 400, { error: { message: "the fake provider implements only stream: true", type: "invalid_request_error", param: "stream", code: null } });
     return;
@@ -366,7 +393,8 @@ class Frames {
       const follows: Sealed["follows"] = text !== "" || calls.length === 0 ? { type: "message" } : { type: "function_call", call_id: calls[0]!.callId };
       out.push(...this.reasoning(output.length, step.reasoning, follows, per, output, step.opaqueBytes));
     }
-    if (text !== "" || calls.length === 0) out.push(...this.message(output.length, text, per, output));
+    const phase = this.s.options?.phases ? (calls.length > 0 ? "commentary" : "final_answer") : undefined;
+    if (text !== "" || calls.length === 0) out.push(...this.message(output.length, text, per, output, phase));
     for (const c of calls) out.push(...this.call(output.length, c.callId, c.name, c.rawArguments ?? JSON.stringify(c.input ?? {}), output));
     const u = step.usage ?? { input: Math.ceil(JSON.stringify(this.body).length / 4), output: Math.max(1, text.split(/\s+/).filter(Boolean).length + 10 * calls.length) };
     // input_tokens counts the cached part too, as OpenAI reports it
@@ -378,7 +406,9 @@ class Frames {
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: input + u.output,
     };
-    out.push(this.event("response.completed", { response: this.response("completed", output, { usage }) }));
+    if (step.stop !== undefined) {
+      out.push(this.event("response.incomplete", { response: this.response("incomplete", output, { usage, incomplete_details: { reason: step.stop } }) }));
+    } else out.push(this.event("response.completed", { response: this.response("completed", output, { usage }) }));
     return out;
   }
 
@@ -399,15 +429,16 @@ class Frames {
     return out;
   }
 
-  message(index: number, text: string, per: number | undefined, output: Obj[]): string[] {
+  message(index: number, text: string, per: number | undefined, output: Obj[], phase?: string): string[] {
     const id = `msg_fake_${this.s.nextId()}`;
-    const out = [this.event("response.output_item.added", { output_index: index, item: { id, type: "message", status: "in_progress", role: "assistant", content: [] } })];
+    const ph = phase ? { phase } : {};
+    const out = [this.event("response.output_item.added", { output_index: index, item: { id, type: "message", status: "in_progress", role: "assistant", content: [], ...ph } })];
     out.push(this.event("response.content_part.added", { item_id: id, output_index: index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }));
     for (const p of pieces(text, per)) out.push(this.event("response.output_text.delta", { item_id: id, output_index: index, content_index: 0, delta: p, logprobs: [] }));
     out.push(this.event("response.output_text.done", { item_id: id, output_index: index, content_index: 0, text, logprobs: [] }));
     const part = { type: "output_text", text, annotations: [] };
     out.push(this.event("response.content_part.done", { item_id: id, output_index: index, content_index: 0, part }));
-    const item = { id, type: "message", status: "completed", role: "assistant", content: [part] };
+    const item = { id, type: "message", status: "completed", role: "assistant", content: [part], ...ph };
     out.push(this.event("response.output_item.done", { output_index: index, item }));
     output.push(item);
     return out;

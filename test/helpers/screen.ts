@@ -164,13 +164,18 @@ export class ScriptedController implements Omit<Controller, "events"> {
       baseUrl: "http://127.0.0.1:1",
       contextWindow: 200_000,
       vision: true,
-      permission: "ask",
+      permission: this.mode,
       compaction: "none",
       reasoning: "off",
       workspace: SESSION.workspace,
       dbPath: "/nowhere/history.sqlite",
       ...this.infoOver,
     };
+  }
+  private mode: AppInfo["permission"] = "ask";
+  setPermission(mode: AppInfo["permission"]): void {
+    this.mode = mode;
+    this.emit({ type: "info" });
   }
   session(): Session {
     return SESSION;

@@ -60,7 +60,7 @@ describe("/model chooses the provider from the catalog", () => {
 
   it("a model the catalog does not know stays with the current provider (local servers name their own); a gateway id too", async () => {
     const { app } = await makeApp(fake, { provider: "openai" });
-    expect(await app.setModel("llama3.2:3b")).toMatch(/^Model: openai:llama3\.2:3b \(context window unknown, not in the catalog\)\.$/);
+    expect(await app.setModel("llama3.2:3b")).toMatch(/^Model: openai:llama3\.2:3b \(context window unknown; unknown to the provider's model list and the catalog, assumed: no window \(automatic compaction off\), at most 8,192 output tokens, no images\)\.$/);
     expect(await app.setModel("anthropic/claude-sonnet-4.5")).toMatch(/^Model: openai:anthropic\/claude-sonnet-4\.5 /);
     expect(app.info().provider).toBe("openai");
     await app.close();

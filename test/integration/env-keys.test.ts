@@ -28,7 +28,8 @@ async function home(): Promise<Home> {
   return h;
 }
 
-const args = (): string[] => ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase, "--permission", "auto"];
+// the unsandboxed path: a sandboxed command cannot see the agent at all (test/integration/sandbox.test.ts)
+const args = (): string[] => ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase, "--permission", "auto", "--sandbox", "off"];
 
 describe("provider keys leave the environment at start", () => {
   it.runIf(process.platform === "linux")(

@@ -232,7 +232,7 @@ describe("headless -p", () => {
 describe("headless images and reasoning", () => {
   // a 3×2 PNG
   const PNG = Buffer.from(
-    "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAEUlEQVR4nGP8z8Dwn4GBgYEJAA0EAQHcJ4Z2AAAAAElFTkSuQmCC",
+    "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAIklEQVR4AWNkYGD4z8jOy8DIzsvAwiyqzsDIzsvAyM7LAAAceQGYlkTQgAAAAABJRU5ErkJggg==",
     "base64",
   );
 

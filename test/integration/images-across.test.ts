@@ -7,6 +7,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { request } from "undici";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
+import { paddedPng } from "../helpers/images.js";
 import { makeApp, TEST_KEY } from "../helpers/app.js";
 
 let fake: FakeProvider;
@@ -17,17 +18,14 @@ afterAll(() => fake.close());
 
 // a 3×2 PNG; image-size (ours and the fake's) reads only its header
 const PNG = Buffer.from(
-  "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAEUlEQVR4nGP8z8Dwn4GBgYEJAA0EAQHcJ4Z2AAAAAElFTkSuQmCC",
+  "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAIklEQVR4AWNkYGD4z8jOy8DIzsvAwiyqzsDIzsvAyM7LAAAceQGYlkTQgAAAAABJRU5ErkJggg==",
   "base64",
 );
 
-/** A PNG of `bytes` bytes (the header, padded) whose header says `width`×`height`. */
+/** A whole PNG of `bytes` bytes (padded by a chunk decoders skip) that is `width`×`height`:
+ * the client and the fake decode every image, so a header alone no longer passes. */
 function png(bytes: number, width = 3, height = 2): Buffer {
-  const b = Buffer.alloc(Math.max(bytes, PNG.length));
-  PNG.copy(b);
-  b.writeUInt32BE(width, 16);
-  b.writeUInt32BE(height, 20);
-  return b;
+  return paddedPng(bytes, width, height);
 }
 
 const both = () => ({ credentials: { keys: { anthropic: TEST_KEY, openai: TEST_KEY }, baseUrls: { anthropic: fake.anthropicBase, openai: fake.openaiBase } } });
@@ -60,14 +58,14 @@ describe("images across providers", () => {
     const big = await send(png(8 * 1_048_576).toString("base64"));
     expect(big.status).toBe(400);
     expect(big.body.error.message).toBe("messages.0.content.1.image.source.base64: image exceeds 5 MB maximum: 11184812 bytes > 5242880 bytes");
-    const wide = await send(png(2000, 9000, 300).toString("base64"));
+    const wide = await send(png(20000, 9000, 300).toString("base64"));
     expect(wide.body.error.message).toBe("messages.0.content.1.image.source.base64.data: At least one of the image dimensions exceed max allowed size: 8000 pixels");
   });
 
   it("OpenAI → Anthropic: images Anthropic cannot take cross as the marker, and the next request is accepted", async () => {
     const { app, workspace } = await makeApp(fake, { provider: "openai", ...both() });
     await fs.writeFile(path.join(workspace, "big.png"), png(8 * 1_048_576));
-    await fs.writeFile(path.join(workspace, "wide.png"), png(4000, 9000, 300));
+    await fs.writeFile(path.join(workspace, "wide.png"), png(20000, 9000, 300));
     await fs.writeFile(path.join(workspace, "fine.png"), png(4000, 600, 400));
     fake.script({ text: "seen" }, { text: "still here" });
     const from = fake.requests.length;
@@ -86,7 +84,7 @@ describe("images across providers", () => {
     expect(fake.rejections()).toHaveLength(refusedBefore);
     const text = sent.rawBody;
     expect(text).toContain("[Image not seen: larger than this provider accepts (image/png, 8388608 bytes, 3×2; 10.7 MB as base64; anthropic takes up to 5 MB).]");
-    expect(text).toContain("[Image not seen: larger than this provider accepts (image/png, 4000 bytes, 9000×300; anthropic takes up to 8000 px a side).]");
+    expect(text).toContain("[Image not seen: larger than this provider accepts (image/png, 20000 bytes, 9000×300; anthropic takes up to 8000 px a side).]");
     // the one Anthropic takes still goes as an image
     expect(text.match(/"type":"image"/g)).toHaveLength(1);
     // the inspector shows what was sent: the markers in place of the two images
@@ -140,7 +138,7 @@ describe("images across providers", () => {
 
   it("refuses at /image what the current provider cannot take, by name", async () => {
     const { app, workspace } = await makeApp(fake, { provider: "anthropic", ...both() });
-    await fs.writeFile(path.join(workspace, "wide.png"), png(4000, 9000, 300));
+    await fs.writeFile(path.join(workspace, "wide.png"), png(20000, 9000, 300));
     await expect(app.loadImage("wide.png")).rejects.toThrow(
       "wide.png is larger than this provider accepts (image/png, 9000×300 px; anthropic takes up to 8000 px a side). Resize it and attach it again.",
     );

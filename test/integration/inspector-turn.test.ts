@@ -21,7 +21,7 @@ beforeEach(() => {
 const utf8 = (s: string): number => Buffer.byteLength(s, "utf8");
 // a 2×2 PNG
 const PNG = Buffer.from(
-  "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8Dwn4GBgYGJAQoAAB8AAf9j2ZkAAAAASUVORK5CYII=",
+  "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAGklEQVR4AWNkYGD4z8jOy8DCxCfFwMjOywAAEGsBWVgv2RsAAAAASUVORK5CYII=",
   "base64",
 );
 

@@ -137,8 +137,8 @@ describe("what approving a .mcp.json shows", () => {
     const { m } = manager(ws);
     await m.start();
     const listing = m.describe();
-    for (const name of Object.keys(env).filter((n) => n !== "HARMLESS")) expect(listing).toMatch(new RegExp(`⚠ env ${name} loads code: `));
-    expect(listing).not.toContain("⚠ env HARMLESS");
+    for (const name of Object.keys(env).filter((n) => n !== "HARMLESS")) expect(listing).toMatch(new RegExp(`! env ${name} loads code: `));
+    expect(listing).not.toContain("! env HARMLESS");
     // the value shown, not "(env: NODE_OPTIONS)"
     expect(listing).toContain('    env "NODE_OPTIONS": "--require evil.cjs"');
     expect(listing).toContain(`    cwd: the workspace, ${ws}`);

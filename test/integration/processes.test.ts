@@ -58,7 +58,7 @@ describe("a signal to a headless run", () => {
     it(`${sig} while bash runs: the turn is interrupted and kept, every background form is stopped, exit ${code}`, async () => {
       const m = mark(sig);
       fake.script({ toolCalls: [{ name: "bash", input: { command: backgroundForms(m) } }] }, { text: "never asked for" });
-      const run = startCli(["-p", "start things", "--permission", "auto", ...anthropic()], home);
+      const run = startCli(["-p", "start things", "--permission", "auto", "--sandbox", "off", ...anthropic()], home);
       await waitUntil(() => markedPids(m).length >= BACKGROUND_FORMS + 1, 20_000, "the command's processes to start");
       run.child.kill(sig);
       const r = await run.done;
@@ -89,7 +89,7 @@ describe("the end of a turn", () => {
       { toolCalls: [{ name: "bash", input: { command: `grep -l '${TEST_MARK_VAR}=${m}' /proc/[0-9]*/environ 2>/dev/null | wc -l` } }] },
       { text: "done" },
     );
-    const r = await runCli(["-p", "start things", "--permission", "auto", ...anthropic()], home);
+    const r = await runCli(["-p", "start things", "--permission", "auto", "--sandbox", "off", ...anthropic()], home);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe("done\n");
     expect(survivors(m)).toEqual([]);
@@ -112,7 +112,7 @@ describe("a tool that cannot start", () => {
       { toolCalls: [{ name: "bash", input: { command: "echo hi" } }] },
       { text: "carried on" },
     );
-    const r = await runCli(["-p", "remove it", "--permission", "auto", ...anthropic()], home);
+    const r = await runCli(["-p", "remove it", "--permission", "auto", "--sandbox", "off", ...anthropic()], home);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe("carried on\n");
     const rec = await record(home);
@@ -127,7 +127,7 @@ describe("a tool that cannot start", () => {
 
   it("says bash is not on PATH, and the agent goes on", async () => {
     fake.script({ toolCalls: [{ name: "bash", input: { command: "echo hi" } }] }, { text: "carried on" });
-    const r = await runCli(["-p", "run it", "--permission", "auto", ...anthropic()], home, { PATH: path.join(home.root, "no-such-bin") });
+    const r = await runCli(["-p", "run it", "--permission", "auto", "--sandbox", "off", ...anthropic()], home, { PATH: path.join(home.root, "no-such-bin") });
     expect(r.code, r.stderr).toBe(0);
     const rec = await record(home);
     expect((rec.messages[2]!.blocks[0] as { output: string }).output).toBe(
@@ -148,7 +148,7 @@ describe("a tool that cannot start", () => {
     const LIMIT = 256;
     const FLOOD = 600;
     const { spawn } = await import("node:child_process");
-    const child = spawn("prlimit", [`--nofile=${LIMIT}:${LIMIT}`, process.execPath, CLI, "-p", "flood", "--api", "--permission", "auto", ...anthropic()], {
+    const child = spawn("prlimit", [`--nofile=${LIMIT}:${LIMIT}`, process.execPath, CLI, "-p", "flood", "--api", "--permission", "auto", "--sandbox", "off", ...anthropic()], {
       cwd: home.workspace,
       env: home.env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -198,8 +198,8 @@ describe("two --api instances at once", () => {
       { toolCalls: [{ name: "bash", input: { command: `export ${TEST_MARK_VAR}=${m}; sleep 1000` } }] },
       { text: "a done" },
     );
-    const a = startCli(["-p", "a", "--api", "--permission", "auto", ...anthropic()], home);
-    const b = startCli(["-p", "b", "--api", "--permission", "auto", ...anthropic()], home);
+    const a = startCli(["-p", "a", "--api", "--permission", "auto", "--sandbox", "off", ...anthropic()], home);
+    const b = startCli(["-p", "b", "--api", "--permission", "auto", "--sandbox", "off", ...anthropic()], home);
     await waitUntil(() => markedPids(m).length >= 2, 20_000, "both runs to be inside their tool");
     const line = /local API on http:\/\/127\.0\.0\.1:(\d+) \(token in ([^)]+)\)/;
     // the line is written before the turn starts, but this process may not have read the pipe

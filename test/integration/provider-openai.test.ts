@@ -192,7 +192,7 @@ describe("openai: streaming", () => {
         role: "user",
         content: [
           { type: "tool_result", callId: "call_A", name: "read", output: "a", isError: false },
-          { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=", bytes: 8 },
+          { type: "image", mediaType: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAIklEQVR4AWNkYGD4z8jOy8DIzsvAwiyqzsDIzsvAyM7LAAAceQGYlkTQgAAAAABJRU5ErkJggg==", bytes: 91 },
           { type: "tool_result", callId: "call_B", name: "ls", output: "denied", isError: true },
         ],
       },
@@ -205,7 +205,7 @@ describe("openai: streaming", () => {
     expect(msgs[5]).toEqual({ role: "tool", tool_call_id: "call_B", content: "Error: denied" });
     expect(msgs[6]).toEqual({
       role: "user",
-      content: [{ type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }],
+      content: [{ type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAIklEQVR4AWNkYGD4z8jOy8DIzsvAwiyqzsDIzsvAyM7LAAAceQGYlkTQgAAAAABJRU5ErkJggg==" } }],
     });
   });
 

@@ -275,9 +275,9 @@ describe("responses: persisted turns", () => {
 
   it("images cross as input_image data URLs", async () => {
     fake.script({ text: "a cat" });
-    await run(provider(), req({ live: [{ role: "user", content: [{ type: "text", text: "what is it?" }, { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=", bytes: 8 }] }] }));
+    await run(provider(), req({ live: [{ role: "user", content: [{ type: "text", text: "what is it?" }, { type: "image", mediaType: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAIklEQVR4AWNkYGD4z8jOy8DIzsvAwiyqzsDIzsvAyM7LAAAceQGYlkTQgAAAAABJRU5ErkJggg==", bytes: 91 }] }] }));
     expect(fake.rejections()).toEqual([]);
-    expect(fake.requests[0]!.body.input[1].content[1]).toEqual({ type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=" });
+    expect(fake.requests[0]!.body.input[1].content[1]).toEqual({ type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAIklEQVR4AWNkYGD4z8jOy8DIzsvAwiyqzsDIzsvAyM7LAAAceQGYlkTQgAAAAABJRU5ErkJggg==", detail: "auto" });
   });
 });
 
@@ -479,15 +479,15 @@ describe("responses: a refused optional field is sent again without it, for the 
   });
 
   it("a model the catalog does not know that refuses a reasoning setting gets the request again without it, for the session", async () => {
-    // the catalog cannot know every model (chatgpt-4o-latest, a dated snapshot, a local one):
+    // the catalog cannot know every model (a gateway's, a dated snapshot, a local one):
     // its refusal must not fail this and every later request while --reasoning is on
-    const f = await startFakeProvider({ key: KEY, responses: { nonReasoningModels: ["chatgpt-4o-latest"] } });
+    const f = await startFakeProvider({ key: KEY, responses: { nonReasoningModels: ["acme-chat-9"] } });
     try {
       const p = createProvider({ provider: "openai", baseUrl: f.openaiBase, apiKey: KEY, retry: { maxRetries: 0 } });
       f.script({ text: "first" }, { text: "second" });
       const events: StreamEvent[] = [];
       const resent: Record<string, unknown>[] = [];
-      const r = req({ model: "chatgpt-4o-latest", reasoning: "high" });
+      const r = req({ model: "acme-chat-9", reasoning: "high" });
       expect(p.encode!(r).body["reasoning"]).toEqual({ effort: "high", summary: "auto" });
       const first = await p.stream(r, { onEvent: (e) => events.push(e), onResend: async (enc) => void resent.push(enc.body) });
       expect(first.blocks).toEqual([{ type: "text", text: "first" }]);
@@ -495,7 +495,7 @@ describe("responses: a refused optional field is sent again without it, for the 
       expect(f.requests[1]!.body.reasoning).toBeUndefined();
       expect(resent).toEqual([f.requests[1]!.body]);
       expect(events.filter((e) => e.type === "warning")).toEqual([
-        { type: "warning", message: expect.stringMatching(/refused "reasoning" \(HTTP 400: Unsupported parameter: 'reasoning\.effort'.*chatgpt-4o-latest will not get it again this session/) },
+        { type: "warning", message: expect.stringMatching(/refused "reasoning" \(HTTP 400: Unsupported parameter: 'reasoning\.effort'.*acme-chat-9 will not get it again this session/) },
       ]);
       // the next request goes without at once; another model is asked afresh
       expect(p.encode!(r).body["reasoning"]).toBeUndefined();

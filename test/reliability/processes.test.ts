@@ -74,7 +74,7 @@ for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
       const m = mark();
       const { fake, home } = await setup([{ toolCalls: [{ name: "bash", input: { command: backgroundForms(m) } }] }]);
       try {
-        const run = startCli(["-p", "go", "--permission", "auto", ...anthropicArgs(fake)], home);
+        const run = startCli(["-p", "go", "--permission", "auto", "--sandbox", "off", ...anthropicArgs(fake)], home);
         await countStarted(m, BACKGROUND_FORMS + 1);
         run.child.kill(sig);
         const r = await run.done;
@@ -106,7 +106,7 @@ tally.it(
     const go = path.join(home.root, "go");
     fake.script(...leaveThenWait(m, go));
     try {
-      const run = startCli(["-p", "go", "--permission", "auto", ...anthropicArgs(fake)], home);
+      const run = startCli(["-p", "go", "--permission", "auto", "--sandbox", "off", ...anthropicArgs(fake)], home);
       await countStarted(m, BACKGROUND_FORMS);
       await fs.writeFile(go, "");
       const r = await run.done;
@@ -127,7 +127,7 @@ for (const sig of ["SIGTERM", "SIGHUP"] as const) {
     async () => {
       const m = mark();
       const { fake, home } = await setup([{ toolCalls: [{ name: "bash", input: { command: backgroundForms(m) } }] }]);
-      const t = spawnPty(process.execPath, [CLI, "--permission", "auto", ...anthropicArgs(fake)], {
+      const t = spawnPty(process.execPath, [CLI, "--permission", "auto", "--sandbox", "off", ...anthropicArgs(fake)], {
         cols: 100,
         rows: 30,
         cwd: home.workspace,
@@ -160,7 +160,7 @@ tally.it(
     const { fake, home } = await setup([]);
     const go = path.join(home.root, "go");
     fake.script(...leaveThenWait(m, go));
-    const t = spawnPty(process.execPath, [CLI, "--permission", "auto", ...anthropicArgs(fake)], {
+    const t = spawnPty(process.execPath, [CLI, "--permission", "auto", "--sandbox", "off", ...anthropicArgs(fake)], {
       cols: 100,
       rows: 30,
       cwd: home.workspace,

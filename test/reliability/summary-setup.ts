@@ -97,6 +97,7 @@ export function teardown(): void {
     mcpFailures: read("mcp-failures"),
     twoWindows: read("two-windows"),
     rewindHostile: read("rewind-hostile"),
+    sandbox: read("sandbox-escape"),
   };
   const traps = readTraps();
   fs.rmSync(runDir, { recursive: true, force: true });
@@ -162,15 +163,11 @@ export function teardown(): void {
       `${t.held ? "held" : "NOT HELD"}: next turn ${t.nextTurnWorks ? "works" : "FAILS"}, ${num(t.messagesLost)} stored messages lost${t.detail ? ` (${t.detail})` : ""}`,
     ]),
     [
-      "trap two windows: tried / next turn / lost / interleaved",
-      f.twoWindows
-        ? `${num(f.twoWindows.tried)} (${held(f.twoWindows)} held) / ${num(f.twoWindows.nextTurnWorked)} / ${num(f.twoWindows.recordsLost)} / ${num(f.twoWindows.interleavings)}`
-        : notRun,
-    ],
-    [
       "hostile repository rewound: paths put back / named as not restorable",
       f.rewindHostile ? `${num(f.rewindHostile.restored)} / ${num(f.rewindHostile.named)} (${held(f.rewindHostile)} checks held)` : notRun,
     ],
+    ["sandbox escape forms tried / escaped", f.sandbox ? `${num(f.sandbox.formsTried)} / ${num(f.sandbox.escaped)}` : notRun],
+    ["user-shell variables readable by a sandboxed command", f.sandbox ? `${num(f.sandbox.shellVarsReadable)} (${num(f.sandbox.shellVarRoutes)} routes tried)` : notRun],
     ["secrets found", `${secretsFound}${f.secrets ? ` (${num(f.secrets.placesScanned)} outputs and every file of every home scanned)` : ""}`],
   ];
   const w = Math.max(...rows.map(([n]) => n.length));

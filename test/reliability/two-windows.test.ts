@@ -7,7 +7,7 @@ import { openStore } from "../../src/session/store/store.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { CLI, makeHome, runCli, waitUntil, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
-import { anthropicArgs, removeHomes, Tally, textOf, writeFigures } from "./lib.js";
+import { anthropicArgs, removeHomes, Tally, textOf, writeFigures, writeTraps } from "./lib.js";
 
 const KEY = "sk-ant-reliability-TWO-WINDOWS-7c1f";
 const WAIT = 30_000;
@@ -25,6 +25,17 @@ afterAll(async () => {
   await fake.close();
   await removeHomes(homes);
   await writeFigures("two-windows", { ...tally.figures(), ...figures });
+  // its row in the traps table, in the same form as every other trap's
+  const t = tally.figures();
+  await writeTraps("two-windows", [
+    {
+      trap: "two windows",
+      held: t.tried > 0 && t.held === t.tried && figures.recordsLost === 0 && figures.interleavings === 0,
+      nextTurnWorks: figures.nextTurnWorked > 0 && t.held === t.tried,
+      messagesLost: figures.recordsLost,
+      detail: `${t.held}/${t.tried} openings held, ${figures.interleavings} interleavings`,
+    },
+  ]);
 });
 
 const userTexts = (body: { messages: { role: string; content: string | { type: string; text?: string }[] }[] }): string[] =>

@@ -16,6 +16,7 @@ import { createProvider } from "../../src/provider/create.js";
 import { captureRequest } from "../../src/context/capture.js";
 import { summaryRequest, turnRequest, type RequestSettings } from "../../src/replay/request.js";
 import { BLIND, imageTarget } from "../../src/replay/replay.js";
+import { paddedPng } from "../helpers/images.js";
 import { summaryText } from "../../src/compaction/summary.js";
 import type { Block, MessageStatus } from "../../src/record/types.js";
 import type { ProviderName, ReasoningLevel, Request, ToolSchema } from "../../src/provider/types.js";
@@ -218,8 +219,10 @@ class Gen {
   }
 
   image(): Block {
-    const bytes = this.int(1, 2000);
-    const img: Block = { type: "image", mediaType: this.pick(["image/png", "image/jpeg", "image/gif", "image/webp"]), data: randomBytes(bytes).toString("base64"), bytes };
+    // a whole PNG of a random size: the fakes decode images as the real APIs do, and refuse
+    // bytes that are not one
+    const png = paddedPng(this.int(100, 2000), this.int(1, 40), this.int(1, 40));
+    const img: Block = { type: "image", mediaType: "image/png", data: png.toString("base64"), bytes: png.length };
     if (this.chance(0.5)) Object.assign(img, { width: this.int(1, 4000), height: this.int(1, 4000) });
     return img;
   }

@@ -46,7 +46,9 @@ describe("lookupModel", () => {
     expect(lookupModel("openai", "o3").vision).toBe(true);
     expect(lookupModel("anthropic", "claude-opus-4-6").maxOutput).toBe(128_000);
     expect(lookupModel("anthropic", "claude-opus-4").maxOutput).toBe(32_000);
-    expect(lookupModel("openai", "gpt-4o-extra").known).toBe(true);
+    // a snapshot matches (a date, "-latest"); any other tail is another model
+    expect(lookupModel("openai", "gpt-4o-2024-11-20").known).toBe(true);
+    expect(lookupModel("openai", "gpt-4o-extra").known).toBe(false);
     expect(lookupModel("openai", "gpt-4oo").known).toBe(false);
   });
 
@@ -62,7 +64,11 @@ describe("lookupModel", () => {
       ["openai", "llama3.1"],
       ["anthropic", "claude-next-unknown"],
     ] as const) {
-      expect(lookupModel(p, m)).toEqual({ vision: false, known: false });
+      const info = lookupModel(p, m);
+      expect(info).toMatchObject({ vision: false, known: false });
+      expect(info.contextWindow).toBeUndefined();
+      expect(info.maxOutput).toBeUndefined();
+      expect(info.assumed).toMatch(/^no window/);
     }
   });
 });

@@ -73,8 +73,17 @@ describe("lookupModel", () => {
   it("gives the catalog's facts, with the user's own window and vision over them", () => {
     expect(lookupModel("anthropic", "claude-sonnet-4-5", {})).toMatchObject({ contextWindow: 200_000, vision: true, known: true });
     expect(lookupModel("anthropic", "claude-sonnet-4-5", { contextWindow: 50_000, vision: false })).toMatchObject({ contextWindow: 50_000, vision: false, known: true });
-    expect(lookupModel("openai", "llama3.2:3b", {})).toEqual({ vision: false, known: false });
-    expect(lookupModel("openai", "llama3.2:3b", { contextWindow: 8192, vision: true })).toEqual({ contextWindow: 8192, vision: true, known: false });
+    expect(lookupModel("openai", "llama3.2:3b", {})).toEqual({
+      vision: false,
+      known: false,
+      assumed: "no window (automatic compaction off), at most 8,192 output tokens, no images",
+    });
+    expect(lookupModel("openai", "llama3.2:3b", { contextWindow: 8192, vision: true })).toEqual({
+      contextWindow: 8192,
+      vision: true,
+      known: false,
+      assumed: "a window of 8,192 tokens (config), at most 8,192 output tokens, images (config)",
+    });
   });
 });
 

@@ -117,26 +117,51 @@ describe("every style of every theme, as xterm shows it", () => {
     }
   });
 
-  for (const bg of ["dark", "light"] as const) {
+  // "dark" chosen is known dark, judged on dark; "auto" before the terminal answers is dark
+  // as a guess, judged on both
+  for (const bg of ["dark", "light", "guess"] as const) {
     for (const t of TERMINALS) {
-      it(`"${bg}" on ${t.term} (${t.colors} colours): text ≥ ${TEXT}:1, rules and borders ≥ ${GRAPHICS}:1 on ${judgedOn[bg].join(" and ")}`, async () => {
+      const on = bg === "guess" ? judgedOn.dark : bg === "dark" ? ["dark" as const] : judgedOn[bg];
+      it(`"${bg}" on ${t.term} (${t.colors} colours): text ≥ ${TEXT}:1, rules and borders ≥ ${GRAPHICS}:1 on ${on.join(" and ")}`, async () => {
         const theme = new Theme(false);
-        theme.setChoice(bg);
+        theme.setChoice(bg === "guess" ? "auto" : bg);
         const { lines, what } = variants();
         const cells = await paintThrough(theme, t.term, lines);
         const failures: string[] = [];
         what.forEach((v, row) => {
           const need = DECORATION.has(v.style) ? GRAPHICS : TEXT;
           const cell = cells[row]![0]!;
-          for (const on of judgedOn[bg]) {
-            const r = cellContrast(cell, on);
-            if (r < need) failures.push(`${v.style} (${v.how}) on ${on}: ${r.toFixed(2)} (fg ${cell.fg}, bg ${cell.bg}, bold ${cell.bold})`);
+          for (const against of on) {
+            const r = cellContrast(cell, against);
+            if (r < need) failures.push(`${v.style} (${v.how}) on ${against}: ${r.toFixed(2)} (fg ${cell.fg}, bg ${cell.bg}, bold ${cell.bold})`);
           }
         });
         expect(failures).toEqual([]);
       });
     }
   }
+
+  it("in 8 and 16 colours the code has colours on a background known to be dark, as on a light one, and none while dark is a guess", async () => {
+    const src = (): Line => [
+      { t: "const", s: "hl.keyword" },
+      { t: " x = ", s: "codeBlock" },
+      { t: '"s"', s: "hl.string" },
+      { t: " + ", s: "codeBlock" },
+      { t: "42", s: "hl.number" },
+    ];
+    for (const term of ["xterm", "xterm-16color"]) {
+      const coloured = async (set: (t: Theme) => void): Promise<number> => {
+        const theme = new Theme(false);
+        set(theme);
+        const cells = await paintThrough(theme, term, [src()]);
+        return new Set(cells[0]!.filter((c) => c.ch.trim() !== "" && c.fg !== "default").map((c) => c.fg)).size;
+      };
+      expect(await coloured((t) => t.setChoice("dark")), `${term} dark chosen`).toBeGreaterThanOrEqual(2);
+      expect(await coloured((t) => t.setDetected("dark")), `${term} dark answered`).toBeGreaterThanOrEqual(2);
+      expect(await coloured((t) => t.setChoice("light")), `${term} light`).toBeGreaterThanOrEqual(2);
+      expect(await coloured(() => undefined), `${term} dark guessed`).toBe(0);
+    }
+  });
 
   it("in 8 and 16 colours, inline code and bold-italic are not red (they read as errors)", async () => {
     for (const bg of ["dark", "light"] as const) {

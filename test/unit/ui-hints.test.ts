@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startTui, type Tui } from "../../src/ui/app.js";
 import { defaultKeymap } from "../../src/ui/bindings.js";
-import { apiLines, helpLines } from "../../src/ui/run-command.js";
+import { apiLines, curlExample, helpLines } from "../../src/ui/run-command.js";
 import { activeFlash } from "../../src/ui/status.js";
 import { lineText } from "../../src/ui/style.js";
 import { API_ROUTES } from "../../src/context/api/routes.js";
@@ -33,7 +33,7 @@ describe("hints end with the turn they speak of", () => {
     await term.waitFor("› go");
     term.send(KEYS.enter);
     c.emit({ type: "state", state: "streaming" });
-    await term.waitFor(/ streaming ·/);
+    await term.waitFor(/ waiting for anthropic ·/);
     term.send(KEYS.escape);
     await term.waitFor("interrupting… what arrived is kept");
     expect(c.interrupts).toBe(1);
@@ -43,21 +43,26 @@ describe("hints end with the turn they speak of", () => {
     expect(term.screenText()).not.toContain("interrupting");
   });
 
-  it("'a turn is running' goes when the turn ends; the typed text stays", async () => {
+  it("Enter during a turn queues the prompt: the flash goes when the turn ends, and the prompt is sent then", async () => {
     const { term, c } = await screen();
     term.send("first");
     await term.waitFor("› first");
     term.send(KEYS.enter);
     c.emit({ type: "state", state: "streaming" });
-    await term.waitFor(/ streaming ·/);
+    await term.waitFor(/ waiting for anthropic ·/);
     term.send("second");
     await term.waitFor("› second");
     term.send(KEYS.enter);
-    await term.waitFor("a turn is running");
+    await term.waitFor("queued: sent when the turn ends");
+    await term.waitFor("queued 1 second");
+    expect(c.submitted.map((x) => x.text)).toEqual(["first"]);
+    c.finish();
+    await term.waitForGone("queued 1 second");
+    expect(c.submitted.map((x) => x.text)).toEqual(["first", "second"]);
+    // the queued prompt's own turn ends: the flash about the queue goes with it
     c.finish();
     await term.waitFor(/^ idle · /m);
-    expect(term.screenText()).not.toContain("a turn is running");
-    expect(term.screenText()).toContain("› second");
+    expect(term.screenText()).not.toContain("queued: sent when the turn ends");
   });
 
   it("a flash about the turn is shown only while a turn runs; others keep their time", () => {
@@ -112,7 +117,20 @@ describe("where the local API is", () => {
     expect(t).toContain("address  http://127.0.0.1:43210");
     expect(t).toContain("token    /home/me/.local/state/albedo/api-token-43210");
     for (const r of API_ROUTES) expect(t).toContain(r.path);
-    expect(t).toContain('curl -s -H "Authorization: Bearer $(cat /home/me/.local/state/albedo/api-token-43210)" http://127.0.0.1:43210/sessions/sess-1/context');
+    expect(t).toContain('curl -H "Authorization: Bearer $(cat /home/me/.local/state/albedo/api-token-43210)" 127.0.0.1:43210/sessions/sess-1/context');
+  });
+
+  it("/api's example is a line of its own from the first column, short, with a two-command form that fits 80 columns", () => {
+    const lines = apiLines(api, "3f9c2a1b7d0e").map(lineText);
+    const one = lines.find((l) => l.startsWith("curl -H"));
+    expect(one).toBe('curl -H "Authorization: Bearer $(cat /home/me/.local/state/albedo/api-token-43210)" 127.0.0.1:43210/sessions/3f9c2a1b/context');
+    const ex = curlExample(api, "3f9c2a1b7d0e", "/home/me");
+    expect(ex.oneLine).toBe('curl -H "Authorization: Bearer $(cat ~/.local/state/albedo/api-token-43210)" 127.0.0.1:43210/sessions/3f9c2a1b/context');
+    expect(ex.twoLines).toEqual(["T=$(cat ~/.local/state/albedo/api-token-43210)", 'curl -H "Authorization: Bearer $T" 127.0.0.1:43210/sessions/3f9c2a1b/context']);
+    for (const l of ex.twoLines) expect(l.length).toBeLessThanOrEqual(78);
+    expect(lines).toContain(ex.twoLines[0].replace("~", "/home/me"));
+    // a path with a space or a quote is quoted for the shell
+    expect(curlExample({ ...api, tokenFile: "/home/me/it's here/t" }, "x", "/home/me").twoLines[0]).toBe("T=$(cat '/home/me/it'\\''s here/t')");
   });
 
   it("/api without --api says how to turn it on", () => {
@@ -144,7 +162,7 @@ describe("where the local API is", () => {
     term.send("/api");
     await term.waitFor("› /api");
     term.send(KEYS.enter);
-    await term.waitFor(`/sessions/${c.session().id}/context`);
+    await term.waitFor(`/sessions/${c.session().id.slice(0, 8)}/context`);
     expect(term.screenText()).toContain("address  http://127.0.0.1:43210");
   });
 });

@@ -122,3 +122,44 @@ describe("PromptHistory.replace", () => {
     expect(h.size()).toBe(2);
   });
 });
+
+describe("recalling a prompt as it was typed", () => {
+  it("a typed 33-line prompt comes back as its lines, a paste as its atom, the draft as it was", () => {
+    const e = new InputEditor();
+    const h = new PromptHistory();
+    const typed = Array.from({ length: 33 }, (_, i) => `line ${i + 1}`).join("\n");
+    for (const ch of typed) if (ch === "\n") e.newline(); else e.insert(ch);
+    h.add(e.value(), e.shape());
+    e.clear();
+    e.paste("pasted\n".repeat(50));
+    e.insert(" and typed");
+    const withPaste = e.value();
+    h.add(withPaste, e.shape());
+    e.clear();
+    e.insert("a draft\nof two lines");
+    const up1 = h.prev(e.value(), e.shape())!;
+    e.recall(up1, h.shapeOf(up1));
+    expect(e.text).toMatch(/^\[pasted #\d+ · .*\] and typed$/);
+    expect(e.value()).toBe(withPaste);
+    const up2 = h.prev(e.value(), e.shape())!;
+    e.recall(up2, h.shapeOf(up2));
+    expect(e.text).toBe(typed);
+    expect(e.text).not.toContain("[pasted");
+    expect(e.pasteCount()).toBe(0);
+    h.next();
+    const down = h.next()!;
+    e.recall(down, h.shapeOf(down));
+    expect(e.text).toBe("a draft\nof two lines");
+  });
+
+  it("a prompt from the record (no shape known) comes back as typed text, folded only when huge", () => {
+    const e = new InputEditor();
+    const lines33 = "x\n".repeat(33).trimEnd();
+    e.recall(lines33);
+    expect(e.text).toBe(lines33);
+    const huge = "y\n".repeat(5000);
+    e.recall(huge);
+    expect(e.text).toMatch(/^\[pasted #\d+ · /);
+    expect(e.value()).toBe(huge);
+  });
+});

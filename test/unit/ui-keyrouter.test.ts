@@ -248,7 +248,7 @@ function unbound(): Keymap {
 function viewFor(place: Place): Partial<RouteView> {
   switch (place) {
     case "prompt":
-      return { focus: "input", interruptible: true };
+      return { focus: "input", interruptible: true, queued: 1 };
     case "transcript":
       return { focus: "transcript", interruptible: true };
     case "context":
@@ -268,7 +268,7 @@ describe("every key goes through the keymap", () => {
   // every key a terminal sends that is not a character
   const SPECIAL = [
     KEYS.enter, KEYS.escape, KEYS.tab, KEYS.shiftTab, KEYS.backspace, KEYS.up, KEYS.down, KEYS.left, KEYS.right,
-    KEYS.pageUp, KEYS.pageDown, KEYS.home, KEYS.end, KEYS.altEnter, "\x1b[3~", "\x1b[1;5D", "\x1b[1;3C", "\x1bb", "\x1bf", "\x1b\x7f",
+    KEYS.pageUp, KEYS.pageDown, KEYS.home, KEYS.end, KEYS.altEnter, "\x1b[3~", "\x1b[1;5D", "\x1b[1;3C", "\x1b\x7f",
     "\x1b[<64;1;1M", "\x1b[<65;1;1M",
     ..."abcdefghijklmnopqrstuvwxyz".split("").map((c) => KEYS.ctrl(c)),
   ];
@@ -280,6 +280,8 @@ describe("every key goes through the keymap", () => {
       expect(intents, JSON.stringify(k)).toEqual([]);
     }
     expect(route("x", viewFor(place), r).filter((i) => i.type === "type")).toEqual([{ type: "type", ch: "x" }]);
+    // an Alt-letter bound to nothing is Esc (bound to nothing here) and then the letter
+    expect(route("\x1bb", viewFor(place), r).filter((i) => i.type === "type")).toEqual([{ type: "type", ch: "b" }]);
   });
 
   it.each(Object.entries(PLACES).flatMap(([place, spec]) => spec.actions.map((a) => [place as Place, a] as const)))(
@@ -305,5 +307,31 @@ describe("every key goes through the keymap", () => {
     expect(route("y", { modal: "permission" }, r)).toEqual([{ type: "typedAhead" }, { type: "type", ch: "y" }]);
     expect(route(" ", { modal: "sessions" }, r)).toEqual([{ type: "pickerChoose" }]);
     expect(route(KEYS.enter, { modal: "sessions" }, r)).toEqual([]);
+  });
+});
+
+describe("Ctrl-C, steering, the queue and focus reports", () => {
+  it("Ctrl-C interrupts a running turn, else empties a typed prompt, else quits when pressed twice", () => {
+    const r = new KeyRouter(defaultKeymap(), () => 1000);
+    expect(route(KEYS.ctrl("c"), { attached: true, interruptible: true, promptEmpty: false }, r)).toEqual([{ type: "interrupt" }]);
+    expect(route(KEYS.ctrl("c"), { attached: true, interruptible: false, promptEmpty: false }, r)).toEqual([{ type: "clearPrompt" }]);
+    // the prompt just emptied: the next press quits (what it held is kept as the draft)
+    expect(route(KEYS.ctrl("c"), { attached: true, interruptible: false, promptEmpty: true }, r)).toEqual([{ type: "quit" }]);
+    // with a box open it is the quit key as before (the question is answered no)
+    const b = new KeyRouter(defaultKeymap(), () => 1000);
+    expect(route(KEYS.ctrl("c"), { attached: true, interruptible: true, modal: "permission" }, b)[0]!.type).toBe("flash");
+    expect(route(KEYS.ctrl("c"), { attached: true, interruptible: true, modal: "permission" }, b)).toEqual([{ type: "quit" }]);
+  });
+
+  it("Ctrl-S steers; Alt-E and Alt-D act on the queue only when something is queued", () => {
+    expect(route(KEYS.ctrl("s"), { attached: true })).toEqual([{ type: "steer" }]);
+    expect(route("\x1be", { attached: true, queued: 2 })).toEqual([{ type: "queue", op: "edit" }]);
+    expect(route("\x1bd", { attached: true, queued: 1 })).toEqual([{ type: "queue", op: "remove" }]);
+    expect(route("\x1be", { attached: true, queued: 0 })).toEqual([]);
+  });
+
+  it("focus reports become termFocus, never typing, even over a box", () => {
+    expect(route("\x1b[O", { attached: true })).toEqual([{ type: "termFocus", focused: false }]);
+    expect(route("\x1b[I", { attached: true, modal: "permission" })).toEqual([{ type: "termFocus", focused: true }]);
   });
 });

@@ -61,9 +61,9 @@ describe("KeyParser", () => {
     expect(fulls(p.feed(text))).toEqual([`paste:${text}`]);
   });
 
-  it("ignores focus reports and mouse clicks", () => {
+  it("reads focus reports as focusin/focusout and ignores mouse clicks", () => {
     const p = new KeyParser();
-    expect(fulls(p.feed("\x1b[I\x1b[O\x1b[<0;10;5M\x1b[<0;10;5m\x1b[<2;1;1M\x1b[<32;3;3Mq"))).toEqual(["q"]);
+    expect(fulls(p.feed("\x1b[I\x1b[O\x1b[<0;10;5M\x1b[<0;10;5m\x1b[<2;1;1M\x1b[<32;3;3Mq"))).toEqual(["focusin", "focusout", "q"]);
   });
 
   it("reads the mouse wheel as keys with the cell under the pointer (SGR and X10 reports)", () => {

@@ -1,6 +1,7 @@
 // The painter without a terminal: the screen's state and a layout in, each rectangle's lines
 // out (paint.ts). The in-process screen tests (ui-screen.test.ts) read the same frames off a
 // headless xterm; these read what is painted where.
+import { PromptQueue } from "../../src/ui/queue.js";
 import { describe, expect, it } from "vitest";
 import { defaultKeymap } from "../../src/ui/bindings.js";
 import { ContextPane } from "../../src/ui/context-pane.js";
@@ -46,7 +47,7 @@ function textIn(p: Painted, r: Rect | undefined): string[] {
 function session(): PaintedSession & { c: ScriptedController } {
   const c = new ScriptedController();
   const controller = asController(c);
-  return { c, controller, transcript: new Transcript(), pane: new ContextPane(controller, () => undefined), boxes, run };
+  return { c, controller, transcript: new Transcript(), pane: new ContextPane(controller, () => undefined), boxes, run, queue: new PromptQueue() };
 }
 
 describe("the painter", () => {

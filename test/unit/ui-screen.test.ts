@@ -50,6 +50,8 @@ describe("the screen in-process", () => {
 
     c.emit({ type: "state", state: "streaming" });
     c.emit({ type: "answer_start", answer: 1 });
+    // nothing of the answer yet: the provider's time, not streaming
+    await term.waitFor(/^ waiting for anthropic · /m);
     c.emit({ type: "text_delta", answer: 1, text: "First the tests, " });
     await term.waitFor("First the tests,");
     expect(term.lastRow()).toContain(" streaming ·");

@@ -39,7 +39,7 @@ describe("the status line", () => {
 
   it("shortens a key problem before it would drop the context key", () => {
     const s = status({ info: { ...BASE.info, keyProblem: "No API key for anthropic: set ANTHROPIC_API_KEY or write it in the config file" } }, 60);
-    expect(s).toContain("⚠ No API key");
+    expect(s).toContain("! No API key");
     expect(s).toContain("…");
     expect(s).toContain("^O context");
   });
@@ -61,7 +61,7 @@ describe("the hint line", () => {
     expect(hint({ following: false })).toContain("↓ more below");
     expect(hint({ focus: "transcript" })).toContain("transcript: ↑/↓ select");
     expect(hint({ flash: { text: "switched", style: "ok", until: 1 } })).toMatch(/ switched$/);
-    expect(hint({ attachments: 2 })).toMatch(/^📎 2 images \(\/image clear\) ─/);
+    expect(hint({ attachments: 2 })).toMatch(/^\[2 images\] \(\/image clear\) ─/);
   });
 
   it("before the session is open: what Enter does, and that it is held", () => {

@@ -204,13 +204,13 @@ describe("transcript", () => {
     let s = screen(t.view(60, 10).lines);
     expect(s).toContain("checkpointed part");
     expect(s).not.toContain("the rest");
-    expect(s).toContain("⏹ interrupted");
+    expect(s).toContain("[interrupted]");
     t.answerStart(2);
     t.textDelta(2, "never stored");
     t.closeLive();
     s = screen(t.view(60, 10).lines);
     expect(s).toContain("never stored");
-    expect(s).toContain("⏹ not saved");
+    expect(s).toContain("[not saved");
     // an answer with nothing in it leaves nothing behind
     const before = t.itemCount();
     t.answerStart(3);
@@ -256,6 +256,30 @@ describe("transcript", () => {
     const s = screen(t.view(80, 30).lines);
     expect(s).toContain("more lines");
     expect(s.split("\n").length).toBeLessThanOrEqual(30);
+  });
+
+  it("folds a long one-line prompt to six rows and says how much of the line is not shown, never '0 more lines'", () => {
+    const t = new Transcript();
+    const line = "abcdefghij ".repeat(4400).trimEnd(); // 48,399 characters on one line
+    t.load([msg("user", [{ type: "text", text: line }])]);
+    const rows = t.view(80, 40).lines.map(lineText);
+    const label = rows.find((r) => r.includes("▸ …"));
+    expect(label).toBeDefined();
+    expect(label).not.toContain("0 more lines");
+    const m = /▸ … ([\d,]+) more characters on the line \(48\.4 kB\)/.exec(label!);
+    expect(m, label).not.toBeNull();
+    const shownRows = rows.filter((r) => r.includes("abcdefghij"));
+    expect(shownRows.length).toBeLessThanOrEqual(6);
+    // what is shown and what is said to be hidden add up to the line
+    const shownChars = shownRows.join("").replace(/[\s›]+/g, "").length;
+    const hidden = Number(m![1]!.replace(/,/g, ""));
+    const hiddenNoBlanks = line.slice(line.length - hidden).replace(/\s+/g, "").length;
+    expect(shownChars + hiddenNoBlanks).toBe(line.replace(/\s+/g, "").length);
+    // many lines, one of them long: both are counted
+    const t2 = new Transcript();
+    t2.load([msg("user", [{ type: "text", text: `${"x".repeat(2000)}\n${"short line\n".repeat(20)}` }])]);
+    const label2 = t2.view(80, 40).lines.map(lineText).find((r) => r.includes("▸ …"));
+    expect(label2).toMatch(/more characters on the line and 2[01] more lines/);
   });
 
   it("prints notices by level with what to do", () => {

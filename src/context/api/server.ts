@@ -28,7 +28,9 @@
 //                           "/sessions//context", one only of blanks, or one holding control
 //                           characters is named as such, the characters escaped)
 //   400 bad_section/bad_page not a plain non-negative integer ("-1", "1.5", "1e3", "01", "abc")
-//   404 no_such_session     no such session
+//   404 no_such_session     no such session (an id, or a start of one of at least 4 characters;
+//                           the open session not stored yet is answered as pending)
+//   404 ambiguous_session_id the start of several ids (the body names them in `matches`)
 //   409 pending             the inspector is pending (body carries reason and since)
 //   404 no_such_section / no_such_page
 //   500 internal            the store failed (no details leave the process)
@@ -43,6 +45,9 @@ import { z } from "zod";
 import type { HistoryStore } from "../../session/store/types.js";
 import { MACHINE_NUMBERING } from "../format.js";
 import { sessionIdProblem } from "../../record/session-id.js";
+import { findSession } from "../../session/store/find-session.js";
+import { NO_REQUEST_YET } from "../../session/store/captures.js";
+import type { InspectorView } from "../types.js";
 
 /** session_context: the inspector's record; extensions: requests may hold MCP servers' tools
  * and instructions (their sections are named by the server) */
@@ -59,6 +64,9 @@ interface ApiServerOptions {
   maxConnections?: number;
   /** reported by /health; defaults to package.json's version */
   version?: string;
+  /** the session open in this process that has no row yet (before its first message): it is
+   * answered as pending, not as unknown */
+  unstored?: () => { id: string; since: string } | undefined;
 }
 
 export interface ApiServer {
@@ -217,28 +225,40 @@ function checkAddressed(req: IncomingMessage, hosts: Set<string>): void {
   }
 }
 
-async function requireSession(store: HistoryStore, id: string): Promise<void> {
-  const s = await store.getSession(id);
-  if (!s) throw new ApiError(404, "no_such_session", "no such session");
+/** the reason an open session without a row is pending */
+export const UNSTORED_REASON = `${NO_REQUEST_YET}: the session is open in albedo-tui and is stored with its first message`;
+
+/** The session the id (or a unique start of one) names: its full id, or the pending view of
+ * the open session not stored yet. */
+async function requireSession(store: HistoryStore, id: string, unstored: ApiServerOptions["unstored"]): Promise<string | InspectorView> {
+  const draft = unstored?.();
+  const f = await findSession(store, id);
+  if (f.ok) return f.session.id;
+  if (draft && (draft.id === id || (f.kind === "none" && draft.id.startsWith(id)))) {
+    return { state: "pending", reason: UNSTORED_REASON, since: draft.since };
+  }
+  if (f.kind === "ambiguous") throw new ApiError(404, "ambiguous_session_id", f.problem, { matches: (f.matches ?? []).map((s) => s.id) });
+  throw new ApiError(404, "no_such_session", f.kind === "short" ? f.problem : "no such session");
 }
 
-async function route(store: HistoryStore, version: string, segs: string[]): Promise<unknown> {
+async function route(store: HistoryStore, version: string, segs: string[], unstored: ApiServerOptions["unstored"]): Promise<unknown> {
   if (segs.length === 1 && segs[0] === "health") {
     return { status: "ok", capabilities: [...API_CAPABILITIES], version };
   }
   if (segs[0] !== "sessions" || segs[2] !== "context" || (segs.length !== 3 && segs.length !== 5)) {
     throw notFound();
   }
-  const id = parseSessionId(segs[1] ?? "");
+  const given = parseSessionId(segs[1] ?? "");
   if (segs.length === 3) {
-    await requireSession(store, id);
+    const id = await requireSession(store, given, unstored);
+    if (typeof id !== "string") return id;
     const view = await store.inspectorView(id);
     return view.state === "current" ? { ...view, numbering: MACHINE_NUMBERING } : view;
   }
   const section = parseIndex(segs[3] ?? "", "bad_section");
   const page = parseIndex(segs[4] ?? "", "bad_page");
-  await requireSession(store, id);
-  const view = await store.inspectorView(id);
+  const id = await requireSession(store, given, unstored);
+  const view = typeof id === "string" ? await store.inspectorView(id) : id;
   if (view.state === "pending") {
     throw new ApiError(409, "pending", "the inspector is pending until the next request is prepared", {
       reason: view.reason,
@@ -250,7 +270,7 @@ async function route(store: HistoryStore, version: string, segs: string[]): Prom
   if (!summary) {
     throw new ApiError(404, "no_such_section", `no section ${section}; sections are ${zeroTo(view.sections.length)} (zero-based)`);
   }
-  const p = await store.capturePage(id, section, page);
+  const p = typeof id === "string" ? await store.capturePage(id, section, page) : undefined;
   if (!p) {
     // the summary was read a moment ago; a capture saved since may have changed the count
     throw new ApiError(404, "no_such_page", `no page ${page} in section ${section}; its pages are ${zeroTo(summary.pages)} (zero-based)`);
@@ -326,7 +346,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
         sendError(res, new ApiError(405, "method_not_allowed", "only GET is allowed"), { allow: "GET" });
         return;
       }
-      const body = await route(store, version, segments(req.url ?? "/"));
+      const body = await route(store, version, segments(req.url ?? "/"), opts.unstored);
       send(res, 200, body);
     } catch (e) {
       const err = e instanceof ApiError ? e : new ApiError(500, "internal", "the request could not be served");

@@ -5,6 +5,7 @@ import type { TransportOptions } from "../http.js";
 import type { Provider } from "../types.js";
 import { baseUrl, hostOf } from "../url.js";
 import { encodeAnthropic } from "./encode.js";
+import { interleavedBeta } from "./beta.js";
 import { AnthropicStreamHandler } from "./stream.js";
 
 const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -15,6 +16,7 @@ const messagesShape: Shape = {
   path: "/v1/messages",
   encode: encodeAnthropic,
   parser: (ctx, label) => new AnthropicStreamHandler(ctx, label),
+  headers: (req, enc) => interleavedBeta(req.model, enc.body),
 };
 
 interface AnthropicConfig {

@@ -119,8 +119,10 @@ export function mapAnthropicStopReason(reason: string | null | undefined): StopR
       return "refusal";
     case "model_context_window_exceeded":
       return "context_window";
+    case "pause_turn":
+      return "pause_turn";
     default:
-      return "other"; // pause_turn and anything newer
+      return "other"; // anything newer
   }
 }
 

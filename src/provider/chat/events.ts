@@ -100,7 +100,7 @@ export function mapOpenAIFinishReason(reason: string): StopReason {
     case "function_call":
       return "tool_use";
     case "content_filter":
-      return "refusal";
+      return "content_filter";
     case "model_context_window_exceeded":
       return "context_window";
     default:

@@ -1,5 +1,6 @@
 // Chat Completions chunks → the neutral stream events and the answer's blocks: text and
 // reasoning as segments in the order they came, tool calls gathered by index or id.
+import { wellFormedReviver } from "../../text/well-formed.js";
 import type { z } from "zod";
 import { assertNever, type Block } from "../../record/types.js";
 import { clip, StreamFault } from "../failures.js";
@@ -41,7 +42,8 @@ export class OpenAIStreamHandler extends AnswerParser {
     if (data === "[DONE]") return "done";
     let raw: unknown;
     try {
-      raw = JSON.parse(data);
+      // lone surrogates become U+FFFD here, where text enters
+      raw = JSON.parse(data, wellFormedReviver);
     } catch {
       throw new StreamFault(`${this.label} sent a malformed stream chunk: not valid JSON: ${clip(data)}`, "stream");
     }

@@ -9,7 +9,7 @@
 // message (src/replay/), so no call id or reasoning item ever crosses from one turn into
 // another.
 import { z } from "zod";
-import { assertNever } from "../../record/types.js";
+import { assertNever, type TextPhase } from "../../record/types.js";
 import { supportsReasoning } from "../catalog.js";
 import { contextItem, encodeOnce, HISTORY_ITEM, SYSTEM_ITEM, TOOL_ITEM, WireWriter } from "../encoded.js";
 import { openAIToolResults } from "../encode-tools.js";
@@ -142,7 +142,8 @@ function userPart(p: ProsePart, w: WireWriter): Json {
     case "text":
       return { type: "input_text", text: w.textPart(p) };
     case "image":
-      return { type: "input_image", image_url: `data:${p.mediaType};base64,${w.image(p)}` };
+      // detail "auto", as the SDK's ResponseInputImage spells it: the server picks the resolution
+      return { type: "input_image", image_url: `data:${p.mediaType};base64,${w.image(p)}`, detail: "auto" };
     default:
       return assertNever(p, "prose part");
   }
@@ -156,15 +157,21 @@ function userPart(p: ProsePart, w: WireWriter): Json {
 function encodeAssistant(parts: readonly AssistantPart[], w: WireWriter, out: Json[], ids: ReadonlySet<string>): void {
   const start = out.length;
   let texts: string[] = [];
+  // the phase of the texts gathered: a text of another phase starts a message item of its own
+  let phase: TextPhase | undefined;
   const flush = (): void => {
     if (texts.length === 0) return;
     w.item(HISTORY_ITEM.assistant);
-    out.push({ type: "message", role: "assistant", content: texts.map((t) => ({ type: "output_text", text: w.block().text(t) })) });
+    const content = texts.map((t) => ({ type: "output_text", text: w.block().text(t) }));
+    out.push(phase ? { type: "message", role: "assistant", content, phase } : { type: "message", role: "assistant", content });
     texts = [];
+    phase = undefined;
   };
   parts.forEach((p, i) => {
     switch (p.type) {
       case "text":
+        if (p.phase !== phase && texts.length > 0) flush();
+        if (p.phase) phase = p.phase;
         texts.push(p.text);
         break;
       case "image":

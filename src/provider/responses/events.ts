@@ -97,9 +97,9 @@ export function incompleteReason(reason: string | undefined): StopReason {
     case "max_output_tokens":
       return "max_tokens";
     case "content_filter":
-      return "refusal";
+      return "content_filter";
     default:
-      return "other";
+      return "incomplete"; // its reason is said with it (stopSaid)
   }
 }
 

@@ -2,7 +2,7 @@
 // accumulator per output item; a reasoning item's encrypted body is kept (within the budget)
 // when the item after it will be sent again.
 import type { z } from "zod";
-import { assertNever, type Block } from "../../record/types.js";
+import { assertNever, type Block, type TextPhase } from "../../record/types.js";
 import { StreamFault } from "../failures.js";
 import type { Json } from "../json.js";
 import { AnswerParser, askingForCalls } from "../parser.js";
@@ -26,7 +26,7 @@ import {
 } from "./events.js";
 
 type Acc =
-  | { kind: "message"; text: string }
+  | { kind: "message"; text: string; phase?: TextPhase }
   | { kind: "call"; ordinal: number; id: string; name: string; args: string; done: boolean }
   | { kind: "reasoning"; text: string; part: number; opaque?: string }
   | { kind: "ignored" };
@@ -36,6 +36,8 @@ export class ResponsesStreamHandler extends AnswerParser {
   private readonly order: Acc[] = [];
   private calls = 0;
   private stop: StopReason | undefined;
+  /** the reason a response.incomplete gave */
+  private incompleteSaid: string | undefined;
 
   override onFrame(frame: SseFrame): "more" | "done" {
     const raw = this.typedEvent(frame);
@@ -91,6 +93,7 @@ export class ResponsesStreamHandler extends AnswerParser {
         const r = ev["response"] as z.infer<typeof responseSchema>;
         if (r.usage) this.setUsage(r.usage);
         this.stop = type === "response.completed" ? "end" : incompleteReason(r.incomplete_details?.reason ?? undefined);
+        if (type === "response.incomplete") this.incompleteSaid = r.incomplete_details?.reason ?? "no reason given";
         return "done";
       }
       case "response.failed": {
@@ -123,9 +126,11 @@ export class ResponsesStreamHandler extends AnswerParser {
     this.budget.check();
     let acc: Acc;
     switch (it["type"]) {
-      case "message":
-        acc = { kind: "message", text: "" };
+      case "message": {
+        const phase = phaseOf(it);
+        acc = phase ? { kind: "message", text: "", phase } : { kind: "message", text: "" };
         break;
+      }
       case "function_call": {
         const parsed = functionCallItem.safeParse(it);
         if (!parsed.success) throw new StreamFault(`${this.label} started a function_call item without a call_id or name`, "stream");
@@ -200,6 +205,8 @@ export class ResponsesStreamHandler extends AnswerParser {
     const acc = this.accAt(i, "the end");
     switch (acc.kind) {
       case "message": {
+        const phase = phaseOf(it);
+        if (phase) acc.phase = phase;
         const m = messageItem.safeParse(it);
         if (acc.text === "" && m.success) {
           const whole = (m.data.content ?? []).map((c) => c.text ?? c.refusal ?? "").join("");
@@ -252,6 +259,10 @@ export class ResponsesStreamHandler extends AnswerParser {
     return this.reportedError(message, code, errorKind(code));
   }
 
+  protected override stopSaid(): string | undefined {
+    return this.incompleteSaid;
+  }
+
   protected override stopReason(blocks: readonly Block[]): StopReason {
     // the Responses API has no "tool_calls" status
     return askingForCalls(this.stop ?? "other", blocks);
@@ -262,7 +273,7 @@ export class ResponsesStreamHandler extends AnswerParser {
     for (const [i, acc] of this.order.entries()) {
       switch (acc.kind) {
         case "message":
-          if (acc.text.length > 0) out.push({ type: "text", text: acc.text });
+          if (acc.text.length > 0) out.push(acc.phase ? { type: "text", text: acc.text, phase: acc.phase } : { type: "text", text: acc.text });
           break;
         case "call":
           // a call whose arguments were cut off cannot be run: only finished calls are kept
@@ -311,4 +322,10 @@ function precedesKept(next: Acc | undefined): boolean {
     default:
       return assertNever(next, "accumulator");
   }
+}
+
+/** A message item's phase, when it is one the API names (the SDK's ResponseOutputMessage). */
+function phaseOf(it: Json): TextPhase | undefined {
+  const p = it["phase"];
+  return p === "commentary" || p === "final_answer" ? p : undefined;
 }

@@ -21,6 +21,11 @@ export class Activity {
     return this.running !== undefined || this.compacting !== undefined || this.awaitingParts;
   }
 
+  /** a turn runs (not a /compact, not a prompt waiting for the parts) */
+  turnRunning(): boolean {
+    return this.running !== undefined;
+  }
+
   interrupt(): void {
     this.abort?.abort();
   }

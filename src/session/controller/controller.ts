@@ -1,5 +1,9 @@
 // The running app: one session at a time over one store, a provider, tools and the turn loop.
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
+import { SandboxSetup } from "./sandbox-setup.js";
+import type { PermissionPolicy } from "../../tools/types.js";
+import { withPlanItem } from "./permission-mode.js";
+import { limitCoreDumps } from "../../config/core-limit.js";
 import path from "node:path";
 import fs from "node:fs/promises";
 import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
@@ -19,9 +23,9 @@ import type { Capture, InspectorView, Page } from "../../context/types.js";
 import { refusedPrompt } from "./pastes.js";
 import { promptTooLarge } from "../../compaction/window.js";
 import { messageOf } from "../../record/errors.js";
-import { sessionIdProblem } from "../../record/session-id.js";
+import { findSession, sessionNotFound } from "../store/find-session.js";
 import { ExtensionManager } from "../../extensions/manager.js";
-import type { McpControl } from "./types.js";
+import type { McpControl, PromptOptions } from "./types.js";
 import { reloadSettings, type AppOptions } from "./options.js";
 import { baseUrls, ProviderInUse } from "./provider-setup.js";
 import { appInfo } from "./app-info.js";
@@ -31,6 +35,8 @@ import { permissionAsker } from "./ask-permission.js";
 import { SessionFigures } from "./figures.js";
 import { TurnParts, type Parts } from "./turn-parts.js";
 import { Activity } from "./activity.js";
+import { SteerInbox } from "../turn/steer-inbox.js";
+import { Alongside } from "./alongside.js";
 import { listModels } from "./model-list.js";
 import { OpenSession } from "./open-session.js";
 import {
@@ -40,7 +46,6 @@ import {
   headlessHeld,
   modelAnswer,
   modelNow,
-  noSession,
   NOTHING_TO_FORK,
   PENDING,
   readOnlyRefusal,
@@ -53,6 +58,7 @@ import { isPlainPrompt } from "../../compaction/summary.js";
 import type { Checkpoints } from "../checkpoints/checkpoints.js";
 import type { TurnCheckpoint } from "../checkpoints/turn.js";
 import type { RewindDeps, RewindDone } from "./rewind.js";
+import { BUILTIN_COMMANDS, Workflow } from "./workflow.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
 
@@ -99,21 +105,55 @@ export class App implements Controller {
   private recovered: Promise<void> | undefined;
   /** what was found at start beside the session's own problems (a rewind that was killed) */
   private readonly startNotes: string[] = [];
+  /** where the session's commands run (sandbox-setup.ts) */
+  private readonly sandbox: SandboxSetup;
+  private sandboxSaid: Promise<void> | undefined;
   /** a rewind runs: it changes the workspace and the session, so it excludes turns */
   private rewinding = false;
+  /** custom commands, skills, hooks, /init and the todo tool (workflow.ts) */
+  readonly workflow: Workflow;
+  /** messages steered into the running turn (turn/steer.ts) */
+  private readonly steering = new SteerInbox();
+  /** the draft, the workspace's prompt history, a turn that outlives its terminal (alongside.ts) */
+  readonly alongside: Alongside;
+
 
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void {
     return this.hub.subscribe(fn, opts);
   }
 
   private constructor(private readonly opts: AppOptions) {
+    this.workflow = new Workflow({
+      workspace: opts.workspace,
+      configFolder: opts.configFile ? path.dirname(opts.configFile) : undefined,
+      reserved: BUILTIN_COMMANDS,
+      headless: opts.headless,
+      events: this.hub,
+      secrets: () => [...Object.values(this.opts.credentials.keys), ...(this.opts.credentials.secrets ?? []), ...(this.ext?.secrets() ?? [])],
+      redact: (t) => this.redactKeys(t),
+    });
     this.parts = new TurnParts({
       parts: () => import("./parts.js"),
-      context: () => loadProjectContext(opts.workspace, this.redactKeys),
+      context: () => {
+        this.workflow.load();
+        return loadProjectContext(opts.workspace, this.redactKeys);
+      },
       events: this.hub,
     });
     this.inUse = new ProviderInUse(opts, this.parts);
-    this.askPermission = permissionAsker(this.hub, opts.headless);
+    this.alongside = new Alongside({
+      dir: opts.alongsideDir,
+      workspace: opts.workspace,
+      hub: this.hub,
+      redact: (t) => this.redactKeys(t),
+      session: () => ({ id: this.open.current.id, stored: this.open.storedId() !== undefined }),
+      busy: () => this.busy(),
+      interrupt: () => this.interrupt(),
+    });
+    const ask = permissionAsker(this.hub, opts.headless);
+    // after a hang-up, questions are answered by the "hangup" setting (alongside.ts)
+    this.askPermission = (req) => this.alongside.ask(req, ask);
+    this.sandbox = new SandboxSetup({ sandbox: opts.sandbox, network: opts.network, workspace: opts.workspace, dbPath: opts.store.path, configFile: opts.configFile });
     this.activity = new Activity(this.hub);
     this.open = new OpenSession({
       store: opts.store,
@@ -169,9 +209,17 @@ export class App implements Controller {
 
   /** Loads the turn's parts and reads the project context (turn-parts.ts); the screen calls this
    * after the frame that shows the session, and create() before it returns otherwise. */
+  /** the provider's model list (provider-setup.ts, learn), then the status line again */
+  private learnModels(): Promise<void> {
+    return this.inUse.learn().then(() => this.hub.emit({ type: "info" }));
+  }
+
   ready(): Promise<Parts> {
+    void this.learnModels();
     return this.parts.ready().then(async (p) => {
       await (this.recovered ??= this.recoverRewind());
+      await (this.sandboxSaid ??= this.sayUnsandboxed());
+      limitCoreDumps();
       return p;
     });
   }
@@ -189,6 +237,17 @@ export class App implements Controller {
       redact: this.redactKeys,
     });
     return this.cps;
+  }
+
+  /** bubblewrap probed once; when it does not work, said once (sandbox-setup.ts) */
+  private async sayUnsandboxed(): Promise<void> {
+    const note = await this.sandbox.ready();
+    if (note) {
+      this.startNotes.push(note);
+      this.hub.emit({ type: "notice", level: "warning", text: note });
+    }
+    // the status line says where commands run
+    this.hub.emit({ type: "info" });
   }
 
   /** A rewind of this workspace that was killed left temporary files and its journal: they
@@ -244,10 +303,9 @@ export class App implements Controller {
     await app.lease.holdNew();
     const o = opts.open;
     if ("resume" in o) {
-      const problem = sessionIdProblem(o.resume);
-      if (problem) throw new UnknownSessionError(`${problem}; list the sessions with: albedo-tui sessions`);
-      const s = await opts.store.getSession(o.resume);
-      if (!s) throw new UnknownSessionError(noSession(o.resume, opts.store.path));
+      const f = await findSession(opts.store, o.resume);
+      if (!f.ok) throw new UnknownSessionError(sessionNotFound(f, opts.store.path));
+      const s = f.session;
       // --fork-session: a fork of it at its end, the original left as it is (held or not)
       await app.load(o.fork ? await opts.store.forkSession(s.id) : s);
     } else if ("continue" in o) {
@@ -318,7 +376,7 @@ export class App implements Controller {
 
   /** problems found while loading the session (bad rows), for headless mode to print */
   loadProblems(): readonly string[] {
-    return [...this.startNotes, ...this.open.bad];
+    return [...this.startNotes, ...this.open.bad, ...this.workflow.notes()];
   }
 
   setApi(api: AppInfo["api"]): void {
@@ -326,8 +384,23 @@ export class App implements Controller {
     this.hub.emit({ type: "info" });
   }
 
+  /** the open session while it has no row yet (before its first message): the local API
+   * answers for it as pending */
+  unstoredSession(): { id: string; since: string } | undefined {
+    return this.open.draftId();
+  }
+
   info(): AppInfo {
-    return appInfo(this.inUse, this.opts, this.apiInfo);
+    return { ...appInfo(this.inUse, this.opts, this.apiInfo), sandbox: this.sandbox.label() };
+  }
+
+  setPermission(mode: PermissionPolicy): void {
+    if (this.opts.permission === mode) return;
+    const wasPlan = this.opts.permission === "plan" || mode === "plan";
+    this.opts.permission = mode;
+    // plan mode's context item comes or goes: the next request differs
+    if (wasPlan) void this.inBackground(this.pending.markOrWarn(`permission mode ${mode}`));
+    this.hub.emit({ type: "info" });
   }
 
   session(): Session {
@@ -417,11 +490,16 @@ export class App implements Controller {
       model: this.inUse.now(),
       info: this.inUse.info(),
       sessionId: this.open.current.id,
-      // the project's context items, then each MCP server's instructions
-      context: ext.length > 0 ? [...own, ...ext] : own,
-      // the built-in tools, then the MCP servers'
-      tools: [...this.parts.tools, ...this.ext.tools()],
+      // the project's context items, the skills and SessionStart's, then each MCP server's
+      // instructions (a UserPromptSubmit hook's context follows, for its turn: workflow.ts)
+      context: withPlanItem(
+        [...own, ...this.workflow.skillsContext(), ...ext, ...this.workflow.startContext(this.open.current.id)],
+        this.opts.permission,
+      ),
+      // the built-in tools, todo and skill, then the MCP servers'
+      tools: [...this.parts.tools, ...this.workflow.tools(), ...this.ext.tools()],
       redact: this.redactKeys,
+      history: this.open.messages,
     };
   }
 
@@ -434,16 +512,17 @@ export class App implements Controller {
       askPermission: this.askPermission,
       events: this.hub,
       previousUsage: this.figures.lastUsage,
-    });
+      sandbox: this.sandbox.forCommands(),
+    }, this.steering);
   }
 
-  async submit(text: string, images: ImageBlock[] = []): Promise<{ sent: boolean }> {
-    const outcome = await this.runPrompt(text, images);
+  async submit(text: string, images: ImageBlock[] = [], opts: PromptOptions = {}): Promise<{ sent: boolean }> {
+    const outcome = await this.runPrompt(text, images, opts);
     return { sent: !outcome.unsent };
   }
 
   /** runs one turn and reports how it ended (headless mode needs the outcome) */
-  async runPrompt(text: string, images: ImageBlock[] = []): Promise<TurnOutcome> {
+  async runPrompt(text: string, images: ImageBlock[] = [], opts: PromptOptions = {}): Promise<TurnOutcome> {
     // headless: the servers' tools belong to the one turn there is, so it waits for their
     // start (each bounded by its startup timeout) before its requests are built, and their
     // arrival is no change to that turn's view; the screen never waits for them
@@ -454,6 +533,8 @@ export class App implements Controller {
       const ended = await this.activity.awaitParts(() => this.ready());
       if (ended) return ended;
     }
+    // the provider's own model list, read once a run, beats the catalog's figures
+    if (!this.busy()) await this.learnModels();
     if (this.lease.readOnly) {
       const refused = readOnlyRefusal(this.lease.readOnly);
       this.hub.emit({ type: "notice", level: "warning", text: refused });
@@ -470,6 +551,8 @@ export class App implements Controller {
       this.hub.emit({ type: "notice", level: "error", text: problem });
       return { ok: false, error: problem, finalText: "" };
     }
+    // a custom command or /init sends what it expands to (its hooks run with the turn)
+    if (!opts.literal) text = this.workflow.expand(text);
     const blocks: Block[] = [...images];
     if (text) blocks.push({ type: "text", text });
     if (blocks.length === 0) return { ok: true, finalText: "" };
@@ -482,16 +565,23 @@ export class App implements Controller {
       return { ok: false, unsent: true, error: said, finalText: "" };
     }
     let checkpoint: TurnCheckpoint | undefined;
+    /** the prompt's hooks let it through: the Stop hooks run at its end */
+    let prompted = false;
     const outcome = await this.activity.turn(
-      (signal) => this.startTurn(text, blocks, signal, (cp) => (checkpoint = cp)),
+      (signal) => this.startTurn(text, blocks, signal, (cp) => (checkpoint = cp), () => (prompted = true)),
       (o) => {
         if (o.usage) this.figures.lastUsage = o.usage;
         if (o.prepared) this.figures.lastPrepare = o.prepared;
       },
       // after its processes are stopped, while it still counts as running: nothing of the
-      // turn changes the workspace any more, and no next turn has begun
-      () => this.endCheckpoint(checkpoint),
+      // turn changes the workspace any more, and no next turn has begun; then the Stop hooks
+      async () => {
+        await this.endCheckpoint(checkpoint);
+        if (prompted) await this.workflow.stop(this.open.current.id);
+      },
     );
+    // what was steered in and never reached a model call goes back to the screen
+    this.steering.release();
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
@@ -502,10 +592,14 @@ export class App implements Controller {
 
   /** The turn of one prompt: after the whole record is in, the draft's row and the title are
    * stored, then the turn runs; a failure of either ends as a notice, never a throw. */
-  private startTurn(text: string, blocks: Block[], signal: AbortSignal, begun: (cp: TurnCheckpoint | undefined) => void): Promise<TurnOutcome> {
+  private startTurn(text: string, blocks: Block[], signal: AbortSignal, begun: (cp: TurnCheckpoint | undefined) => void, prompted: () => void): Promise<TurnOutcome> {
     const env = this.env();
     const turn = async (): Promise<TurnOutcome> => {
       await this.open.wholeHistory;
+      // the hooks of the session's start and of the prompt, inside the turn (one at a time)
+      const hooked = await this.workflow.beginTurn(env, this.open.current.id, this.open.storedId() === undefined ? "startup" : "resume", text);
+      if (hooked) return hooked;
+      prompted();
       const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";
       // a draft's row comes with its lease (SessionLease.holdNew): nobody else can hold it
       if (await this.open.ensureStored(title)) this.lease.adopt(this.open.current.id);
@@ -523,6 +617,11 @@ export class App implements Controller {
 
   interrupt(): void {
     this.activity.interrupt();
+  }
+
+  steer(text: string): Promise<boolean> {
+    if (!this.activity.turnRunning()) return Promise.resolve(false);
+    return this.steering.push(this.redactKeys(text));
   }
 
   async newSession(): Promise<void> {
@@ -543,10 +642,9 @@ export class App implements Controller {
 
   async switchSession(id: string): Promise<void> {
     if (this.busy()) throw new Error(BUSY.switchSession);
-    const problem = sessionIdProblem(id);
-    if (problem) throw new UnknownSessionError(problem);
-    const s = await this.opts.store.getSession(id);
-    if (!s) throw new UnknownSessionError(noSession(id));
+    const f = await findSession(this.opts.store, id);
+    if (!f.ok) throw new UnknownSessionError(f.problem);
+    const s = f.session;
     await this.load(s);
     this.hub.emit({ type: "session" });
     if (this.lease.readOnly) this.hub.emit({ type: "notice", level: "warning", text: this.lease.readOnly });
@@ -592,6 +690,7 @@ export class App implements Controller {
     // the first reading of the project context comes with the parts: this one follows it
     await this.ready();
     const before = this.parts.context;
+    this.workflow.load();
     this.parts.context = await loadProjectContext(this.opts.workspace, this.redactKeys);
     const changed = changedItems(before, this.parts.context);
     let settings: string | undefined;

@@ -46,17 +46,28 @@ export class SessionFigures {
   private figure: ContextFigure | undefined;
   /** the latest figure refresh: an older one that ends later must not overwrite it */
   private figureRun = 0;
+  /** no turn is running: the figure is the next request's estimate */
+  private betweenTurns = true;
 
   constructor(private readonly from: FigureSources) {
     // a capture stored, or the view marked pending: the pane shows something else now, and
     // the status line must give the same figure
+    // between turns the figure that matters is what the next request will weigh (an answer of
+    // 20,000 words is in it, and not in the last request's); while a turn runs, the request sent
     from.events.subscribe((e) => {
-      if (e.type === "capture") void this.refresh();
+      if (e.type === "capture") {
+        this.betweenTurns = false;
+        void this.refresh();
+      } else if (e.type === "turn_end") {
+        this.betweenTurns = true;
+        void this.refresh();
+      }
     });
   }
 
   /** a session opened: the usage stored with its last answer, and no figure until it is worked out */
   opened(lastUsage: Usage | undefined): void {
+    this.betweenTurns = true;
     this.lastUsage = lastUsage;
     this.lastPrepare = undefined;
     this.figure = undefined;
@@ -76,14 +87,19 @@ export class SessionFigures {
 
   private async workOut(): Promise<void> {
     const run = ++this.figureRun;
+    const wasBetween = this.betweenTurns;
     const session = this.from.session();
     const superseded = (): boolean => run !== this.figureRun || session !== this.from.session() || this.from.closing();
     let figure: ContextFigure | undefined;
     try {
       const view = await this.from.view();
-      if (view.state === "current") {
-        figure = { basis: "last request", ...requestEstimate(view.sections) };
-      } else {
+      if (view.state === "current") figure = { basis: "last request", ...requestEstimate(view.sections) };
+      if (view.state === "pending" || wasBetween) {
+        // until the estimate is worked out, the last request's figure rather than none
+        if (figure && this.figure === undefined && !superseded()) {
+          this.figure = figure;
+          this.from.events.emit({ type: "info" });
+        }
         // a failure to read the rest of the record was told when it happened; no figure then
         const whole = await this.from.wholeHistory().then(
           () => true,

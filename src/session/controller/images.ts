@@ -8,6 +8,7 @@ import type { ImageBlock } from "../../record/types.js";
 import type { ProviderName } from "../../provider/types.js";
 import { assertNever } from "../../record/types.js";
 import { readStartFile, StartFileError } from "../../config/files.js";
+import { checkImage, sniff } from "../../provider/image-check.js";
 
 const TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", gif: "image/gif", webp: "image/webp" };
 
@@ -42,14 +43,23 @@ export async function loadImage(file: string, provider: ProviderName): Promise<I
     if (e instanceof StartFileError && e.code === "ENOENT") throw new Error(`image not found: ${file}`);
     throw e;
   }
-  let dims: ReturnType<typeof imageSize>;
-  try {
-    dims = imageSize(buf);
-  } catch {
-    throw new Error(`${file} is not a PNG, JPEG, GIF or WebP image`);
+  // decoded whole: a header can be whole over a truncated body, and a stored image the
+  // provider cannot decode would be refused with every later request
+  const checked = await checkImage(buf);
+  if (!checked.ok) {
+    if (!sniff(buf)) {
+      let other: string | undefined;
+      try {
+        other = imageSize(buf).type;
+      } catch {
+        other = undefined;
+      }
+      if (other && !TYPES[other]) throw new Error(`${file} is a ${other} image; PNG, JPEG, GIF and WebP are supported`);
+    }
+    throw new Error(`${file} is not a usable image: ${checked.why}.`);
   }
-  const mediaType = dims.type ? TYPES[dims.type] : undefined;
-  if (!mediaType) throw new Error(`${file} is a ${dims.type ?? "unknown"} image; PNG, JPEG, GIF and WebP are supported`);
+  const mediaType = checked.mediaType;
+  const dims = { width: checked.width, height: checked.height };
   const block: ImageBlock = { type: "image", mediaType, data: buf.toString("base64"), bytes: buf.length };
   if (dims.width) block.width = dims.width;
   if (dims.height) block.height = dims.height;

@@ -2,7 +2,7 @@
 // The controller applies the choice; nothing here reads the settings or the network.
 import type { ProviderName } from "../../provider/types.js";
 import type { StoredMessage } from "../../record/types.js";
-import { defaultModel, familyOf, lookupModel as catalogLookup, type ModelInfo } from "../../provider/catalog.js";
+import { assumedFor, defaultModel, familyOf, lookupModel as catalogLookup, type ModelInfo } from "../../provider/catalog.js";
 import { DEFAULT_BASE_URL } from "../../provider/base-urls.js";
 import { unseenReason, type ImageTarget } from "../../replay/replay.js";
 
@@ -36,6 +36,7 @@ export function lookupModel(provider: ProviderName, model: string, own: { contex
   const info = { ...catalogLookup(provider, model) };
   if (own.contextWindow !== undefined) info.contextWindow = own.contextWindow;
   if (own.vision !== undefined) info.vision = own.vision;
+  if (!info.known) info.assumed = assumedFor(info);
   return info;
 }
 

@@ -116,6 +116,12 @@ export class OpenSession {
     return this.stored && current ? current.id : undefined;
   }
 
+  /** the draft's id and when it was opened; undefined once it is stored (or before any is open) */
+  draftId(): { id: string; since: string } | undefined {
+    const current: Session | undefined = this.current;
+    return !this.stored && current ? { id: current.id, since: current.createdAt } : undefined;
+  }
+
   /** what the context pane shows: a draft has sent nothing yet, so its view is pending by nature */
   view(): Promise<InspectorView> {
     if (!this.stored) return Promise.resolve({ state: "pending", reason: NO_REQUEST_YET, since: this.current.createdAt });

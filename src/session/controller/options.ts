@@ -28,6 +28,9 @@ export interface AppOptions extends AppSettings {
    * absent: none are kept or restored; the config's checkpoints.enabled false: a turn keeps
    * none, and a rewind still restores those kept before */
   checkpointDir?: string;
+  /** the folder of drafts, the workspace's prompt history and detached turns' notes
+   * (alongside.ts); absent: none are kept */
+  alongsideDir?: string;
 }
 
 /** /reload: reads the settings again and applies those that take effect in a running

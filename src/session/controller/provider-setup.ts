@@ -56,6 +56,8 @@ export class ProviderInUse {
   private client: Provider | undefined;
   /** per provider and base URL: the optional fields its server refused */
   private readonly serverMemories = new Map<string, ServerMemory>();
+  /** per base URL: the read of Anthropic's model list, once a run */
+  private readonly modelLists = new Map<string, Promise<void>>();
 
   /** `s` is read at each call: /reload replaces the keys in it */
   constructor(
@@ -74,6 +76,29 @@ export class ProviderInUse {
   /** what is known of the model in use (model-choice.ts, lookupModel) */
   info(): ModelInfo {
     return lookupModel(this.provider, this.model, this.s);
+  }
+
+  /**
+   * Reads the provider's own model list once a run per base URL: Anthropic's says each
+   * model's window, output limit, thinking and images, which then beat the catalog's table
+   * (provider/model-facts.ts). Bounded (provider/models.ts); a failure leaves the table.
+   */
+  learn(): Promise<void> {
+    if (this.provider !== "anthropic") return Promise.resolve();
+    const baseUrl = baseUrlFor(this.s, "anthropic");
+    const apiKey = this.s.credentials.keys.anthropic;
+    if (!apiKey && keyRequired("anthropic", baseUrl)) return Promise.resolve();
+    let read = this.modelLists.get(baseUrl);
+    if (!read) {
+      read = import("../../provider/models.js")
+        .then(({ fetchModels }) => fetchModels({ provider: "anthropic", baseUrl, ...(apiKey ? { apiKey } : {}) }))
+        .then(
+          () => this.rebuild(),
+          () => undefined,
+        );
+      this.modelLists.set(baseUrl, read);
+    }
+    return read;
   }
 
   /** what the provider in use needs and lacks, in a sentence */

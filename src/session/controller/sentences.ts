@@ -49,7 +49,8 @@ export function modelAnswer(choice: ModelChoice, info: ModelInfo, key: string | 
   const images = big
     ? ` ${big} image${big === 1 ? "" : "s"} in this session ${big === 1 ? "is" : "are"} more than ${provider} accepts: ${big === 1 ? "it goes" : "they go"} as a note saying so, not as ${big === 1 ? "an image" : "images"} (switch back to send ${big === 1 ? "it" : "them"}).`
     : "";
-  return `Model: ${provider}:${model} (context window ${window}${info.known ? "" : ", not in the catalog"}).${said ? " " + said : ""}${key ? " " + key : ""}${images}`;
+  const basis = !info.known ? `; unknown to the provider's model list and the catalog, assumed: ${info.assumed ?? "no window"}` : info.source === "line" ? "; no source gives its figures, its line's are used" : info.source === "server" ? "; as the provider's model list says" : "";
+  return `Model: ${provider}:${model} (context window ${window}${basis}).${said ? " " + said : ""}${key ? " " + key : ""}${images}`;
 }
 
 /** what /reload changed among the settings, in words; keys are named, never shown */

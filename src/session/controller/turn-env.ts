@@ -6,6 +6,7 @@ import type { ModelInfo } from "../../provider/catalog.js";
 import type { StoredMessage } from "../../record/types.js";
 import type { PermissionMemory, toolSchemas } from "../../tools/run.js";
 import type { ToolContext, ToolDef } from "../../tools/types.js";
+import type { CommandSandbox } from "../../tools/spawn-command.js";
 import type { Redactor } from "../../config/secrets.js";
 import type { Capture } from "../../context/types.js";
 import type { captureRequest } from "../../context/capture.js";
@@ -14,7 +15,9 @@ import { imageTarget } from "../../replay/replay.js";
 import { turnRequest } from "../../replay/request.js";
 import type { TurnEnv } from "../turn/turn.js";
 import type { EventHub } from "../turn/events.js";
+import type { SteerInbox } from "../turn/steer-inbox.js";
 import { redactRequest } from "../turn/redact.js";
+import { withTaskList } from "../turn/task-list.js";
 import type { ModelInUse } from "./model-choice.js";
 import type { AppOptions } from "./options.js";
 import { SYSTEM_PROMPT } from "./project-context.js";
@@ -33,6 +36,8 @@ export interface Composition {
   /** the built-in tools, then the MCP servers' */
   tools: ToolDef[];
   redact: Redactor;
+  /** the session's record: after a summary, the task list it stood in for is sent (turn/task-list.ts) */
+  history?: readonly StoredMessage[];
 }
 
 /** Prompt caching for this session's requests: keyed by the session (OpenAI's
@@ -59,7 +64,7 @@ function nextRequest(c: Composition, schemas: typeof toolSchemas, prior: Paramet
     provider,
     model,
     system: SYSTEM_PROMPT,
-    context: c.context,
+    context: withTaskList(c.context, prior, c.history ?? []),
     tools: schemas(c.tools),
     maxOutputTokens: c.settings.maxOutputTokens ?? m.maxOutput ?? 8192,
     reasoning: c.settings.reasoning,
@@ -87,10 +92,12 @@ interface TurnSetting {
   events: EventHub;
   /** what the provider reported for the last response (the first capture shows it) */
   previousUsage: Usage | undefined;
+  /** where commands run (sandbox-setup.ts); absent: unsandboxed */
+  sandbox?: CommandSandbox | undefined;
 }
 
 /** what a turn works with */
-export function turnEnv(c: Composition, t: TurnSetting): TurnEnv {
+export function turnEnv(c: Composition, t: TurnSetting, steer?: SteerInbox): TurnEnv {
   const { provider: providerName, model } = c.model;
   const m = c.info;
   const s = c.settings;
@@ -114,6 +121,8 @@ export function turnEnv(c: Composition, t: TurnSetting): TurnEnv {
       workspace: s.workspace,
       policy: s.permission,
       askPermission: t.askPermission,
+      ...(t.sandbox ? { sandbox: t.sandbox } : {}),
+      ...(s.rules ? { rules: s.rules } : {}),
       redact: c.redact,
       ...(s.headless ? { unattended: UNATTENDED } : {}),
     },
@@ -128,6 +137,7 @@ export function turnEnv(c: Composition, t: TurnSetting): TurnEnv {
     tokenMethod: methodFor(providerName, model),
     events: t.events,
     ...(t.previousUsage ? { previousUsage: t.previousUsage } : {}),
+    ...(steer ? { steer } : {}),
   };
   return env;
 }

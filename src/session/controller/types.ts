@@ -10,7 +10,9 @@ import type { FigureBasis } from "../../context/format.js";
 import type { Listener, SubscribeOptions } from "../turn/events.js";
 import type { TurnOutcome } from "../turn/env.js";
 import type { ServerStatus } from "../../extensions/manager.js";
+import type { WorkflowControl } from "./workflow.js";
 import type { PlannedItem, PromptChoice, RewindDone, RewindMode, RewindPreview } from "./rewind.js";
+import type { AlongsideControl } from "./alongside.js";
 
 import type { CompactionStrategy } from "../../compaction/types.js";
 export type { CompactionStrategy };
@@ -23,11 +25,15 @@ export interface AppInfo {
   contextWindow?: number;
   vision: boolean;
   permission: PermissionPolicy;
+  /** where commands run, for the status line: "sandbox workspace-write", "sandbox off", "UNSANDBOXED" */
+  sandbox?: string;
   compaction: CompactionStrategy;
   reasoning: ReasoningLevel;
   /** set when reasoning is asked for and the model takes no reasoning setting (the catalog
    * says so, and none is sent): "reasoning not available for gpt-4o" */
   reasoningNote?: string;
+  /** set when no source knows the model (or only its line): what was assumed of it */
+  modelNote?: string;
   workspace: string;
   dbPath: string;
   /** set when the provider needs a key and none is configured: says what to set */
@@ -85,10 +91,18 @@ export interface McpControl {
   status(): ServerStatus[];
 }
 
+/** how a prompt is taken */
+export interface PromptOptions {
+  /** sent as written: never expanded as a custom command (the screen's "//text") */
+  literal?: boolean;
+}
+
 export interface Controller {
   /** the one channel of what happens: returns the unsubscribe */
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void;
   info(): AppInfo;
+  /** switches the permission mode for the rest of the run (the screen's mode key) */
+  setPermission(mode: PermissionPolicy): void;
   session(): Session;
   /** the current session's record as loaded (the store is the truth; this is its read) */
   history(): readonly StoredMessage[];
@@ -104,16 +118,22 @@ export interface Controller {
    * `sent: false`: taken back by interrupt() before anything was stored or sent (a prompt
    * waiting for the turn's code), so the screen can give the text back.
    */
-  submit(text: string, images?: ImageBlock[]): Promise<{ sent: boolean }>;
+  submit(text: string, images?: ImageBlock[], opts?: PromptOptions): Promise<{ sent: boolean }>;
   /**
    * submit() for a front end that ends with the turn (headless mode): runs one user turn to
    * the end and says how it ended, with its final text, for the exit code and stdout
    */
-  runPrompt(text: string, images?: ImageBlock[]): Promise<TurnOutcome>;
+  runPrompt(text: string, images?: ImageBlock[], opts?: PromptOptions): Promise<TurnOutcome>;
   /** problems found while loading the session (rows that could not be read), to be shown */
   loadProblems(): readonly string[];
   /** stops the stream or the running tool; what arrived is kept */
   interrupt(): void;
+  /**
+   * sends a message into the running turn, stored before its next model call; resolves true
+   * once stored, false when no turn runs or it ended without taking it (the text is the
+   * caller's again). Absent in front-end tests' stand-ins.
+   */
+  steer?(text: string): Promise<boolean>;
   newSession(): Promise<void>;
   listSessions(): Promise<Session[]>;
   switchSession(id: string): Promise<void>;
@@ -137,4 +157,8 @@ export interface Controller {
   mcp?: McpControl;
   /** rewind; absent in front-end tests' stand-ins */
   rewind?: RewindControl;
+  /** custom commands, skills, hooks (workflow.ts); absent in front-end tests' stand-ins */
+  workflow?: WorkflowControl;
+  /** drafts, the workspace's prompt history, hanging up; absent in front-end tests' stand-ins */
+  alongside?: AlongsideControl;
 }

@@ -187,6 +187,7 @@ interface Statements {
 type MessageMethods =
   | "createSession"
   | "getSession"
+  | "sessionsByPrefix"
   | "listSessions"
   | "deleteSession"
   | "latestSession"
@@ -302,6 +303,18 @@ export class MessageStore implements Pick<HistoryStore, MessageMethods> {
     return this.conn.serial(async () => {
       const [row] = await this.conn.all<SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`, [id]);
       return row ? toSession(row) : undefined;
+    });
+  }
+
+  sessionsByPrefix(prefix: string, limit: number): Promise<Session[]> {
+    return this.conn.serial(async () => {
+      // substr compares exactly: no LIKE wildcard in a prefix from outside can widen it
+      const rows = await this.conn.all<SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE substr(id, 1, length(?)) = ? ORDER BY updated_at DESC, id LIMIT ?`, [
+        prefix,
+        prefix,
+        Math.max(1, Math.floor(limit)),
+      ]);
+      return rows.map(toSession);
     });
   }
 

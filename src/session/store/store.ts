@@ -176,6 +176,9 @@ export class SqliteStore implements HistoryStore {
   getSession(id: string): Promise<Session | undefined> {
     return this.messages.getSession(id);
   }
+  sessionsByPrefix(prefix: string, limit: number): Promise<Session[]> {
+    return this.messages.sessionsByPrefix(prefix, limit);
+  }
   listSessions(opts?: { workspace?: string; limit?: number; includeEmpty?: boolean }): Promise<SessionInfo[]> {
     return this.messages.listSessions(opts);
   }

@@ -55,6 +55,8 @@ export interface HistoryStore {
   /** `id`: the id a session not yet stored was already shown under (a clash takes a new one) */
   createSession(opts: { workspace: string; title?: string; id?: string }): Promise<Session>;
   getSession(id: string): Promise<Session | undefined>;
+  /** the sessions whose id starts with `prefix` (compared exactly), newest first, at most `limit` */
+  sessionsByPrefix(prefix: string, limit: number): Promise<Session[]>;
   /** newest (by updatedAt) first */
   /** newest first; sessions with no message yet are left out unless includeEmpty */
   listSessions(opts?: { workspace?: string; limit?: number; includeEmpty?: boolean }): Promise<SessionInfo[]>;

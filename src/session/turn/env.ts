@@ -14,6 +14,16 @@ import type { CompactionStrategy } from "../../compaction/types.js";
 import type { Redactor } from "../../config/secrets.js";
 import type { OpenAIApi } from "../../provider/types.js";
 import type { ImageTarget } from "../../replay/replay.js";
+import type { SteerInbox } from "./steer-inbox.js";
+
+/** The hooks around each tool call of a turn (src/extensions/hooks.ts, wired by the controller). */
+export interface TurnHooks {
+  /** before the call, before its permission check: `block` answers the call with the reason
+   * instead of running it; `stop` ends the turn once this answer's results are stored */
+  before(call: { name: string; input: unknown }, signal: AbortSignal): Promise<{ block?: string; stop?: string; context: string[] }>;
+  /** after the call: `context` follows the output in the result the model sees */
+  after(call: { name: string; input: unknown; output: string; isError: boolean }, signal: AbortSignal): Promise<{ stop?: string; context: string[] }>;
+}
 
 export interface TurnEnv {
   store: HistoryStore;
@@ -49,6 +59,12 @@ export interface TurnEnv {
   /** checkpoint interval for streamed text */
   checkpointMs?: number;
   maxIterations?: number;
+  /** PreToolUse and PostToolUse hooks (absent: none) */
+  hooks?: TurnHooks;
+  /** set by a hook that ends the turn: why; the turn stops after the results are stored */
+  hookStop?: string;
+  /** messages sent into the running turn: stored before its next model call (steer.ts) */
+  steer?: SteerInbox;
 }
 
 export interface TurnOutcome {
@@ -57,6 +73,8 @@ export interface TurnOutcome {
   /** taken back before anything was stored or sent (Esc while it waited for the turn's code) */
   unsent?: boolean;
   error?: string;
+  /** the answer was cut short (stop.ts): stored complete, and named in `error` */
+  cut?: boolean;
   /** the assistant's last text, for headless mode */
   finalText: string;
   /** the last usage the provider reported during the turn */

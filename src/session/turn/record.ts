@@ -1,6 +1,7 @@
 // The turn's one door into the record: every block is redacted on its way in, every stored
 // message is told to the front ends (with its answer's id when it is a streamed answer),
 // and every request is captured for the inspector just before it is sent.
+import { wellFormedDeep } from "../../text/well-formed.js";
 import type { AnswerUsage, Block, MessageStatus, StoredMessage } from "../../record/types.js";
 import type { EncodedRequest, Request, Usage } from "../../provider/types.js";
 import { encodeRequest } from "../../provider/encode.js";
@@ -11,7 +12,8 @@ import type { AnswerId } from "./events.js";
 import type { TurnEnv } from "./env.js";
 
 export function clean(env: TurnEnv, blocks: Block[]): Block[] {
-  return redactBlocks(blocks, env.redact ?? noRedaction);
+  // nothing ill-formed is stored: it would go with every later request, and be refused
+  return redactBlocks(wellFormedDeep(blocks), env.redact ?? noRedaction);
 }
 
 export async function append(

@@ -6,6 +6,7 @@ import { outputImages } from "../../extensions/results.js";
 import { noRedaction } from "../../config/secrets.js";
 import { runTool } from "../../tools/run.js";
 import type { TurnEnv } from "./env.js";
+import type { ToolOutput } from "../../tools/types.js";
 
 export async function runTools(env: TurnEnv, calls: readonly ToolUseBlock[], signal: AbortSignal): Promise<ToolResultBlock[]> {
   return (await runToolCalls(env, calls, signal)).results;
@@ -16,6 +17,21 @@ export async function runTools(env: TurnEnv, calls: readonly ToolUseBlock[], sig
 export async function resultsMessage(env: TurnEnv, calls: readonly ToolUseBlock[], signal: AbortSignal): Promise<Array<ToolResultBlock | ImageBlock>> {
   const { results, images } = await runToolCalls(env, calls, signal);
   return [...results, ...images];
+}
+
+/** The call between its hooks: a PreToolUse block answers it with the hook's reason; what
+ * the hooks add follows the output. */
+async function hookedRun(env: TurnEnv, call: ToolUseBlock, signal: AbortSignal, onRun: () => void): Promise<ToolOutput> {
+  const hooks = env.hooks;
+  const before = hooks ? await hooks.before({ name: call.name, input: call.input }, signal) : undefined;
+  if (before?.stop) env.hookStop ??= before.stop;
+  if (before?.block !== undefined) return { output: `blocked by a PreToolUse hook: ${before.block}`, isError: true };
+  const out = await runTool(env.tools, call.name, call.input, { ...env.toolCtx, signal, onRun }, env.memory);
+  if (!hooks || signal.aborted) return out;
+  const after = await hooks.after({ name: call.name, input: call.input, output: out.output, isError: out.isError }, signal);
+  if (after.stop) env.hookStop ??= after.stop;
+  const added = [...(before?.context ?? []), ...after.context];
+  return added.length > 0 ? { ...out, output: `${out.output}\n${added.join("\n")}` } : out;
 }
 
 async function runToolCalls(env: TurnEnv, calls: readonly ToolUseBlock[], signal: AbortSignal): Promise<{ results: ToolResultBlock[]; images: ImageBlock[] }> {
@@ -34,7 +50,7 @@ async function runToolCalls(env: TurnEnv, calls: readonly ToolUseBlock[], signal
     const onRun = (): void => {
       t0 = Date.now();
     };
-    const out = await runTool(env.tools, call.name, call.input, { ...env.toolCtx, signal, onRun }, env.memory);
+    const out = await hookedRun(env, call, signal, onRun);
     const ms = Date.now() - t0;
     const output = redact(out.output);
     const diff = out.diff !== undefined ? redact(out.diff) : undefined;

@@ -3,13 +3,14 @@
 import { assertNever, type Block } from "../../record/types.js";
 import type { EncodedRequest, Request, StopReason, Usage } from "../../provider/types.js";
 import { ProviderError } from "../../provider/types.js";
+import { stopCause } from "../../provider/stop.js";
 import { Checkpointer } from "./checkpointer.js";
 import { clean } from "./record.js";
 import type { TurnEnv } from "./env.js";
 
 type AnswerOutcome =
   /** stored complete; `blocks` are as stored (redacted), so its tools run with that input */
-  | { kind: "complete"; blocks: Block[]; stopReason: StopReason; usage?: Usage }
+  | { kind: "complete"; blocks: Block[]; stopReason: StopReason; stopSaid?: string; usage?: Usage }
   /** what arrived is stored as interrupted (when anything did); `partial` is that */
   | { kind: "failed"; error: unknown; partial: Block[]; streamedText: string };
 
@@ -95,7 +96,19 @@ export async function streamAnswer(
   // stored (redacted), so what runs is what the record and the next request show
   const blocks = clean(env, result.blocks);
   await checkpoints.finish(blocks, "complete", result.usage);
-  return { kind: "complete", blocks, stopReason: result.stopReason, ...(result.usage ? { usage: result.usage } : {}) };
+  return {
+    kind: "complete",
+    blocks,
+    stopReason: result.stopReason,
+    ...(result.stopSaid !== undefined ? { stopSaid: result.stopSaid } : {}),
+    ...(result.usage ? { usage: result.usage } : {}),
+  };
+}
+
+/** The sentence for a complete answer that was cut short (stop.ts), or undefined. */
+export function cutShort(env: TurnEnv, answer: { stopReason: StopReason; stopSaid?: string }): string | undefined {
+  const who = env.provider.label ?? (env.providerName === "anthropic" ? "Anthropic" : "OpenAI");
+  return stopCause(answer, { who, maxOutputTokens: env.maxOutputTokens });
 }
 
 export function textOf(blocks: readonly Block[]): string {

@@ -13,9 +13,11 @@ import { messageOf } from "../../record/errors.js";
 import type { TurnEnv, TurnOutcome } from "./env.js";
 import { append, recordCapture } from "./record.js";
 import { compactIfDue, summarize } from "./compact.js";
-import { streamAnswer, textOf } from "./stream-answer.js";
+import { cutShort, streamAnswer, textOf } from "./stream-answer.js";
 import { resultsMessage } from "./run-tools.js";
+import { markRefusedImages } from "./refused-images.js";
 import { fitRequest, promptOverWindow, type FitState } from "./window.js";
+import { takeSteered } from "./steer.js";
 
 export type { TurnEnv, TurnOutcome } from "./env.js";
 
@@ -34,6 +36,7 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
   let usage: Usage | undefined = env.previousUsage;
   let prepared: PrepareResult | undefined;
   let contextRetryUsed = false;
+  let imageRetryUsed = false;
   const fit: FitState = { summarised: false };
   const maxIterations = env.maxIterations ?? 100;
   // what the turn learnt goes back with every way it ends
@@ -45,6 +48,8 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
 
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     if (signal.aborted) return end({ ok: false, interrupted: true, finalText });
+    // what was sent into the turn since its last call joins it here
+    await takeSteered(env);
     const due = await compactIfDue(env, turnStart, signal, { iteration, ...(usage ? { providerUsage: usage } : {}) });
     if ("interrupted" in due) return end({ ok: false, interrupted: true, finalText });
     if (due.usage) usage = due.usage;
@@ -89,6 +94,12 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
           return end({ ok: false, error: messageOf(e), finalText });
         }
       }
+      // an image the provider refused is marked in the record, and the request goes once more
+      if (!imageRetryUsed && answer.partial.length === 0 && (await markRefusedImages(env, req, e))) {
+        imageRetryUsed = true;
+        iteration--;
+        continue;
+      }
       const msg = messageOf(e);
       env.events.emit({ type: "notice", level: "error", text: msg });
       return end({ ok: false, error: msg, finalText });
@@ -97,18 +108,25 @@ export async function runTurn(env: TurnEnv, userBlocks: Block[], signal: AbortSi
     const text = textOf(answer.blocks);
     if (text) finalText = text;
 
-    const calls = answer.blocks.filter((b): b is ToolUseBlock => b.type === "tool_use");
-    if (calls.length === 0) {
-      if (answer.stopReason === "max_tokens") {
-        env.events.emit({ type: "notice", level: "warning", text: "The answer stopped at the output token limit." });
-      }
-      return end({ ok: true, finalText });
+    // an answer cut short is named, and its calls (their input may be cut too) are not run
+    const cut = cutShort(env, answer);
+    if (cut) {
+      env.events.emit({ type: "notice", level: "error", text: cut });
+      return end({ ok: false, error: cut, cut: true, finalText });
     }
+    const calls = answer.blocks.filter((b): b is ToolUseBlock => b.type === "tool_use");
+    // a message steered in while the answer streamed gets its call: the turn goes on
+    if (calls.length === 0 && env.steer?.pending() && !signal.aborted) continue;
+    if (calls.length === 0) return end({ ok: true, finalText });
     // all the results of one answer are stored as ONE user message
     await append(env, "user", await resultsMessage(env, calls, signal), "complete");
     if (signal.aborted) {
       env.events.emit({ type: "notice", level: "info", text: "Interrupted; tool results so far are kept." });
       return end({ ok: false, interrupted: true, finalText });
+    }
+    if (env.hookStop !== undefined) {
+      env.events.emit({ type: "notice", level: "warning", text: `A hook stopped the turn: ${env.hookStop}` });
+      return end({ ok: true, finalText });
     }
   }
   const msg = `Stopped after ${maxIterations} model calls in one turn; send another message to continue.`;

@@ -23,6 +23,7 @@ import { noRedaction } from "../../config/secrets.js";
 import { formatInt } from "../../record/numbers.js";
 import { messageOf } from "../../record/errors.js";
 import { redactRequest } from "./redact.js";
+import { withTaskList } from "./task-list.js";
 import { clean } from "./record.js";
 import { prepare, summarize } from "./compact.js";
 import type { TurnEnv } from "./env.js";
@@ -36,7 +37,8 @@ export function buildRequest(env: TurnEnv, prior: readonly PreparedMessage[], li
     provider: env.providerName,
     model: env.model,
     system: env.system,
-    context: env.context,
+    // after a summary, the task list it stood in for (task-list.ts)
+    context: withTaskList(env.context, prior, env.history),
     tools: toolSchemas(env.tools),
     maxOutputTokens: env.maxOutputTokens,
     reasoning: env.reasoning,
