@@ -31,6 +31,7 @@ const BENCHES: Bench[] = [
   { name: "cache", what: "prompt caching: 40-turn session per compaction strategy", run: async (q) => (await import("./cache.js")).benchCache(q) },
   { name: "mcp", what: "first usable frame with two MCP servers vs none", cli: true, run: async (q) => (await import("./mcp.js")).benchMcp(q) },
   { name: "mcp-wire", what: "an MCP server's output: a 15 MB result, a flood of notifications", run: async (q) => (await import("./mcp.js")).benchMcpWire(q) },
+  { name: "mentions", what: "@ completion on 100,000 files vs git ls-files", run: async (q) => (await import("./mentions.js")).benchMentions(q) },
   { name: "sandbox", what: "starting a command inside bubblewrap vs unsandboxed (true, ls)", run: async (q) => (await import("./sandbox.js")).benchSandbox(q) },
   { name: "checkpoints", what: "a turn's checkpoint on 10,000 files vs git stash create", run: async (q) => (await import("./checkpoints.js")).benchCheckpoints(q) },
 ];

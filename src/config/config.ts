@@ -38,6 +38,8 @@ export const mcpServerSchema = z
     url: z.string().min(1).optional(),
     headers: z.record(z.string(), z.string()).optional(),
     disabled: z.boolean().optional(),
+    /** a stdio server runs inside the command sandbox (docs/sandbox.md), its cwd writable */
+    sandbox: z.boolean().optional(),
     /** seconds the server may take to start and answer initialize (at most a day: a timer
      * past 2^31 ms fires at once) */
     startupTimeoutSeconds: z.number().positive().max(86_400, "at most 86400 seconds (a day)").optional(),
@@ -73,6 +75,20 @@ export const configSchema = z
     microcompactStep: z.number().int().min(1).optional(),
     /** how long Anthropic keeps the cached prompt prefix: "5m" (renewed by each read) or "1h" */
     cacheTtl: z.enum(["5m", "1h"]).optional(),
+    /** list prices by model id, $ per million tokens, over the built-in table (local or
+     * negotiated prices; docs/providers.md, Prices) */
+    prices: z
+      .record(
+        z.string().min(1).max(200),
+        z.strictObject({
+          input: z.number().nonnegative().max(10_000),
+          output: z.number().nonnegative().max(10_000),
+          cacheRead: z.number().nonnegative().max(10_000).exactOptional(),
+          cacheWrite5m: z.number().nonnegative().max(10_000).exactOptional(),
+          cacheWrite1h: z.number().nonnegative().max(10_000).exactOptional(),
+        }),
+      )
+      .optional(),
     /** OpenAI's wire shape: "responses" (the default on OpenAI's own endpoint) or "chat" (the
      * default for any other base URL); set it to force one */
     api: z.enum(["chat", "responses"]).optional(),

@@ -5,6 +5,7 @@
 // secrets are kept only in memory and handed to the redactor, never shown. Before a project's
 // file is approved, /mcp shows its text (`launch`, `${VAR}` unexpanded) in full: the person
 // approving must see what would run.
+import type { CommandSandbox } from "../tools/spawn-command.js";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -21,7 +22,7 @@ const DEFAULT_STARTUP_MS = 30_000;
 const DEFAULT_TOOL_MS = 120_000;
 
 type Transport =
-  | { kind: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd: string }
+  | { kind: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd: string; sandboxed?: boolean; sandbox?: CommandSandbox }
   | { kind: "http"; url: string; headers: Record<string, string> };
 
 export interface ServerSpec {
@@ -198,7 +199,7 @@ function normalizeEntry(name: string, raw: unknown, where: EntryPlace, env: Node
       const cwd = c.cwd !== undefined ? path.resolve(where.workspace, x(c.cwd, "cwd")) : where.workspace;
       const args = (c.args ?? []).map((a, i) => x(a, `args.${i}`));
       secrets.push(...flagValues(args));
-      const transport: Transport = { kind: "stdio", command: x(c.command, "command"), args, env: envOut, cwd };
+      const transport: Transport = { kind: "stdio", command: x(c.command, "command"), args, env: envOut, cwd, ...(c.sandbox === true ? { sandboxed: true } : {}) };
       return { ...base, transport, fingerprint: hash([transport, base.startupTimeoutMs, base.toolTimeoutMs, base.disabled]) };
     }
     if (c.env !== undefined || c.args !== undefined || c.cwd !== undefined) return bad('"env", "args" and "cwd" go with "command"; a Streamable HTTP server takes "headers"');

@@ -5,6 +5,7 @@
 // `instructions` become context items named by the server. A server that fails to start,
 // crashes, hangs or answers nonsense leaves the agent working: its calls end as error
 // results and its state says why. The SDK is imported only when a server is started.
+import type { CommandSandbox } from "../tools/spawn-command.js";
 import { z } from "zod";
 import type { ContextItem } from "../provider/types.js";
 import type { ToolDef, ToolOutput } from "../tools/types.js";
@@ -60,6 +61,9 @@ export interface ManagerOptions {
   onChange(reason: string): void;
   /** something a person should read (a server failed, was refused) */
   onNotice(level: "info" | "warning" | "error", text: string): void;
+  /** the command sandbox for servers whose entry says "sandbox": true; undefined when
+   * commands cannot be sandboxed here (such a server is then not started) */
+  commandSandbox?: () => Promise<CommandSandbox | undefined>;
   /** cuts the configured keys and the servers' secrets out of what a server says */
   redact(text: string): string;
   env?: NodeJS.ProcessEnv;
@@ -185,8 +189,16 @@ export class ExtensionManager {
       };
       try {
         const { connect } = await import("./client.js");
+        const t = s.spec.transport;
+        let spec = s.spec;
+        if (t?.kind === "stdio" && t.sandboxed === true) {
+          const box = await this.opts.commandSandbox?.();
+          // nothing pretends to sandbox where it cannot: the server is not started unsandboxed
+          if (!box) throw new Error('its entry says "sandbox": true, and commands cannot be sandboxed here (bubblewrap does not work); it was not started');
+          spec = { ...s.spec, transport: { ...t, sandbox: { ...box, writable: [t.cwd] } } };
+        }
         conn = await connect(
-          s.spec,
+          spec,
           this,
           {
             onTools: (tools, note) =>

@@ -11,6 +11,7 @@ import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { beginRun, endRun, stopToolProcesses, type ToolRun } from "../tools/processes.js";
+import { spawnCommand, type CommandSandbox } from "../tools/spawn-command.js";
 import { LineReader, LineTooLongError } from "./line-reader.js";
 
 /** the most one JSON-RPC line may hold; a server past it is disconnected */
@@ -60,7 +61,7 @@ export class GroupStdioTransport implements Transport {
   private drained: Promise<void> | undefined;
 
   constructor(
-    private readonly params: { command: string; args: string[]; env: Record<string, string>; cwd: string },
+    private readonly params: { command: string; args: string[]; env: Record<string, string>; cwd: string; sandbox?: CommandSandbox | undefined },
     private readonly owner: object,
     maxMessageBytes = MAX_MESSAGE_BYTES,
   ) {
@@ -87,12 +88,15 @@ export class GroupStdioTransport implements Transport {
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {
-        child = spawn(this.params.command, this.params.args, {
-          cwd: this.params.cwd,
-          env: { ...env, ...this.params.env, ...run.env() },
-          stdio: ["pipe", "pipe", "pipe"],
-          detached: true,
-        });
+        // sandboxed: through the door every command takes, with its allow-listed environment
+        child = this.params.sandbox
+          ? spawnCommand({ file: this.params.command, args: this.params.args, cwd: this.params.cwd, env: { ...this.params.env, ...run.env() }, stdio: ["pipe", "pipe", "pipe"], sandbox: this.params.sandbox })
+          : spawn(this.params.command, this.params.args, {
+              cwd: this.params.cwd,
+              env: { ...env, ...this.params.env, ...run.env() },
+              stdio: ["pipe", "pipe", "pipe"],
+              detached: true,
+            });
       } catch (e) {
         // refused before any process (a NUL byte in an argument, say)
         endRun(run);

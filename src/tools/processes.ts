@@ -1,6 +1,7 @@
 // The processes tools start, tracked until they are gone. A command may leave work behind
 // (`server &`, nohup, disown, setsid); that work lives until its turn ends, then it is
-// stopped, as is everything left when albedo-tui exits (any way but SIGKILL).
+// stopped, as is everything left when albedo-tui exits; after a SIGKILL of albedo-tui the
+// guard below stops them.
 //
 // Two ways to find a run's processes, because one is not enough:
 //  - its process group (the shell is started as a group leader): `&`, nohup and disown stay in
@@ -10,6 +11,7 @@
 //    process was started with, so a scan finds them. A process started with a cleared
 //    environment (env -i) in a new session escapes both, as does anything on a system
 //    without /proc for its setsid part.
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 
@@ -35,6 +37,53 @@ export interface ToolRun {
 const live = new Set<ToolRun>();
 let exitHookInstalled = false;
 
+// The orphan guard: one small shell per albedo-tui process, in a group of its own, reading the
+// groups of the live runs from a pipe. When the pipe reaches its end (albedo-tui is gone, by
+// any way, SIGKILL included: the kernel closes the pipe) it SIGKILLs those groups, then every
+// process carrying this instance's marker (setsid escapes the groups, not the marker), then
+// removes the folders it was given (the background commands' logs).
+const GUARD_SCRIPT = `trap '' HUP INT TERM PIPE QUIT
+inst="$1"; declare -A g; declare -A rmd
+while IFS= read -r l; do case "$l" in +*) g["\${l#+}"]=1;; -*) unset "g[\${l#-}]";; d*) rmd["\${l#d}"]=1;; k*) unset "rmd[\${l#k}]";; esac; done
+for p in "\${!g[@]}"; do kill -KILL -- "-$p" 2>/dev/null; done
+for r in 1 2; do for d in /proc/[0-9]*; do
+  [ "\${d#/proc/}" = "$$" ] && continue
+  grep -qaz "^${RUN_MARKER_VAR}=$inst-" "$d/environ" 2>/dev/null && kill -KILL "\${d#/proc/}" 2>/dev/null
+done; done
+for f in "\${!rmd[@]}"; do rm -rf -- "$f"; done
+exit 0`;
+let guard: ChildProcess | undefined | null;
+
+/** Tells the guard a group to stop (`+`) or to forget (`-`), a folder to remove (`d`) or to
+ * leave (`k`); starts the guard at the first. */
+function tellGuard(line: string): void {
+  if (guard === null) return; // could not be started: the exit hook is all there is
+  if (guard === undefined) {
+    try {
+      guard = spawn("bash", ["-c", GUARD_SCRIPT, "albedo-guard", instance], {
+        detached: true, // its own group: a terminal's signal to ours does not reach it first
+        stdio: ["pipe", "ignore", "ignore"],
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
+      });
+      guard.on("error", () => (guard = null));
+      guard.stdin?.on("error", () => (guard = null));
+      guard.unref();
+      (guard.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    } catch {
+      guard = null;
+      return;
+    }
+  }
+  guard?.stdin?.write(`${line}\n`);
+}
+
+/** A folder of this process's (background commands' logs) the guard removes once albedo-tui
+ * is gone, however it went; `keep`: it is gone already, forget it. */
+export function removeAtExit(dir: string, keep = false): void {
+  if (dir.includes("\n") || !dir.startsWith("/")) return;
+  tellGuard(`${keep ? "k" : "d"}${dir}`);
+}
+
 /** Registers a run before its command starts; pass `env()` to the spawn. */
 export function beginRun(owner?: object): ToolRun & { env(): Record<string, string> } {
   if (!exitHookInstalled) {
@@ -44,14 +93,28 @@ export function beginRun(owner?: object): ToolRun & { env(): Record<string, stri
     process.on("exit", () => killToolProcessesNow());
   }
   const marker = `${instance}-${++counter}`;
-  const run = { marker, pgid: undefined as number | undefined, owner, env: () => ({ [RUN_MARKER_VAR]: marker }) };
+  let pgid: number | undefined;
+  const run = {
+    marker,
+    owner,
+    env: () => ({ [RUN_MARKER_VAR]: marker }),
+    get pgid(): number | undefined {
+      return pgid;
+    },
+    // the spawn sets it once the group exists: the guard learns of it then
+    set pgid(v: number | undefined) {
+      if (pgid !== undefined && live.has(run)) tellGuard(`-${pgid}`);
+      pgid = v;
+      if (v !== undefined && live.has(run)) tellGuard(`+${v}`);
+    },
+  };
   live.add(run);
   return run;
 }
 
 /** Forgets a run whose processes are known to be gone. */
 export function endRun(run: ToolRun): void {
-  live.delete(run);
+  if (live.delete(run) && run.pgid !== undefined) tellGuard(`-${run.pgid}`);
 }
 
 /** How many runs are tracked (tests and the status of a clean exit). */
@@ -198,7 +261,7 @@ export async function stopToolProcesses(opts: { owner?: object; runs?: ToolRun[]
     await new Promise((r) => setTimeout(r, POLL_MS));
     found = members(runs);
   }
-  for (const r of runs) live.delete(r);
+  for (const r of runs) endRun(r);
   return count;
 }
 

@@ -14,6 +14,7 @@ import { readTool } from "./read.js";
 import { writeTool } from "./write.js";
 import { editTool } from "./edit.js";
 import { bashTool } from "./bash.js";
+import { bashOutputTool, bashStopTool } from "./shell-tools.js";
 import { lsTool } from "./ls.js";
 import { globTool } from "./glob.js";
 import { grepTool } from "./grep.js";
@@ -107,7 +108,7 @@ function pathKey(tool: string, realPath: string): string {
 }
 
 export function builtinTools(): ToolDef[] {
-  return [readTool, writeTool, editTool, bashTool, lsTool, globTool, grepTool] as ToolDef[];
+  return [readTool, writeTool, editTool, bashTool, bashOutputTool, bashStopTool, lsTool, globTool, grepTool] as ToolDef[];
 }
 
 /** The JSON Schemas the providers receive; one object schema per tool. */

@@ -72,20 +72,23 @@ export interface HiddenPath {
  * kind. Order matters: later mounts cover earlier ones, so the hidden paths come last and
  * stay hidden inside the workspace too.
  */
-export function sandboxArgv(policy: SandboxPolicy, hidden: readonly HiddenPath[]): string[] {
+export function sandboxArgv(policy: SandboxPolicy, hidden: readonly HiddenPath[], cwd: string = policy.workspace): string[] {
   const a: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   // a writable folder under /tmp is bound into the fresh /tmp; anything else over the read-only root
   const rw = policy.mode === "workspace-write" ? [policy.workspace, ...(policy.writable ?? [])] : [...(policy.writable ?? [])];
   for (const w of rw) a.push("--bind", w, w);
   // read-only mode: the workspace under /tmp must still be there to be read
   if (policy.mode === "read-only" && within(policy.workspace, "/tmp")) a.push("--ro-bind", policy.workspace, policy.workspace);
-  for (const h of hidden) {
-    // a hidden folder that holds the workspace would take it away: the workspace wins
-    if (within(policy.workspace, h.path)) continue;
+  const applied = hidden.filter(
+    (h) =>
+      // a hidden folder that holds the workspace would take it away: the workspace wins
+      !within(policy.workspace, h.path) &&
+      // under the private /tmp and outside what was bound there, it is not visible anyway
+      !(within(h.path, "/tmp") && !rw.some((w) => within(h.path, w)) && !within(h.path, policy.workspace)),
+  );
+  for (const h of applied) {
     // inside a folder that is hidden already (and read-only: nothing could be mounted there)
-    if (hidden.some((o) => o.dir && o.path !== h.path && within(h.path, o.path))) continue;
-    // under the private /tmp and outside what was bound there, it is not visible anyway
-    if (within(h.path, "/tmp") && !rw.some((w) => within(h.path, w)) && !within(h.path, policy.workspace)) continue;
+    if (applied.some((o) => o.dir && o.path !== h.path && within(h.path, o.path))) continue;
     if (h.dir) a.push("--tmpfs", h.path, "--remount-ro", h.path);
     else a.push("--ro-bind", "/dev/null", h.path);
   }
@@ -93,7 +96,7 @@ export function sandboxArgv(policy: SandboxPolicy, hidden: readonly HiddenPath[]
   // the read-only root): none are kept
   a.push("--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
   if (!policy.network) a.push("--unshare-net");
-  a.push("--die-with-parent", "--new-session", "--chdir", policy.workspace, "--");
+  a.push("--die-with-parent", "--new-session", "--chdir", cwd, "--");
   return a;
 }
 

@@ -125,7 +125,7 @@ export interface CommandSpawn {
 /** The program and arguments a spawn runs, bubblewrap's in front when sandboxed. */
 export function commandLine(s: CommandSpawn): { file: string; args: string[]; env: Record<string, string> | NodeJS.ProcessEnv } {
   if (!s.sandbox) return { file: s.file, args: s.args, env: { ...(s.baseEnv ?? process.env), ...s.env } };
-  const argv = sandboxArgv(s.sandbox, hiddenPaths(s.sandbox));
+  const argv = sandboxArgv(s.sandbox, hiddenPaths(s.sandbox), s.cwd);
   return { file: s.sandbox.bwrap, args: [...argv, s.file, ...s.args], env: sandboxEnv(process.env, s.env) };
 }
 

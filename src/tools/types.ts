@@ -1,5 +1,6 @@
 // What a tool is, what it returns, and how permission is asked.
 import type { z } from "zod";
+import type { BackgroundShells } from "./background.js";
 import type { CommandSandbox } from "./spawn-command.js";
 import type { CommandRule } from "./command-rules.js";
 
@@ -67,6 +68,11 @@ export interface ToolContext {
   /** cuts the configured keys out of output; applied BEFORE output is cut to size, so a key
    * that straddles a cut is never kept in part */
   redact?: (text: string) => string;
+  /** output of a running command as it arrives (not redacted, not bounded: the caller does
+   * both before it shows any of it) */
+  onOutput?: (text: string) => void;
+  /** the session's background commands; absent where none may be left running */
+  shells?: BackgroundShells;
 }
 
 export interface ToolOutput {

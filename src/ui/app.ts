@@ -25,6 +25,7 @@ import type { Usage } from "../provider/types.js";
 import { defaultKeymap, keyLabel, prettyKey, type Keymap } from "./bindings.js";
 import { ModeCycle } from "./mode-cycle.js";
 import { completeCommand } from "./commands.js";
+import { MentionCompleter } from "./mention-complete.js";
 import type { ContextPane } from "./context-pane.js";
 import { FrameScheduler } from "./frames.js";
 import { inertLine } from "./inert.js";
@@ -128,6 +129,11 @@ class TuiApp {
   private surface!: Surface;
   private readonly frames = new FrameScheduler(() => this.frame());
   private readonly editor = new InputEditor();
+  /** `@path` completion: the workspace's files, walked at the first `@` typed */
+  private readonly mentions = new MentionCompleter(
+    () => this.s?.controller.info().workspace,
+    () => this.frames.request(),
+  );
   private readonly parser = new KeyParser();
   /** the default keys until attach() brings the configured ones */
   private km: Keymap = defaultKeymap();
@@ -283,6 +289,7 @@ class TuiApp {
         },
         toggleContext: () => this.toggleContext(),
         repaintAll: () => this.surface.repaintAll(),
+        writeRaw: (bytes) => this.surface.write(bytes),
         quit: (code) => this.quit(code),
       },
     };
@@ -485,6 +492,9 @@ class TuiApp {
         t.toolStart(e.id);
         this.startTicker(t);
         break;
+      case "tool_output":
+        t.toolOutput(e.id, e.tail, e.bytes);
+        break;
       case "tool_end":
         t.toolEnd(e);
         break;
@@ -620,6 +630,7 @@ class TuiApp {
         if (!a) return;
         const typed = !e.isEmpty();
         a.run.submitPrompt(a.handle);
+        if (typed && e.isEmpty()) this.mentions.sent();
         // sent, or run as a command (the prompt is empty now): keys go back to where it was typed from
         if (typed && e.isEmpty()) this.focus.sent(a.pane.open);
         return;
@@ -635,7 +646,7 @@ class TuiApp {
         if (a && e.value().trim()) a.history.add(e.value());
         this.cleared = { text: e.value(), at: Date.now() };
         e.clear();
-        this.flash(`prompt cleared (↑ brings it back) · ${keyLabel(this.km, "app.quit")} again quits, keeping it as a draft`, "warn", QUIT_WINDOW_MS);
+        this.flash(`prompt cleared (↑ brings it back) · press ${keyLabel(this.km, "app.quit")} again to quit, keeping it as a draft`, "warn", QUIT_WINDOW_MS);
         return;
       case "termFocus":
         return this.attention.focus(i.focused);
@@ -657,7 +668,13 @@ class TuiApp {
         return;
       }
       case "complete": {
-        const done = completeCommand(e.text, a?.controller.workflow?.commands());
+        const mention = this.mentions.complete(e.text, e.cursor);
+        if (mention) {
+          e.text = mention.text;
+          e.cursor = mention.cursor;
+          return;
+        }
+                const done = completeCommand(e.text, a?.controller.workflow?.commands());
         if (done !== undefined) e.set(done);
         return;
       }
@@ -898,7 +915,7 @@ class TuiApp {
         flash: this.flashMsg,
         held: this.held,
         attachments: this.attachments.length,
-        prompt: { text: this.editor.text, empty: this.editor.isEmpty(), layout: prompt },
+        prompt: { text: this.editor.text, empty: this.editor.isEmpty(), layout: prompt, mentions: this.mentions.hint(this.editor.text, this.editor.cursor) },
         turn: this.turn,
         retry: this.retry,
         usage: this.usage,

@@ -83,9 +83,11 @@ export interface Keymap {
   name: string;
   bindings: Record<Action, string[]>;
   /**
-   * the terminal reports the mouse wheel (wheelup/wheeldown keys). Off unless a keymap or the
-   * config's "keys" say "mouse": "wheel": reporting the wheel makes the terminal report clicks
-   * too, and then a plain drag no longer selects text (Shift-drag does, in most terminals).
+   * the terminal reports the mouse wheel (wheelup/wheeldown keys). On unless a keymap or the
+   * config's "keys" say "mouse": "off": a terminal in alternate-scroll mode (VTE, iTerm2,
+   * Windows Terminal, Konsole, xterm's alternateScroll) otherwise sends arrow keys for the
+   * wheel, which recall earlier prompts. Reporting the wheel makes the terminal report clicks
+   * too, so a plain drag no longer selects text; Shift-drag does, in most terminals.
    */
   mouse: boolean;
 }
@@ -352,7 +354,7 @@ const NAMED = new Set([
   "up", "down", "left", "right", "home", "end", "pageup", "pagedown", "insert", "delete",
   "backspace", "tab", "enter", "escape", "space", "clear",
   "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f10", "f11", "f12",
-  // the mouse wheel, reported only when the keymap turns the mouse on
+  // the mouse wheel, reported unless the keymap turns the mouse off
   "wheelup", "wheeldown",
 ]);
 // names blessed users write that mean the same key as ours
@@ -423,7 +425,7 @@ export function isAction(x: string): x is Action {
 }
 
 export function defaultKeymap(): Keymap {
-  return { name: "default", bindings: defaults(), mouse: false };
+  return { name: "default", bindings: defaults(), mouse: true };
 }
 
 /** a short label of an action's first key for hints: "C-o" → "^O", "escape" → "Esc" */

@@ -1,6 +1,6 @@
 // Slash commands: what exists, parsing a prompt that starts with "/", and completion hints.
 
-const COMMAND_NAMES = ["help", "new", "sessions", "rewind", "fork", "model", "image", "reload", "compact", "context", "export", "api", "mcp", "skills", "hooks", "todo", "init", "clear-screen", "quit"] as const;
+const COMMAND_NAMES = ["help", "new", "sessions", "rewind", "fork", "model", "image", "reload", "compact", "context", "export", "cost", "api", "mcp", "skills", "hooks", "todo", "init", "shells", "copy", "clear-screen", "quit"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export interface CommandSpec {
@@ -21,12 +21,15 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "compact", args: "", help: "summarize older history now" },
   { name: "context", args: "", help: "open or close the context pane" },
   { name: "export", args: "[md | json]", help: "write this session to a file in the workspace" },
+  { name: "cost", args: "", help: "what this session cost per turn, at list prices, from provider usage" },
   { name: "api", args: "", help: "where the local API (--api) listens: address, token file, routes" },
   { name: "mcp", args: "[approve]", help: "MCP servers: state, tools, last error, approval; approve starts the workspace's .mcp.json" },
   { name: "skills", args: "", help: "the skills found (.claude/skills, .agents/skills, the config folder's skills/)" },
   { name: "hooks", args: "[approve]", help: "the hooks found and whether they run; approve runs the workspace's" },
   { name: "todo", args: "", help: "the model's task list (also on its key)" },
   { name: "init", args: "[NOTE]", help: "study the workspace and write or improve AGENTS.md (the edit is shown for approval)" },
+  { name: "shells", args: "[stop ID]", help: "background commands the model started: state, time, output; stop ID stops one" },
+  { name: "copy", args: "[code]", help: "copy the last answer (or the selected tool call or message; code: its last code block) to the clipboard (OSC 52)" },
   { name: "clear-screen", args: "", help: "clear the screen (the record keeps everything)" },
   { name: "quit", args: "", help: "quit" },
 ];

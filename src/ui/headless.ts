@@ -47,6 +47,7 @@ export async function runHeadless(app: Controller, prompt: string, images: Image
       case "turn_end":
       case "session":
       case "info":
+      case "tool_output":
         break;
       // never emitted here: no subscriber answers permissions, so tools that need a yes are refused
       case "permission":

@@ -148,7 +148,7 @@ function readFile(file: string, label: string, warnings: string[]): Record<strin
  */
 export function loadKeymap(nameOrPath: string, overrides?: Record<string, string | string[]>): { keymap: Keymap; warnings: string[] } {
   const warnings: string[] = [];
-  const into: Building = { bindings: defaults(), from: {}, mouse: false };
+  const into: Building = { bindings: defaults(), from: {}, mouse: true };
   const name = nameOrPath || "default";
   const isPath = name.includes("/") || name.includes("\\") || name.endsWith(".json");
   const file = isPath ? path.resolve(name) : path.join(keymapsDir(), `${name}.json`);

@@ -264,8 +264,11 @@ export class KeyRouter {
     // emptied by it counts as the first press, and what it held is kept as the draft)
     if (this.is("app.quit", k) && !view.modal && view.attached) {
       if (view.interruptible) {
-        this.quitArmedAt = undefined;
-        return [{ type: "interrupt" }];
+        // a second press while the turn winds down quits, as with no turn
+        const now = this.now();
+        if (this.quitArmedAt !== undefined && now - this.quitArmedAt < QUIT_WINDOW_MS) return [{ type: "quit" }];
+        this.quitArmedAt = now;
+        return [{ type: "interrupt" }, { type: "flash", text: `interrupting… what arrived is kept · press ${keyLabel(this.km, "app.quit")} again to quit`, style: "warn", ms: QUIT_WINDOW_MS }];
       }
       if (!view.promptEmpty) {
         this.quitArmedAt = this.now();

@@ -15,6 +15,7 @@ import { centred, modalLimit, promptScroll, type Layout, type Rect } from "./lay
 import type { Box } from "./modal.js";
 import type { Modal } from "./modal-state.js";
 import type { ScreenParts } from "./parts.js";
+import type { MentionHint } from "./mention-complete.js";
 import { activeFlash, hintLine, placeholder, startingHint, startingStatus, statusLine, type Flash, type Retry } from "./status.js";
 import type { Line, Seg } from "./style.js";
 import type { Transcript } from "./transcript.js";
@@ -44,7 +45,7 @@ export interface ScreenState {
   held: boolean;
   attachments: number;
   /** the prompt's text as typed, laid out at promptWidth() */
-  prompt: { text: string; empty: boolean; layout: InputLayout };
+  prompt: { text: string; empty: boolean; layout: InputLayout; mentions?: MentionHint | undefined };
   turn: { state: TurnState; detail?: string | undefined; waiting?: boolean };
   retry: Retry | undefined;
   usage: Usage | undefined;
@@ -107,7 +108,7 @@ export function paintScreen(st: ScreenState, l: Layout): Painted {
   // hint line, prompt, status
   if (l.hint) {
     const hint = a
-      ? hintLine({ attachments: st.attachments, flash, focus: st.focus, prompt: st.prompt.text, commands: st.prompt.text.startsWith("/") ? a.controller.workflow?.commands() : undefined, following: a.transcript.follow, km }, cols)
+      ? hintLine({ attachments: st.attachments, flash, focus: st.focus, prompt: st.prompt.text, commands: st.prompt.text.startsWith("/") ? a.controller.workflow?.commands() : undefined, following: a.transcript.follow, km, mentions: st.prompt.mentions }, cols)
       : startingHint({ flash, held: st.held, km }, cols);
     fill(l.hint, [hint]);
   }

@@ -17,7 +17,11 @@ import { formatBytes, textWidth } from "./text.js";
 import { LISTING_MODELS } from "./status.js";
 import type { Transcript } from "./transcript.js";
 import { buildModelPicker, type ModelPicker } from "./model-list.js";
+import { costLines } from "./cost-lines.js";
 import type { PromptChoice } from "../session/controller/rewind.js";
+import { parseBang, runBang, shellsCommand } from "./shells-box.js";
+import { mentionedPaths } from "./mention-word.js";
+import { lastCodeBlock, messageText, osc52, toolCallText } from "./copy.js";
 import type { PromptQueue } from "./queue.js";
 
 // the screen draws the model list and the rewind box from here: this module is loaded with the
@@ -50,6 +54,8 @@ export interface ScreenHandle {
   pickRewind(prompts: PromptChoice[], index: number): void;
   toggleContext(): void;
   repaintAll(): void;
+  /** bytes for the terminal itself, outside the frame (OSC 52) */
+  writeRaw(bytes: string): void;
   quit(code: number): void;
 }
 
@@ -60,6 +66,8 @@ export interface ScreenHandle {
  */
 export function submitPrompt(s: ScreenHandle, steer = false): void {
   const raw = s.editor.value();
+  const bang = parseBang(raw);
+  if (bang) return runBang(s, raw, bang);
   const parsed = parseInput(raw.trimEnd());
   switch (parsed.kind) {
     case "command":
@@ -96,9 +104,12 @@ export function submitPrompt(s: ScreenHandle, steer = false): void {
       c.steer(text).then(
         (taken) => {
           if (taken) return;
-          // the turn ended first: it goes out next, ahead of what was queued
+          // the turn ended first: it goes out next, ahead of what was queued (turnEnded, told
+          // of the turn's end just before, sends it or gives it back); with no turn's end to
+          // come (none was running), it goes once nothing runs
           s.queue.add({ text, images: [] }, true);
-          afterTurn(s);
+          setImmediate(() => afterTurn(s));
+          s.render();
         },
         (e: unknown) => s.fail("steering", e),
       );
@@ -124,8 +135,15 @@ function send(s: ScreenHandle, text: string, images: ImageBlock[], literal = fal
   s.transcript.bottom();
   // ↑ finds it in the next session of this workspace too
   s.controller.alongside?.remember(text);
-  // "//text" sends "/text" as written, never as a command
-  s.controller.submit(text, images, { literal }).then(
+  // the files it mentions (@path) join it as blocks of their own, read as it is sent
+  const files = mentionedPaths(text).length > 0 ? import("./mentions.js").then((m) => m.mentionBlocks(s.controller.info().workspace, text)) : Promise.resolve({ blocks: [], notes: [] });
+  files
+    .then(({ blocks, notes }) => {
+      for (const n of notes) s.transcript.notice("warning", n);
+      // "//text" sends "/text" as written, never as a command
+      return s.controller.submit(text, images, { literal, files: blocks });
+    })
+    .then(
     (r) => {
       // interrupted while it waited for the turn's code: nothing went, so the text comes back
       // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,
@@ -194,6 +212,10 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
   switch (name) {
     case "help":
       s.transcript.lines(helpLines(s.km, c.info().api, c.session().id, c.workflow?.commands()));
+      s.transcript.bottom();
+      return;
+    case "cost":
+      s.transcript.lines(costLines(c.cost()));
       s.transcript.bottom();
       return;
     case "api":
@@ -295,6 +317,12 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     case "rewind":
       openRewind(s, arg);
       return;
+    case "shells":
+      shellsCommand(s, arg);
+      return;
+    case "copy":
+      copyCommand(s, arg);
+      return;
     case "skills":
     case "hooks":
     case "todo":
@@ -313,6 +341,35 @@ function runCommand(s: ScreenHandle, name: CommandName, arg: string): void {
     default:
       assertNever(name, "command");
   }
+}
+
+/** /copy [code]: the selected tool call or message, else the last answer, to the clipboard */
+function copyCommand(s: ScreenHandle, arg: string): void {
+  const want = arg.trim().toLowerCase();
+  if (want !== "" && want !== "code") {
+    s.flash(`/copy takes nothing or code (got "${inertLine(arg)}")`, "err");
+    return;
+  }
+  const src = s.transcript.copySource();
+  if (!src) {
+    s.flash("nothing to copy yet: no answer in this session", "warn");
+    return;
+  }
+  let text = "tool" in src ? toolCallText(src.tool, src.state) : messageText(src.msg);
+  let what = "tool" in src ? "the tool call" : src.msg.role === "assistant" ? "the answer" : "the message";
+  if (want === "code") {
+    const code = lastCodeBlock(text);
+    if (code === undefined) {
+      s.flash(`${what} has no code block`, "warn");
+      return;
+    }
+    text = code;
+    what = `the last code block of ${what}`;
+  }
+  const { bytes, cut } = osc52(text, process.env.TMUX !== undefined && process.env.TMUX !== "");
+  s.writeRaw(bytes);
+  const size = formatBytes(Buffer.byteLength(text));
+  s.flash(cut ? `copied the start of ${what} (${size} is more than a terminal takes at once)` : `copied ${what} (${size}) · the terminal must allow OSC 52 (README)`, cut ? "warn" : "ok");
 }
 
 /** the task list's key: /todo */

@@ -8,6 +8,7 @@ import { assertNever } from "../record/types.js";
 import { cacheHitShare, formatCacheShare } from "../context/format.js";
 import { keyLabel, prettyKey, type Keymap } from "./bindings.js";
 import { matchingCommands, type CommandSpec } from "./commands.js";
+import type { MentionHint } from "./mention-complete.js";
 import { inertLine } from "./inert.js";
 import type { Focus } from "./keyrouter.js";
 import type { Line, Seg, StyleName } from "./style.js";
@@ -62,7 +63,7 @@ export function startingStatus(cols: number): Line {
 }
 
 export interface StatusInput {
-  info: Pick<AppInfo, "provider" | "model" | "keyProblem" | "api" | "reasoningNote" | "modelNote"> &
+  info: Pick<AppInfo, "provider" | "model" | "keyProblem" | "api" | "reasoningNote" | "modelNote" | "sessionCost"> &
     Partial<Pick<AppInfo, "permission" | "sandbox">>;
   sessionId: string;
   state: TurnState;
@@ -158,13 +159,16 @@ export function statusLine(s: StatusInput, cols: number): Line {
   if (info.modelNote) parts.push({ forms: one(inertLine(info.modelNote), "statusWarn"), prio: 5 });
   // the permission mode and where commands run: what the model may do unasked
   if (info.permission) parts.push({ forms: one(info.permission, info.permission === "auto" ? "statusWarn" : "status"), prio: 3 });
-  if (info.sandbox) parts.push({ forms: one(info.sandbox, info.sandbox === "UNSANDBOXED" ? "statusWarn" : "status"), prio: 3 });
+  // running unsandboxed is a warning and stays with the model; the usual mode gives way to the
+  // token figure and the session id on a narrow screen
+  if (info.sandbox) parts.push({ forms: one(info.sandbox, info.sandbox === "UNSANDBOXED" ? "statusWarn" : "status"), prio: info.sandbox === "UNSANDBOXED" ? 3 : 3.5 });
   if (info.reasoningNote) parts.push({ forms: one(inertLine(info.reasoningNote), "statusWarn"), prio: 5 });
   const id = s.sessionId.slice(0, 8);
   parts.push({ forms: [...one(`session ${id}`), ...one(id)], prio: 4 });
   const figure = s.context ? figureForms(s.context) : [];
   if (figure.length > 0) parts.push({ forms: figure, prio: 3 });
   if (s.context?.compaction) parts.push({ forms: one(inertLine(s.context.compaction)), prio: 6 });
+  if (info.sessionCost) parts.push({ forms: one(`${info.sessionCost} list`), prio: 5 });
   if (s.usage) {
     const u = s.usage;
     parts.push({ forms: [...one(`provider usage: ${formatInt(u.inputTokens)} in / ${formatInt(u.outputTokens)} out`), ...one(`usage ${shortTokens(u.inputTokens)}/${shortTokens(u.outputTokens)}`)], prio: 7 });
@@ -260,6 +264,19 @@ interface HintInput {
   /** the transcript follows its bottom (nothing newer is hidden below) */
   following: boolean;
   km: Keymap;
+  /** the files matching the `@word` being typed */
+  mentions?: MentionHint | undefined;
+}
+
+/** `@src/a.ts  src/b.ts   Tab completes`, or why there is nothing to complete */
+function mentionHintLine(m: MentionHint, km: Keymap): Line {
+  if (m.loading) return [{ t: "@ listing the workspace's files…", s: "dim" }];
+  const [first, ...rest] = m.paths;
+  if (first === undefined) return [{ t: "@ no file in the workspace matches", s: "warn" }];
+  const out: Line = [{ t: `@${inertLine(first)}`, s: "key" }];
+  for (const p of rest) out.push({ t: `  ${inertLine(p)}`, s: "hint" });
+  out.push({ t: `   ${keyLabel(km, "input.complete")} completes`, s: "dim" });
+  return out;
 }
 
 /** the hint line: attachments on the left; a flash, the command being typed, or the keys that matter where the focus is */
@@ -272,6 +289,7 @@ export function hintLine(h: HintInput, cols: number): Line {
   }
   let right: Line;
   if (h.flash) right = [{ t: h.flash.text, s: h.flash.style }];
+  else if (h.focus === "input" && h.mentions) right = mentionHintLine(h.mentions, km);
   else if (h.focus === "input" && h.prompt.startsWith("/") && !h.prompt.includes("\n")) {
     const matches = matchingCommands(h.prompt, h.commands);
     if (matches.length === 0) right = [{ t: "no such command · /help lists them · //text sends a message starting with /", s: "warn" }];

@@ -8,7 +8,8 @@ import { assertNever, type ToolResultBlock } from "../record/types.js";
 export type ToolCallState =
   /** the running turn made the call and has not started it */
   | { kind: "queued" }
-  | { kind: "running"; startedAt: number }
+  /** `tail`: the newest output of a command so far, and `bytes` of it in all */
+  | { kind: "running"; startedAt: number; tail?: string; bytes?: number }
   | {
       kind: "done";
       output: string;
@@ -59,6 +60,14 @@ export class ToolCalls {
   started(id: string, now: number): number | undefined {
     const c = this.call(id);
     c.state = { kind: "running", startedAt: now };
+    return c.owner;
+  }
+
+  /** a running command's newest output */
+  output(id: string, tail: string, bytes: number): number | undefined {
+    const c = this.call(id);
+    if (c.state.kind !== "running") return undefined;
+    c.state = { ...c.state, tail, bytes };
     return c.owner;
   }
 

@@ -140,8 +140,13 @@ export function toolCallLines(b: ToolUseBlock, call: ToolCallState, v: ToolCallV
     if (stat) summary += ` (${stat})`;
   }
   const line = formatToolLine({ name: inert(b.name), summary, ...lineState(call, v.waitingForPermission, v.now), expanded: v.expanded, width: v.width });
-  if (!v.expanded) return { line, body: [] };
   const w = Math.max(4, v.width - BODY_INDENT);
+  const indent: Line = [{ t: " ".repeat(BODY_INDENT) }];
+  if (!v.expanded) {
+    // collapsed, a running command shows its newest line
+    const last = call.kind === "running" && call.tail ? liveLines(call.tail, 1) : [];
+    return { line, body: last.map((l) => [...indent, ...truncate([{ t: inertLine(l), s: "dim" }], w)]) };
+  }
   const body: Line[] = [];
   // the input: a shell command as typed, a diff for edits, JSON for the rest
   const input = b.input && typeof b.input === "object" ? (b.input as Record<string, unknown>) : {};
@@ -173,7 +178,10 @@ export function toolCallLines(b: ToolUseBlock, call: ToolCallState, v: ToolCallV
       body.push([{ t: "(not started yet)", s: "dim" }]);
       break;
     case "running":
-      body.push([{ t: "(running)", s: "dim" }]);
+      if (call.tail) {
+        body.push([{ t: `output so far (${formatBytes(call.bytes ?? 0)}; the newest ${LIVE_LINES} lines):`, s: "dim" }]);
+        for (const l of liveLines(call.tail, LIVE_LINES)) body.push(...wrapText(l, w, undefined, { hard: true }));
+      } else body.push([{ t: "(running)", s: "dim" }]);
       break;
     case "noResult":
       body.push([{ t: "(no result was stored: the turn ended before this call ran)", s: "dim" }]);
@@ -181,8 +189,17 @@ export function toolCallLines(b: ToolUseBlock, call: ToolCallState, v: ToolCallV
     default:
       assertNever(call, "tool call state");
   }
-  const indent: Line = [{ t: " ".repeat(BODY_INDENT) }];
   return { line, body: body.map((l) => [...indent, ...l]) };
+}
+
+/** lines of a running command's output shown expanded: the newest, as a terminal would */
+const LIVE_LINES = 20;
+
+/** the last `n` non-empty lines of `tail`, inert, a carriage return's overwrite applied */
+function liveLines(tail: string, n: number): string[] {
+  const lines = tail.replace(/\n+$/, "").split("\n").slice(-n);
+  // a progress bar redraws its line with \r: what shows is what follows the last one
+  return lines.map((l) => inert(l.slice(l.replace(/\r+$/, "").lastIndexOf("\r") + 1).replace(/\r+$/, ""))).filter((l, i, a) => l !== "" || i < a.length - 1);
 }
 
 /** what a call's one line says of its state */

@@ -9,13 +9,13 @@
 // (its checkpoints are noted, not shown, since they lag behind the deltas), the stored
 // message once that is complete or the turn ends. Its events and stored messages all carry
 // its AnswerId, so nothing here has to guess which item a stored message belongs to.
-import type { StoredMessage } from "../record/types.js";
+import type { StoredMessage, ToolUseBlock } from "../record/types.js";
 import type { StoredSummary } from "../compaction/types.js";
 import { summariesInOrder } from "../compaction/heading.js";
 import type { AnswerId } from "../session/turn/events.js";
 import { GrowingMarkdown } from "./markdown-growing.js";
 import type { Line } from "./style.js";
-import { ToolCalls } from "./toolcall.js";
+import { ToolCalls, type ToolCallState } from "./toolcall.js";
 import { isOpenLive, type Body, type Item, type LiveBody, type NoticeLevel } from "./transcript-item.js";
 import { layOutItem, LineCache, type ItemLines } from "./transcript-lines.js";
 
@@ -233,6 +233,10 @@ export class Transcript {
     this.bump(this.calls.started(id, this.now()));
   }
 
+  toolOutput(id: string, tail: string, bytes: number): void {
+    this.bump(this.calls.output(id, tail, bytes));
+  }
+
   toolEnd(r: { id: string; output: string; isError: boolean; ms: number; diff?: string | undefined }): void {
     this.bump(this.calls.ended(r));
   }
@@ -301,6 +305,26 @@ export class Transcript {
 
   selection(): string | undefined {
     return this.selected?.id;
+  }
+
+  /** what /copy takes: the selected tool call or message, else the last answer */
+  copySource(): { tool: ToolUseBlock; state: ToolCallState } | { msg: StoredMessage } | undefined {
+    const sel = this.selected;
+    const item = sel ? this.byUid.get(sel.uid) : undefined;
+    const msgOf = (i: Item | undefined): StoredMessage | undefined => (i?.body.kind === "message" ? i.body.msg : i?.body.kind === "live" ? i.body.stored : undefined);
+    if (sel && item) {
+      const msg = msgOf(item);
+      if (sel.id.startsWith("t:")) {
+        const block = msg?.blocks.find((b): b is ToolUseBlock => b.type === "tool_use" && `t:${b.id}` === sel.id);
+        if (block) return { tool: block, state: this.calls.state(block.id) };
+      }
+      if (msg) return { msg };
+    }
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      const msg = msgOf(this.items[i]);
+      if (msg?.role === "assistant" && msg.blocks.some((b) => b.type === "text" && b.text.trim() !== "")) return { msg };
+    }
+    return undefined;
   }
 
   clearSelection(): void {

@@ -197,6 +197,25 @@ describe("typing while a turn works", () => {
     expect(await quit(s)).toBe(0);
   });
 
+  it("a steer the turn never took (it was interrupted first) comes back to the prompt, not lost", async () => {
+    fake.script({ ...SLOW("NOT-REACHED"), delayMs: 200 });
+    const s = tui();
+    await s.waitFor("Type a request", 20_000);
+    await typeIn(s, "talk slowly");
+    s.send(KEYS.enter);
+    await s.waitFor("streaming words");
+    await typeIn(s, "steer that never lands");
+    s.send(KEYS.ctrl("s"));
+    await s.waitFor("sent into the turn");
+    s.send(KEYS.ctrl("c"));
+    await s.waitFor("Interrupted; what arrived is kept.");
+    await s.waitFor("back in the prompt");
+    expect(s.line(s.rows - 2)).toContain("steer that never lands");
+    expect(fake.requests).toHaveLength(1);
+    const stored = await storedMessages();
+    expect(stored.map((m) => m.blocks).join("")).not.toContain("steer that never lands");
+  });
+
   it("Ctrl-C stops the turn and the app stays; queued messages come back to the prompt", async () => {
     fake.script({ ...SLOW("NEVER-SEEN"), delayMs: 200 }, { text: "after the interrupt ANSWER-AFTER" });
     const s = tui();
@@ -329,7 +348,8 @@ describe("a draft and the prompt history outlive the session's screen", () => {
 describe("a turn outlives its terminal (SIGHUP)", () => {
   it("goes on to its end with the question answered no, is recorded, exits, and the next start says how it finished", async () => {
     fake.script({ toolCalls: [{ name: "bash", input: { command: "echo should-not-run > ran.txt" } }] }, { text: "finished without the command HUP-DONE" });
-    const s = tui();
+    // unsandboxed, a command asks first
+    const s = tui(["--sandbox", "off"]);
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "do the thing");
     s.send(KEYS.enter);
@@ -359,7 +379,7 @@ describe("a turn outlives its terminal (SIGHUP)", () => {
   it('with "hangup": "quit" the turn stops at its first question', async () => {
     await writeConfig({ hangup: "quit" });
     fake.script({ toolCalls: [{ name: "bash", input: { command: "echo nope" } }] }, { text: "never asked for" });
-    const s = tui();
+    const s = tui(["--sandbox", "off"]);
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "do it");
     s.send(KEYS.enter);

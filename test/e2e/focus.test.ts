@@ -274,31 +274,39 @@ describe("keymaps at start", () => {
     expect((await s.exited()).exitCode).toBe(0);
   });
 
-  it("the mouse wheel, turned on in the config, scrolls the transcript; off by default", async () => {
-    const plain = tui();
-    await ready(plain);
-    await quit(plain);
-    await plain.exited();
-    expect(plain.rawOutput()).not.toContain("\x1b[?1000h");
-
-    const config = path.join(e2e.home.env.XDG_CONFIG_HOME as string, "albedo", "config.json");
-    await fsp.mkdir(path.dirname(config), { recursive: true });
-    await fsp.writeFile(config, JSON.stringify({ keys: { mouse: "wheel" } }));
+  it(`the wheel scrolls the transcript by default and leaves the prompt alone; "mouse": "off" asks for no reports`, async () => {
     e2e.fake.script({ text: Array.from({ length: 60 }, (_, i) => `Line ${i} of a long answer.`).join("\n\n") + "\n\nLAST-LINE" });
     const s = tui([], { cols: 100, rows: 24 });
     await ready(s);
+    // wheel reports asked for: a terminal in alternate-scroll mode (xterm's alternateScroll,
+    // VTE, iTerm2) then sends the wheel as SGR reports, not as arrow keys
     expect(s.rawOutput()).toContain("\x1b[?1000h\x1b[?1006h");
     await ask(s, "a long answer please");
     await s.waitFor("LAST-LINE", WAIT);
     await s.waitFor(/ idle · /, WAIT);
+    s.send("draft-kept");
+    await s.waitFor("draft-kept", WAIT);
     // the wheel over the transcript, as the terminal reports it (SGR, 1-based cells)
     s.send("\x1b[<64;10;5M".repeat(5));
     await s.waitFor("more below", WAIT);
     expect(s.screenText()).not.toContain("LAST-LINE");
+    expect(s.screenText()).toContain("draft-kept");
+    expect(s.screenText()).not.toMatch(/> a long answer please\s*$/m);
     s.send("\x1b[<65;10;5M".repeat(40));
     await s.waitFor("LAST-LINE", WAIT);
+    expect(s.screenText()).toContain("draft-kept");
     await quit(s);
     expect((await s.exited()).exitCode).toBe(0);
     expect(s.rawOutput().slice(-400)).toContain("\x1b[?1006l\x1b[?1000l");
+
+    // "mouse": "off": no reports asked for; the wheel is the terminal's again
+    const config = path.join(e2e.home.env.XDG_CONFIG_HOME as string, "albedo", "config.json");
+    await fsp.mkdir(path.dirname(config), { recursive: true });
+    await fsp.writeFile(config, JSON.stringify({ keys: { mouse: "off" } }));
+    const off = tui();
+    await ready(off);
+    expect(off.rawOutput()).not.toContain("\x1b[?1000h");
+    await quit(off);
+    await off.exited();
   });
 });

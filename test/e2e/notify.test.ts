@@ -105,7 +105,8 @@ describe("notices when the terminal does not have the focus", () => {
   it("sends OSC 9 with a short text for a permission question and for the turn's end (config osc9); the title follows the state", async () => {
     await config({ notify: "osc9" });
     fake.script({ toolCalls: [{ name: "bash", input: { command: "echo hi" } }] }, { text: "done DONE-9" });
-    const s = tui();
+    // unsandboxed, a command asks first
+    const s = tui(["--sandbox", "off"]);
     await s.waitFor("Type a request", 20_000);
     s.send(FOCUS_OUT);
     await ask(s, "run echo");

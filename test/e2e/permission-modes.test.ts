@@ -34,7 +34,8 @@ afterEach(() => {
 
 function tui(args: string[] = [], env: NodeJS.ProcessEnv = {}): PtySession {
   const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase, ...args], {
-    cols: 120,
+    // wide enough for the status line to keep the mode and the sandbox beside the figures
+    cols: 170,
     rows: 32,
     cwd: home.workspace,
     env: { ...home.env, TERM: "xterm-256color", ...env },
@@ -116,7 +117,7 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
     expect(box).toContain('"allow for this session" allows: commands starting with: echo');
     // Ctrl-O opens the inspector while the question is up
     s.send(KEYS.ctrl("o"));
-    await s.waitFor(/page 1 of/, WAIT);
+    await s.waitFor("Context · what the last request sent", WAIT);
     s.send(KEYS.ctrl("o"));
     await s.waitFor("a allow for this session", WAIT);
     s.send("a");

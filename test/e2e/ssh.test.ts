@@ -474,7 +474,8 @@ describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
       fakes.push(fake);
       const home = await newHome();
       const pidFile = path.join(home.root, "remote.pid");
-      const t = sshApp(s, home, fake, pidFile);
+      // unsandboxed, a command asks first
+      const t = sshApp(s, home, fake, pidFile, ["--sandbox", "off"]);
       await t.waitFor("Type a request", WAIT);
       const pid = await readPid(pidFile);
       // the answer streams for a while, then asks to run a command

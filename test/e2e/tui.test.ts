@@ -324,19 +324,23 @@ describe("the terminal interface", () => {
     expect(await quit(s)).toBe(0);
   });
 
-  it("the status line gives the context pane's figure, after a turn and after /compact", async () => {
+  it("between turns the status line gives the next request's estimate (the pane the last request's), and after /compact the pane's", async () => {
     const words = (n: number, w: string): string => Array.from({ length: n }, (_, i) => `${w}${i}`).join(" ");
-    fake.script({ text: `${words(600, "long")} FIRST-END` }, { text: "SECOND-END" }, { text: "SHORT-SUMMARY of the talk." });
-    const s = tui([], { cols: 100, rows: 40 });
+    fake.script({ text: `${words(600, "long")} FIRST-END` }, { text: `${words(300, "more")} SECOND-END` }, { text: "SHORT-SUMMARY of the talk." });
+    // wide enough for the whole figure with its method
+    const s = tui([], { cols: 170, rows: 40 });
     await ready(s);
     await ask(s, "tell me everything");
     await s.waitFor("FIRST-END");
     await ask(s, "and then?");
     await s.waitFor("SECOND-END");
-    await until(s, () => statusFigure(s)?.next === false && /^ idle /.test(lastRow(s)), "the last request's figure");
+    await until(s, () => statusFigure(s)?.next === true && /^ idle /.test(lastRow(s)), "the next request's estimate");
     const afterTurn = await paneAndStatus(s, /total [\d,]+ bytes/);
-    expect(afterTurn.pane).toEqual(afterTurn.status);
+    expect(afterTurn.pane.next).toBe(false);
     expect(afterTurn.status.method).toBe("chars/4");
+    expect(afterTurn.pane.method).toBe("chars/4");
+    // the second answer's 300 words are in the next request, not in the last one
+    expect(afterTurn.status.tokens).toBeGreaterThan(afterTurn.pane.tokens + 300);
 
     await ask(s, "/compact");
     await s.waitFor("Compaction: summarised messages 1–2");

@@ -87,6 +87,8 @@ function makeServer(): Server {
     { name: "mixed", description: "text, a resource, a resource link, audio, a bad image", inputSchema: obj() },
     { name: "fail", description: "answers isError", inputSchema: obj() },
     { name: "wrapped-image", description: "a 1×1 PNG whose base64 is wrapped in lines (valid to the SDK)", inputSchema: obj() },
+    { name: "broken-images", description: "a truncated PNG, a 0×0 GIF and a corrupt JPEG, each declared as itself, and one whole PNG", inputSchema: obj() },
+    { name: "lone-surrogate", description: "text holding lone surrogates (\\ud800, \\udc00)", inputSchema: obj() },
     { name: "spawn-child", description: "starts a long sleep in the background and gives its pid", inputSchema: obj() },
     { name: "weird name/with.dots", description: "a name providers refuse", inputSchema: obj() },
     ...(argv.includes("--notify")
@@ -160,6 +162,20 @@ function makeServer(): Server {
       case "fail":
         return { content: [{ type: "text", text: "it went wrong on purpose" }], isError: true };
 
+      case "broken-images": {
+        // loaded here: the decoders would slow every start (the start tests time it)
+        const { corruptJpeg, pngImage, truncatedPng, zeroGif } = await import("./images.js");
+        return {
+          content: [
+            { type: "image", data: truncatedPng().toString("base64"), mimeType: "image/png" },
+            { type: "image", data: zeroGif().toString("base64"), mimeType: "image/gif" },
+            { type: "image", data: corruptJpeg().toString("base64"), mimeType: "image/jpeg" },
+            { type: "image", data: pngImage(4, 4).toString("base64"), mimeType: "image/png" },
+          ],
+        };
+      }
+      case "lone-surrogate":
+        return { content: [{ type: "text", text: "before \ud800 middle \udc00 after" }] };
       case "wrapped-image": {
         // as Python's base64.encodebytes writes it: lines with breaks, which atob (the SDK's
         // check) accepts and a provider does not

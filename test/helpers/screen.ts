@@ -5,6 +5,7 @@
 import type { StoredSummary } from "../../src/compaction/types.js";
 import { PassThrough, Writable } from "node:stream";
 import type { AppInfo, ContextStatus, Controller } from "../../src/session/controller/types.js";
+import { sessionCost, type SessionCost } from "../../src/session/controller/cost.js";
 import { EventHub, type SessionEvent, type SubscribeOptions } from "../../src/session/turn/events.js";
 import type { ImageBlock, Session, StoredMessage } from "../../src/record/types.js";
 import type { Terminal } from "../../src/ui/screen.js";
@@ -155,6 +156,10 @@ export class ScriptedController implements Omit<Controller, "events"> {
     this.running = false;
     this.emit({ type: "state", state: "idle" });
     this.emit({ type: "turn_end", ok: true });
+  }
+
+  cost(): SessionCost {
+    return sessionCost(this.messages);
   }
 
   info(): AppInfo {

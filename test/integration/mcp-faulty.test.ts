@@ -244,7 +244,7 @@ describe("a faulty MCP server", () => {
     expect(refetches).toBeLessThan(pulses);
     const said = notices.filter((n) => n.includes("notifications a second"));
     expect(said).toEqual([`warning: MCP server f sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`]);
-    expect(m.describe()).toContain(`f (stdio): ready, 18 tools · config · last error: sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`);
+    expect(m.describe()).toContain(`f (stdio): ready, 20 tools · config · last error: sent more than ${NOTIFICATIONS_PER_SECOND} notifications a second; the rest are dropped`);
     // it and the other server answer, and the other was never named
     expect((await call(m, "mcp__f__ok")).output).toBe("ok from ok");
     expect((await call(m, "mcp__g__ok")).output).toBe("ok from ok");
@@ -335,6 +335,22 @@ describe("a faulty MCP server", () => {
     expect(await call(m, "mcp__f__fail")).toEqual({ output: "it went wrong on purpose", isError: true });
   }, T);
 
+  it("decodes each image of a result: a truncated PNG, a 0×0 GIF and a corrupt JPEG are named and not kept, the whole one is", async () => {
+    const { m } = await setup({ f: faultyStdio() });
+    const out = await call(m, "mcp__f__broken-images");
+    expect(out.output).toContain("[image not kept: declared image/png, but it is not a usable image: the PNG does not decode (its data ends early)");
+    expect(out.output).toContain("[image not kept: declared image/gif, but it is not a usable image: its GIF header says 0×0 px");
+    expect(out.output).toContain("[image not kept: declared image/jpeg, but it is not a usable image: the JPEG does not decode");
+    expect(out.output).toContain("[image: image/png,");
+    expect(outputImages(out).map((i) => [i.mediaType, i.width, i.height])).toEqual([["image/png", 4, 4]]);
+  }, T);
+
+  it("text with lone surrogates arrives with U+FFFD in their place", async () => {
+    const { m } = await setup({ f: faultyStdio() });
+    const out = await call(m, "mcp__f__lone-surrogate");
+    expect(out.output).toBe("before \ufffd middle \ufffd after");
+  }, T);
+
   it("an image whose base64 is wrapped in lines is kept as plain base64, so the provider takes it (OpenAI refuses wrapped base64, and then every later request)", async () => {
     const fake = await startFakeProvider();
     const dir = await tempDir("albedo-mcp-wrapped-");
@@ -365,7 +381,7 @@ describe("a faulty MCP server", () => {
     expect(m.describe()).toContain("refused: tool");
     // each server's count is of its own tools: the second offers none
     expect(m.status().map((st) => [st.name, st.tools])).toEqual([
-      ["x.y", 12],
+      ["x.y", 14],
       ["x_y", 0],
     ]);
     expect((await call(m, "mcp__x_y__weird_name_with_dots")).output).toBe("ok from weird name/with.dots");

@@ -70,3 +70,60 @@ describe("a session's cost", () => {
     expect(c.total.cost).toBeUndefined();
   });
 });
+
+describe("/cost and the status line", () => {
+  it("the controller's cost and the status line's figure follow each turn's provider usage", async () => {
+    const { makeApp } = await import("../helpers/app.js");
+    const { statusLine } = await import("../../src/ui/status.js");
+    const { costLines } = await import("../../src/ui/cost-lines.js");
+    const { lineText } = await import("../../src/ui/style.js");
+    const { loadKeymap } = await import("../../src/ui/keymap.js");
+    const { TEST_KEY } = await import("../helpers/app.js");
+    const plain = await startFakeProvider({ key: TEST_KEY });
+    try {
+      const { app } = await makeApp(plain, { model: "claude-haiku-4-5" });
+      expect(app.info().sessionCost).toBeUndefined();
+      plain.script({ text: "one", usage: { input: 1000, output: 200 } }, { text: "two", usage: { input: 3000, output: 100 } });
+      await app.submit("first");
+      await app.submit("second");
+      expect(plain.rejections()).toEqual([]);
+      // Haiku 4.5 at $1 / $5 per million: (1000 + 3000) × 1 + (200 + 100) × 5 = 5,500 → $0.0055
+      const c = app.cost();
+      expect(c.turns.map((t) => [t.inputTokens, t.outputTokens])).toEqual([
+        [1000, 200],
+        [3000, 100],
+      ]);
+      expect(c.total.cost!.total).toBeCloseTo(0.0055, 12);
+      expect(app.info().sessionCost).toBe("$0.0055");
+      const text = costLines(c).map(lineText).join("\n");
+      expect(text).toContain("list prices, from provider usage");
+      expect(text).toMatch(/session\s+in 4,000 · out 300 · cache read 0 · cache write 0\s+\$0\.0055/);
+      const line = lineText(statusLine({ info: app.info(), sessionId: "s", state: "idle", busy: false, now: 0, km: loadKeymap("default").keymap }, 200));
+      expect(line).toContain("$0.0055 list");
+      await app.close();
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe("the config's prices", () => {
+  it("beat the table, and the config refuses a price that is not one", async () => {
+    const { makeApp, TEST_KEY } = await import("../helpers/app.js");
+    const plain = await startFakeProvider({ key: TEST_KEY });
+    try {
+      const { app } = await makeApp(plain, { model: "claude-haiku-4-5", prices: { "claude-haiku-4-5": { input: 2, output: 10 } } });
+      plain.script({ text: "one", usage: { input: 1000, output: 200 } });
+      await app.submit("first");
+      // 1000 × 2 + 200 × 10 = 4,000 → $0.0040
+      expect(app.cost().total.cost!.total).toBeCloseTo(0.004, 12);
+      expect(app.info().sessionCost).toBe("$0.0040");
+      await app.close();
+    } finally {
+      await plain.close();
+    }
+    const { configSchema } = await import("../../src/config/config.js");
+    expect(configSchema.safeParse({ prices: { x: { input: -1, output: 1 } } }).success).toBe(false);
+    expect(configSchema.safeParse({ prices: { x: { input: 1, output: 1, tip: 3 } } }).success).toBe(false);
+  });
+});

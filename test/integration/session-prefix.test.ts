@@ -186,3 +186,18 @@ describe("the local API", () => {
     }
   });
 });
+
+describe("sessions lists the model a session uses now", () => {
+  it("after a resume under another model, the listing names the newer one", async () => {
+    const home = suite.home();
+    suite.fake().script({ text: "first" }, { text: "second" });
+    const base = ["--provider", "anthropic", "--base-url", suite.fake().anthropicBase];
+    expect((await runCli(["-p", "one", "--model", "claude-sonnet-4-5", ...base], home)).code).toBe(0);
+    const id = (JSON.parse((await runCli(["sessions", "--json"], home)).stdout) as { id: string }[])[0]!.id;
+    const again = await runCli(["-p", "two", "--resume", id.slice(0, 8), "--model", "claude-haiku-4-5", ...base], home);
+    expect(again.code, again.stderr).toBe(0);
+    const list = JSON.parse((await runCli(["sessions", "--json"], home)).stdout) as { id: string; model?: string }[];
+    expect(list.find((s) => s.id === id)?.model).toBe("claude-haiku-4-5");
+    expect((await runCli(["sessions"], home)).stdout).toMatch(new RegExp(`${id}.*claude-haiku-4-5`));
+  });
+});

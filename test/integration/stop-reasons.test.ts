@@ -4,6 +4,7 @@
 // and is stored complete, so the next turn goes on from it. Through the built CLI against the
 // strict fake, each endpoint sending its own word for the stop.
 import { afterAll, describe, expect, it } from "vitest";
+import fs from "node:fs/promises";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
 import { spawnPty, type PtySession } from "../helpers/pty.js";
@@ -119,4 +120,41 @@ describe("the screen: the cause is named under the answer", () => {
       s.kill("SIGKILL");
     }, 90_000);
   }
+});
+
+/** RSS in MB of a process and its descendants (the bin may start the bundle as a child). */
+async function treeRssMb(pid: number): Promise<number> {
+  let kb = 0;
+  try {
+    const status = await fs.readFile(`/proc/${pid}/status`, "utf8");
+    kb += Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+    for (const t of await fs.readdir(`/proc/${pid}/task`)) {
+      const kids = (await fs.readFile(`/proc/${pid}/task/${t}/children`, "utf8")).trim();
+      for (const k of kids ? kids.split(/\s+/) : []) kb += (await treeRssMb(Number(k))) * 1024;
+    }
+  } catch {
+    // gone meanwhile
+  }
+  return kb / 1024;
+}
+
+describe("the screen after a long answer cut at the output bound", () => {
+  it("names the cause, and its memory does not keep the stream: RSS after the answer stays bounded", async () => {
+    const { f, h } = await setup();
+    // 1 MB in 2,000 deltas, then the stop at the bound
+    const text = "word ".repeat(200_000);
+    f.script({ text: `${text}SCREEN-LONG-END`, wordsPerEvent: 100, stop: "max_tokens" });
+    const s = spawnPty(process.execPath, [CLI, ...anthropicArgs(f)], { cols: 160, rows: 40, cwd: h.workspace, env: { ...h.env, TERM: "xterm-256color" } });
+    ptys.push(s);
+    await s.waitFor("Type a request", 30_000);
+    s.send("write a very long answer\r");
+    await s.waitFor(/cut at the output limit/, 240_000);
+    await s.settle(1000, 30_000);
+    const after = await treeRssMb(s.pid);
+    // the answer is 1 MB; a screen that kept every delta's copies would hold hundreds of MB
+    expect(after).toBeGreaterThan(0);
+    expect(after).toBeLessThan(400);
+    expect(s.screenText()).not.toContain("interrupted");
+    s.kill("SIGKILL");
+  }, 360_000);
 });

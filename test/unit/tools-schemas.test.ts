@@ -6,7 +6,7 @@ describe("toolSchemas", () => {
   const schemas = toolSchemas(builtinTools());
 
   it("gives one schema per built-in tool, in order", () => {
-    expect(schemas.map((s) => s.name)).toEqual(["read", "write", "edit", "bash", "ls", "glob", "grep"]);
+    expect(schemas.map((s) => s.name)).toEqual(["read", "write", "edit", "bash", "bash_output", "bash_stop", "ls", "glob", "grep"]);
   });
 
   it.each(toolSchemas(builtinTools()).map((s) => [s.name, s] as const))("%s is a plain JSON object schema", (_name, s) => {

@@ -12,8 +12,10 @@ describe("slash commands", () => {
   });
 
   it("hints and completes while the name is typed", () => {
-    expect(matchingCommands("/c").map((c) => c.name)).toEqual(["compact", "context", "clear-screen"]);
-    expect(completeCommand("/co")).toBeUndefined(); // compact and context share only "co"
+    expect(matchingCommands("/c").map((c) => c.name)).toEqual(["compact", "context", "cost", "copy", "clear-screen"]);
+    expect(completeCommand("/co")).toBeUndefined(); // compact, context, cost and copy share only "co"
+    expect(completeCommand("/cop")).toBe("/copy ");
+    expect(completeCommand("/sh")).toBe("/shells ");
     expect(completeCommand("/cl")).toBe("/clear-screen");
     expect(completeCommand("/con")).toBe("/context");
     expect(completeCommand("/mo")).toBe("/model ");

@@ -21,17 +21,17 @@ describe("keymap files", () => {
   it("keymaps/default.json says exactly what the built-in defaults say", () => {
     const file = JSON.parse(fs.readFileSync(path.join(keymapsDir(), "default.json"), "utf8")) as Record<string, unknown>;
     delete file.$comment;
-    expect(file.mouse).toBe("off");
+    expect(file.mouse).toBe("wheel");
     delete file.mouse;
     expect(file).toEqual(DEFAULT_BINDINGS);
     expect(Object.keys(DEFAULT_BINDINGS).sort()).toEqual([...ACTIONS].sort());
   });
 
-  it.each(["default", "vim", "emacs"])("%s loads without warnings (no key bound twice in one place), binds every action, mouse off", (name) => {
+  it.each(["default", "vim", "emacs"])("%s loads without warnings (no key bound twice in one place), binds every action, wheel on", (name) => {
     const { keymap, warnings } = loadKeymap(name);
     expect(warnings).toEqual([]);
     expect(keymap.name).toBe(name);
-    expect(keymap.mouse).toBe(false);
+    expect(keymap.mouse).toBe(true);
     for (const a of ACTIONS) expect(keymap.bindings[a].length).toBeGreaterThan(0);
   });
 
@@ -131,15 +131,15 @@ describe("a key bound to two actions in one place is named at start, with its fi
   });
 });
 
-describe("the mouse wheel is an opt-in", () => {
-  it('"mouse": "wheel" in a keymap file or the config turns it on; anything else is named', () => {
-    const p = write("mouse.json", JSON.stringify({ mouse: "wheel" }));
-    expect(loadKeymap(p)).toMatchObject({ keymap: { mouse: true }, warnings: [] });
-    expect(loadKeymap("vim", { mouse: "wheel" })).toMatchObject({ keymap: { mouse: true }, warnings: [] });
-    expect(loadKeymap(p, { mouse: "off" }).keymap.mouse).toBe(false);
+describe("the mouse wheel is on unless turned off", () => {
+  it('"mouse": "off" in a keymap file or the config turns it off, "wheel" on again; anything else is named', () => {
+    const p = write("mouse.json", JSON.stringify({ mouse: "off" }));
+    expect(loadKeymap(p)).toMatchObject({ keymap: { mouse: false }, warnings: [] });
+    expect(loadKeymap("vim", { mouse: "off" })).toMatchObject({ keymap: { mouse: false }, warnings: [] });
+    expect(loadKeymap(p, { mouse: "wheel" }).keymap.mouse).toBe(true);
     const bad = loadKeymap("default", { mouse: "yes" });
-    expect(bad.keymap.mouse).toBe(false);
-    expect(bad.warnings).toEqual(['config keys: "mouse" must be "wheel" (the terminal reports the wheel; Shift-drag selects text) or "off"; keeping off']);
+    expect(bad.keymap.mouse).toBe(true);
+    expect(bad.warnings).toEqual(['config keys: "mouse" must be "wheel" (the terminal reports the wheel; Shift-drag selects text) or "off"; keeping wheel']);
   });
 
   it("the wheel keys have names", () => {

@@ -313,7 +313,9 @@ describe("every key goes through the keymap", () => {
 describe("Ctrl-C, steering, the queue and focus reports", () => {
   it("Ctrl-C interrupts a running turn, else empties a typed prompt, else quits when pressed twice", () => {
     const r = new KeyRouter(defaultKeymap(), () => 1000);
-    expect(route(KEYS.ctrl("c"), { attached: true, interruptible: true, promptEmpty: false }, r)).toEqual([{ type: "interrupt" }]);
+    expect(route(KEYS.ctrl("c"), { attached: true, interruptible: true, promptEmpty: false }, r).map((i) => i.type)).toEqual(["interrupt", "flash"]);
+    // pressed again while the turn winds down: quit
+    expect(route(KEYS.ctrl("c"), { attached: true, interruptible: true, promptEmpty: true }, r)).toEqual([{ type: "quit" }]);
     expect(route(KEYS.ctrl("c"), { attached: true, interruptible: false, promptEmpty: false }, r)).toEqual([{ type: "clearPrompt" }]);
     // the prompt just emptied: the next press quits (what it held is kept as the draft)
     expect(route(KEYS.ctrl("c"), { attached: true, interruptible: false, promptEmpty: true }, r)).toEqual([{ type: "quit" }]);

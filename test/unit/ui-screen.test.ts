@@ -491,12 +491,12 @@ describe("Ctrl-Z and the mouse", () => {
     await plain.term.waitFor("^Z: suspending is not available here");
   });
 
-  it("the mouse is off by default; with the keymap's wheel on, the wheel scrolls the transcript and the modes are undone at the end", async () => {
-    const off = await screen();
-    expect(off.term.rawOutput()).not.toContain("\x1b[?1000h");
+  it("the wheel is reported by default and scrolls the transcript; the keymap's mouse off asks for no reports; the modes are undone at the end", async () => {
     const km = defaultKeymap();
-    km.mouse = true;
-    const { term, c, done } = await screen(100, 20, { keymap: km });
+    km.mouse = false;
+    const off = await screen(100, 20, { keymap: km });
+    expect(off.term.rawOutput()).not.toContain("\x1b[?1000h");
+    const { term, c, done } = await screen(100, 20);
     await term.waitFor(() => term.rawOutput().includes("\x1b[?1000h\x1b[?1006h"));
     for (let i = 0; i < 30; i++) c.messages.push(c.stored("assistant", [{ type: "text", text: `line number ${i}` }]));
     c.emit({ type: "session" });

@@ -1,12 +1,14 @@
 // The running app: one session at a time over one store, a provider, tools and the turn loop.
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
+import { CostMemo, type SessionCost } from "./cost.js";
+import { formatDollars } from "../../provider/prices.js";
 import { SandboxSetup } from "./sandbox-setup.js";
 import type { PermissionPolicy } from "../../tools/types.js";
 import { withPlanItem } from "./permission-mode.js";
 import { limitCoreDumps } from "../../config/core-limit.js";
 import path from "node:path";
 import fs from "node:fs/promises";
-import type { Block, ImageBlock, Session, StoredMessage } from "../../record/types.js";
+import type { Block, ImageBlock, Session, StoredMessage, TextBlock } from "../../record/types.js";
 import { chooseModel, imagesNotTaken } from "./model-choice.js";
 import type { ModelChoices } from "../../provider/models.js";
 import { StoreError } from "../store/store.js";
@@ -53,6 +55,8 @@ import {
   settingsChanges,
 } from "./sentences.js";
 import { SessionLease } from "./session-lease.js";
+import { BackgroundShells } from "../../tools/background.js";
+import { shellsFolder } from "./shells.js";
 import type { StoredSummary } from "../store/types.js";
 import { isPlainPrompt } from "../../compaction/summary.js";
 import type { Checkpoints } from "../checkpoints/checkpoints.js";
@@ -193,9 +197,16 @@ export class App implements Controller {
         this.hub.emit({ type: "info" });
       },
       onNotice: (level, text) => this.hub.emit({ type: "notice", level, text }),
+      commandSandbox: async () => {
+        await this.sandbox.ready();
+        return this.sandbox.forCommands();
+      },
       redact: (t) => this.redactKeys(t),
     });
   }
+
+  /** the session's background commands (bash run_in_background; /shells) */
+  readonly shells = new BackgroundShells(shellsFolder);
 
   /** MCP servers for the front ends: the screen starts them after its first frame */
   readonly mcp: McpControl = {
@@ -218,7 +229,9 @@ export class App implements Controller {
     void this.learnModels();
     return this.parts.ready().then(async (p) => {
       await (this.recovered ??= this.recoverRewind());
-      await (this.sandboxSaid ??= this.sayUnsandboxed());
+      // the probe runs alongside; a prompt waits for it (runPrompt), so no command runs
+      // before it is known where commands run
+      this.sandboxSaid ??= this.sayUnsandboxed();
       limitCoreDumps();
       return p;
     });
@@ -320,6 +333,8 @@ export class App implements Controller {
 
   /** A new session, not yet in the store (open-session.ts): nothing of another session's is kept. */
   private async loadDraft(): Promise<void> {
+    // the session's background commands end with it
+    await this.shells.stopAll();
     await this.lease.none();
     this.open.draft();
     this.figures.opened(undefined);
@@ -330,6 +345,7 @@ export class App implements Controller {
 
   /** Opens a stored session: its record (open-session.ts), its figures and its view's staleness. */
   private async load(s: Session): Promise<void> {
+    await this.shells.stopAll();
     // the lease before the record: headless refuses a session open elsewhere without reading it
     const held = await this.lease.take(s.id);
     if (held && this.opts.headless) throw new SessionHeldError(headlessHeld(s.id, held));
@@ -391,7 +407,15 @@ export class App implements Controller {
   }
 
   info(): AppInfo {
-    return { ...appInfo(this.inUse, this.opts, this.apiInfo), sandbox: this.sandbox.label() };
+    const info = { ...appInfo(this.inUse, this.opts, this.apiInfo), sandbox: this.sandbox.label() };
+    const cost = this.cost().total.cost;
+    return cost ? { ...info, sessionCost: formatDollars(cost.total) } : info;
+  }
+
+  private readonly costs = new CostMemo();
+
+  cost(): SessionCost {
+    return this.costs.get(this.open.messages, { ttl: this.opts.cacheTtl ?? "5m", ...(this.opts.prices ? { overrides: this.opts.prices } : {}) });
   }
 
   setPermission(mode: PermissionPolicy): void {
@@ -499,6 +523,7 @@ export class App implements Controller {
       // the built-in tools, todo and skill, then the MCP servers'
       tools: [...this.parts.tools, ...this.workflow.tools(), ...this.ext.tools()],
       redact: this.redactKeys,
+      shells: this.shells,
       history: this.open.messages,
     };
   }
@@ -521,12 +546,14 @@ export class App implements Controller {
     return { sent: !outcome.unsent };
   }
 
-  /** runs one turn and reports how it ended (headless mode needs the outcome) */
+  /** runs one turn and reports how it ended (headless mode needs the outcome); `opts.files`:
+   * the blocks of the files the prompt mentions, after its text */
   async runPrompt(text: string, images: ImageBlock[] = [], opts: PromptOptions = {}): Promise<TurnOutcome> {
     // headless: the servers' tools belong to the one turn there is, so it waits for their
     // start (each bounded by its startup timeout) before its requests are built, and their
     // arrival is no change to that turn's view; the screen never waits for them
     if (this.opts.headless && this.ext.hasServers() && !this.busy()) await this.ext.start();
+    await (this.sandboxSaid ??= this.sayUnsandboxed());
     // a prompt sent before the parts are in waits for them (nothing below awaits before the
     // turn counts as running)
     if (!this.parts.ifLoaded() && !this.busy()) {
@@ -555,6 +582,7 @@ export class App implements Controller {
     if (!opts.literal) text = this.workflow.expand(text);
     const blocks: Block[] = [...images];
     if (text) blocks.push({ type: "text", text });
+    blocks.push(...(opts.files ?? []));
     if (blocks.length === 0) return { ok: true, finalText: "" };
     // a prompt over the window by itself is refused here, before anything is stored, with
     // what works instead (the turn holds every request to the same rule)
@@ -580,11 +608,12 @@ export class App implements Controller {
         if (prompted) await this.workflow.stop(this.open.current.id);
       },
     );
-    // what was steered in and never reached a model call goes back to the screen
-    this.steering.release();
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
+    // what was steered in and never reached a model call goes back to its sender, after the
+    // turn's end is told (the screen then sends it next, or gives it back with the queue)
+    this.steering.release();
     this.hub.emit({ type: "info" });
     // the error quotes the provider or a server: headless mode prints it
     return outcome.error ? { ...outcome, error: this.redactKeys(outcome.error) } : outcome;
@@ -617,6 +646,28 @@ export class App implements Controller {
 
   interrupt(): void {
     this.activity.interrupt();
+  }
+
+  /** `!command` (`add`) and `!!command` from the prompt (shell-command.ts) */
+  async shellCommand(command: string, add: boolean): Promise<{ output: string; isError: boolean } | undefined> {
+    const refused = this.activity.promptRefusal() ?? (add ? this.lease.readOnly : undefined);
+    if (refused) {
+      this.hub.emit({ type: "notice", level: "warning", text: refused });
+      return undefined;
+    }
+    const parts = await this.ready();
+    let result: { output: string; isError: boolean } | undefined;
+    await this.activity.turn(
+      async (signal) => {
+        if (add && (await this.open.ensureStored(`!${this.redactKeys(command)}`.slice(0, 60)))) this.lease.adopt(this.open.current.id);
+        result = await parts.runShellCommand(this.env(), command, add, signal);
+        return { ok: !result.isError, finalText: "" };
+      },
+      () => undefined,
+    );
+    this.hub.emit({ type: "state", state: "idle" });
+    this.hub.emit({ type: "info" });
+    return result;
   }
 
   steer(text: string): Promise<boolean> {
@@ -785,6 +836,7 @@ export class App implements Controller {
     this.closing = true;
     this.closeBegun();
     await this.activity.stop();
+    await this.shells.stopAll();
     // every MCP server's process group ends with the app
     await this.ext.close().catch(() => undefined);
     // the session is free for the next opener

@@ -64,7 +64,21 @@ export function sessionCost(messages: readonly StoredMessage[], o: { overrides?:
     cacheReadTokens: turns.reduce((n, t) => n + t.cacheReadTokens, 0),
     cacheWriteTokens: turns.reduce((n, t) => n + t.cacheWriteTokens, 0),
     unpriced: [...new Set(turns.flatMap((t) => t.unpriced))],
-    ...(priced ? { cost: sumCosts([...costs.values()].flat()) } : {}),
+    ...(priced && costs.size > 0 ? { cost: sumCosts([...costs.values()].flat()) } : {}),
   };
   return { turns, total, label: "list prices, from provider usage" };
+}
+
+/** The session's cost, computed again only when the record changed (the status line asks
+ * at every frame). */
+export class CostMemo {
+  private key: { messages: readonly StoredMessage[]; length: number; last: StoredMessage | undefined } | undefined;
+  private value: SessionCost | undefined;
+
+  get(messages: readonly StoredMessage[], o: Parameters<typeof sessionCost>[1] = {}): SessionCost {
+    const k = this.key;
+    if (this.value && k && k.messages === messages && k.length === messages.length && k.last === messages.at(-1)) return this.value;
+    this.key = { messages, length: messages.length, last: messages.at(-1) };
+    return (this.value = sessionCost(messages, o));
+  }
 }

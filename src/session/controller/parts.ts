@@ -5,6 +5,7 @@
 export { createProvider, serverMemory } from "../../provider/create.js";
 export { builtinTools, PermissionMemory, toolSchemas } from "../../tools/run.js";
 export { runTurn } from "../turn/turn.js";
+export { runShellCommand } from "../turn/shell-command.js";
 export { promptOverWindow } from "../turn/window.js";
 export { prepare, summarize, SUMMARY_REQUEST_NOTE } from "../turn/compact.js";
 export { captureRequest } from "../../context/capture.js";

@@ -1,6 +1,7 @@
 // What a turn works with, and the request a turn started now would send: both made from the
 // same composition (the model in use, the settings, the context and the tools of the moment),
 // so the status line's estimate and the inspector's comparison are of the request a turn sends.
+import type { BackgroundShells } from "../../tools/background.js";
 import type { ContextItem, Provider, Request, RequestCache, Usage } from "../../provider/types.js";
 import type { ModelInfo } from "../../provider/catalog.js";
 import type { StoredMessage } from "../../record/types.js";
@@ -36,6 +37,8 @@ export interface Composition {
   /** the built-in tools, then the MCP servers' */
   tools: ToolDef[];
   redact: Redactor;
+  /** the session's background commands */
+  shells?: BackgroundShells;
   /** the session's record: after a summary, the task list it stood in for is sent (turn/task-list.ts) */
   history?: readonly StoredMessage[];
 }
@@ -124,6 +127,7 @@ export function turnEnv(c: Composition, t: TurnSetting, steer?: SteerInbox): Tur
       ...(t.sandbox ? { sandbox: t.sandbox } : {}),
       ...(s.rules ? { rules: s.rules } : {}),
       redact: c.redact,
+      ...(c.shells ? { shells: c.shells } : {}),
       ...(s.headless ? { unattended: UNATTENDED } : {}),
     },
     memory: t.memory,

@@ -1,7 +1,9 @@
 // What the screen (and any other front end) may ask of the running app.
+import type { SessionCost } from "./cost.js";
+import type { BackgroundShells } from "../../tools/background.js";
 import type { StoredSummary } from "../../compaction/types.js";
 // The screen sends intents down through this and renders the events that come up.
-import type { ImageBlock, Session, StoredMessage } from "../../record/types.js";
+import type { ImageBlock, Session, StoredMessage, TextBlock } from "../../record/types.js";
 import type { ProviderName, ReasoningLevel } from "../../provider/types.js";
 import type { ModelChoices } from "../../provider/models.js";
 import type { PermissionPolicy } from "../../tools/types.js";
@@ -34,6 +36,8 @@ export interface AppInfo {
   reasoningNote?: string;
   /** set when no source knows the model (or only its line): what was assumed of it */
   modelNote?: string;
+  /** the session's cost so far at list prices ("$0.0474"), when every answer's model has a price */
+  sessionCost?: string;
   workspace: string;
   dbPath: string;
   /** set when the provider needs a key and none is configured: says what to set */
@@ -95,12 +99,21 @@ export interface McpControl {
 export interface PromptOptions {
   /** sent as written: never expanded as a custom command (the screen's "//text") */
   literal?: boolean;
+  /** the blocks of the files the prompt mentions (@path), after its text */
+  files?: TextBlock[];
 }
 
 export interface Controller {
+  /** the session's background commands (/shells); absent where none can run */
+  readonly shells?: BackgroundShells;
+  /** `!command` from the prompt: runs it as bash runs (same permissions); `add` stores its
+   * output as the person's message. Undefined when it could not run now (said in a notice). */
+  shellCommand?(command: string, add: boolean): Promise<{ output: string; isError: boolean } | undefined>;
   /** the one channel of what happens: returns the unsubscribe */
   subscribe(fn: Listener, opts?: SubscribeOptions): () => void;
   info(): AppInfo;
+  /** what the session cost so far, per turn and in all, from provider usage (cost.ts) */
+  cost(): SessionCost;
   /** switches the permission mode for the rest of the run (the screen's mode key) */
   setPermission(mode: PermissionPolicy): void;
   session(): Session;

@@ -33,6 +33,9 @@ export type SessionEvent =
   | { type: "tool_input"; answer: AnswerId; index: number; name: string; bytes: number }
   | { type: "state"; state: TurnState; detail?: string }
   | { type: "tool_start"; id: string; name: string; input: unknown }
+  /** a running command's output so far: its last lines (redacted, bounded), at most a few
+   * times a second, however fast it writes */
+  | { type: "tool_output"; id: string; tail: string; bytes: number }
   | ({ type: "tool_end" } & ToolEnd)
   /** a tool needs a person's yes or no; `answer` must be called exactly once */
   | { type: "permission"; req: PermissionRequest; answer: (a: PermissionAnswer) => void }
@@ -105,6 +108,7 @@ export class EventHub {
       case "state":
       case "tool_start":
       case "tool_end":
+      case "tool_output":
       case "permission":
       case "usage":
       case "capture":

@@ -21,12 +21,12 @@ export async function resultsMessage(env: TurnEnv, calls: readonly ToolUseBlock[
 
 /** The call between its hooks: a PreToolUse block answers it with the hook's reason; what
  * the hooks add follows the output. */
-async function hookedRun(env: TurnEnv, call: ToolUseBlock, signal: AbortSignal, onRun: () => void): Promise<ToolOutput> {
+async function hookedRun(env: TurnEnv, call: ToolUseBlock, signal: AbortSignal, onRun: () => void, onOutput: (text: string) => void): Promise<ToolOutput> {
   const hooks = env.hooks;
   const before = hooks ? await hooks.before({ name: call.name, input: call.input }, signal) : undefined;
   if (before?.stop) env.hookStop ??= before.stop;
   if (before?.block !== undefined) return { output: `blocked by a PreToolUse hook: ${before.block}`, isError: true };
-  const out = await runTool(env.tools, call.name, call.input, { ...env.toolCtx, signal, onRun }, env.memory);
+  const out = await runTool(env.tools, call.name, call.input, { ...env.toolCtx, signal, onRun, onOutput }, env.memory);
   if (!hooks || signal.aborted) return out;
   const after = await hooks.after({ name: call.name, input: call.input, output: out.output, isError: out.isError }, signal);
   if (after.stop) env.hookStop ??= after.stop;
@@ -50,7 +50,9 @@ async function runToolCalls(env: TurnEnv, calls: readonly ToolUseBlock[], signal
     const onRun = (): void => {
       t0 = Date.now();
     };
-    const out = await hookedRun(env, call, signal, onRun);
+    const live = liveOutput(env, call.id, redact);
+    const out = await hookedRun(env, call, signal, onRun, live.push);
+    live.close();
     const ms = Date.now() - t0;
     const output = redact(out.output);
     const diff = out.diff !== undefined ? redact(out.diff) : undefined;
@@ -59,4 +61,29 @@ async function runToolCalls(env: TurnEnv, calls: readonly ToolUseBlock[], signal
     images.push(...outputImages(out));
   }
   return { results, images };
+}
+
+/** Characters of a running command's newest output kept for the screen. */
+const LIVE_TAIL_CHARS = 8_000;
+/** At most one tool_output event per this many ms: a flood does not flood the screen. */
+const LIVE_EVERY_MS = 100;
+
+/** A running call's output as tool_output events: the newest LIVE_TAIL_CHARS, redacted
+ * whole each time (a key split across two chunks is whole in the tail), throttled. */
+function liveOutput(env: TurnEnv, id: string, redact: (t: string) => string): { push: (text: string) => void; close: () => void } {
+  let tail = "";
+  let bytes = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const flush = (): void => {
+    timer = undefined;
+    env.events.emit({ type: "tool_output", id, tail: redact(tail), bytes });
+  };
+  return {
+    push: (text) => {
+      bytes += Buffer.byteLength(text);
+      tail = (tail + text).slice(-LIVE_TAIL_CHARS);
+      timer ??= setTimeout(flush, LIVE_EVERY_MS);
+    },
+    close: () => clearTimeout(timer),
+  };
 }
