@@ -77,6 +77,9 @@ export function listFiles(origin: Origin, dir: string, accept: (name: string) =>
       } else if ((d.isFile() || d.isSymbolicLink()) && accept(d.name)) {
         // a link to a file is read through the boundary check, which refuses one out of the workspace
         out.push({ rel: childRel, file: path.join(abs, d.name) });
+      } else if (accept(d.name)) {
+        // a FIFO, socket or device under a command's name: never opened
+        problems.push(`${path.join(abs, d.name)} was not read: it is not a regular file`);
       }
     }
   };

@@ -164,7 +164,7 @@ export class BackgroundShells {
     const run = beginRun(this);
     let child: ChildProcess;
     try {
-      child = spawnCommand(command, workspace, run, sandbox);
+      child = spawnCommand(command, workspace, run, sandbox, true);
     } catch (e) {
       endRun(run);
       out.close();

@@ -58,15 +58,20 @@ export const bashTool: ToolDef<typeof input> = {
   },
 };
 
+/** what a background command in a sandbox without network is told about its ports */
+export const UNREACHABLE_NOTE =
+  'it runs in a sandbox without network: its ports are not reachable from outside the sandbox (not from later commands, not from the host); a server that must be reached needs the config\'s "network": "on"';
+
 function startInBackground(command: string, ctx: ToolContext): ToolOutput {
   if (!ctx.shells) return { output: "background commands are not available here; run it without run_in_background", isError: true };
   if (ctx.signal.aborted) return { output: "interrupted", isError: true };
   const started = ctx.shells.start(command, ctx.workspace, ctx.sandbox);
   if ("error" in started) return { output: started.error, isError: true };
-  return {
-    output: `started in the background as ${started.id}; bash_output with id "${started.id}" reads what it writes, bash_stop stops it (it runs until then, or until the session ends)`,
-    isError: false,
-  };
+  const what = `started in the background as ${started.id}; bash_output with id "${started.id}" reads what it writes, bash_stop stops it (it runs until then, or until the session ends)`;
+  // without the network, the sandbox has a loopback of its own: a server in it is not reachable
+  // by anyone else, later commands included, and the model should know before it tries
+  const note = ctx.sandbox && !ctx.sandbox.network ? `\n${UNREACHABLE_NOTE}` : "";
+  return { output: what + note, isError: false };
 }
 
 /** Runs one command in the foreground: its output, status and what it left running. */

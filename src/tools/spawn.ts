@@ -19,6 +19,16 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * A sandbox's PID namespace ends with its shell, taking along everything the command left
+ * running. A background command owns what it starts until bash_stop or the session's end
+ * (`nohup server &`, `setsid …`), as it does unsandboxed, so its shell waits on exit until it
+ * is the only process left in the namespace besides bubblewrap's pid 1 (builtins only: the
+ * count forks nothing), then exits with the command's status.
+ */
+const OUTLIVE_TRAP =
+  "trap '__albedo_st=$?; while :; do __albedo_n=0; for __albedo_p in /proc/[0-9]*; do case ${__albedo_p#/proc/} in 1|$$) ;; *) __albedo_n=$((__albedo_n+1)) ;; esac; done; [ $__albedo_n -eq 0 ] && break; sleep 0.5; done; exit $__albedo_st' EXIT;";
+
 const COMMAND_ENV = { PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
 
 /**
@@ -28,12 +38,19 @@ const COMMAND_ENV = { PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" }
  * later failure comes as the child's 'error' event, so a caller listens for it first. The
  * run's group is set once the child has a pid.
  */
-export function spawnCommand(command: string, cwd: string, run: ToolRun & { env(): Record<string, string> }, sandbox?: CommandSandbox): ChildProcess {
+export function spawnCommand(
+  command: string,
+  cwd: string,
+  run: ToolRun & { env(): Record<string, string> },
+  sandbox?: CommandSandbox,
+  background = false,
+): ChildProcess {
   // One stream in true order: the shell points its own stderr at stdout before the command
   // runs (same line, so the command's line numbers in errors stay right).
+  const keep = sandbox && background ? `${OUTLIVE_TRAP} ` : "";
   const child = spawnInDoor({
     file: "bash",
-    args: ["-c", `exec 2>&1; ${command}`],
+    args: ["-c", `exec 2>&1; ${keep}${command}`],
     cwd,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...COMMAND_ENV, ...run.env() },

@@ -177,7 +177,9 @@ export function statusLine(s: StatusInput, cols: number): Line {
   const share = s.usage ? cacheHitShare(s.usage) : undefined;
   if (share !== undefined) parts.push({ forms: one(formatCacheShare(share)), prio: 6 });
   parts.push({ forms: one(`${keyLabel(s.km, "context.toggle")} context`, "statusAccent"), prio: 2 });
-  if (s.tasks) parts.push({ forms: one(inertLine(s.tasks.length > 60 ? s.tasks.slice(0, 59) + "…" : s.tasks)), prio: 6 });
+  // the plan the model works to is core: placed with the model and the figure, and whole, as
+  // "now: …" is what it says (a counts-only form would be placed first and never grow back)
+  if (s.tasks) parts.push({ forms: one(inertLine(s.tasks.length > 60 ? s.tasks.slice(0, 59) + "…" : s.tasks)), prio: 5 });
   if (info.api) parts.push({ forms: one(`api ${info.api.url}`), prio: 6 });
 
   const SEP = 3;

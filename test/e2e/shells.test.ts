@@ -47,6 +47,14 @@ function tui(args: string[] = [], rows = 30): PtySession {
   return s;
 }
 
+/** the config's "network": "on": a background server in the sandbox shares the host's
+ * network, so the test (and later commands) can reach its port */
+function networkOn(): void {
+  const dir = path.join(home.env.XDG_CONFIG_HOME as string, "albedo");
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify({ network: "on" }));
+}
+
 async function ask(s: PtySession, text: string): Promise<void> {
   s.send(text);
   await s.waitFor(text.slice(0, 40));
@@ -150,6 +158,7 @@ describe("commands watched live", () => {
 
 describe("background commands", () => {
   it("a server started by the model answers in the next turn and is gone after albedo-tui exits", async () => {
+    networkOn();
     const port = await freePort();
     const m = mark("bg-server");
     fake.script(
@@ -174,6 +183,7 @@ describe("background commands", () => {
   }, 90_000);
 
   it("after a SIGKILL of albedo-tui, the guard stops what it left running", async () => {
+    networkOn();
     const port = await freePort();
     const m = mark("bg-kill9");
     fake.script(
@@ -208,6 +218,8 @@ describe("background commands", () => {
     await s.waitFor("Type a request", 20_000);
     await ask(s, "start two");
     await s.waitFor("Two running.", 20_000);
+    // without the network (the default), the model is told its ports are closed to others
+    expect(toolResults(fake.requests[1]!.body)).toContain("its ports are not reachable from outside the sandbox");
     const logs = (): string[] => {
       const root = path.join(home.root, "state", "albedo", "shells");
       if (!fs.existsSync(root)) return [];

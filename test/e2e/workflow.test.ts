@@ -30,6 +30,8 @@ async function type(s: PtySession, text: string): Promise<void> {
 }
 
 async function quit(s: PtySession): Promise<number> {
+  // the answer's text is painted before the turn ends; Ctrl-C then would interrupt, not arm quitting
+  await s.waitFor(/\n idle · /, WAIT);
   s.send(KEYS.ctrl("c"));
   await s.waitFor("again to quit", WAIT);
   s.send(KEYS.ctrl("c"));

@@ -101,7 +101,8 @@ describe("one turn at a time", () => {
 
 describe("permission answers for the session stay with their session", () => {
   it("an 'allow for this session' given in one session does not carry over after /sessions switches", async () => {
-    const { app } = await makeApp(fake, { permission: "ask", headless: false });
+    // sandboxed commands run unasked in ask mode: off, each command is a question
+    const { app } = await makeApp(fake, { permission: "ask", sandbox: "off", headless: false });
     const asked: string[] = [];
     app.subscribe(
       (e) => {

@@ -82,10 +82,12 @@ describe("custom commands from -p", () => {
   it("a command's allowed-tools widens nothing: bash is still refused in ask mode", async () => {
     await put(path.join(home.workspace, ".claude/commands/wipe.md"), "---\nallowed-tools: Bash\n---\nRun the command $ARGUMENTS.");
     fake.script({ toolCalls: [{ name: "bash", input: { command: "touch WIPED" }, id: "toolu_w1" }] }, { text: "could not" });
-    const r = await runCli(["-p", "/wipe now", ...anthropic()], home);
+    // in the sandbox, ask mode runs commands unasked; without it, a command needs a yes that
+    // allowed-tools must not give
+    const r = await runCli(["-p", "/wipe now", "--sandbox", "off", ...anthropic()], home);
     expect(r.code, r.stderr).toBe(0);
     await expect(fs.stat(path.join(home.workspace, "WIPED"))).rejects.toThrow();
-    expect(JSON.stringify(fake.requests[1]!.body.messages)).toContain("denied: albedo-tui runs headless");
+    expect(JSON.stringify(fake.requests[1]!.body.messages)).toContain("denied: albedo-tui runs headless (-p) with --permission ask and no one can be asked");
   }, T);
 
   it("reads the config folder's commands/ too, and /init asks for AGENTS.md", async () => {

@@ -121,7 +121,42 @@ tally.it(
   60_000,
 );
 
-for (const sig of ["SIGTERM", "SIGHUP"] as const) {
+tally.it(
+  "screen, SIGHUP while the command runs: the turn goes on detached, then the program ends",
+  async () => {
+    const m = mark();
+    const { fake, home } = await setup([]);
+    const go = path.join(home.root, "go");
+    fake.script(...leaveThenWait(m, go));
+    const t = spawnPty(process.execPath, [CLI, "--permission", "auto", "--sandbox", "off", ...anthropicArgs(fake)], {
+      cols: 100,
+      rows: 30,
+      cwd: home.workspace,
+      env: { ...home.env, TERM: "xterm-256color" },
+    });
+    try {
+      await t.waitFor("Type a request", 20_000);
+      t.send("go");
+      await t.waitFor("go");
+      t.send(KEYS.enter);
+      await countStarted(m, BACKGROUND_FORMS);
+      // the terminal is gone; the turn (held by its second command) must still be running
+      t.kill("SIGHUP");
+      await waitUntil(() => fake.requests.length >= 2, 20_000, "the turn's second round after the hang-up");
+      await fs.writeFile(go, "");
+      const r = await t.exited();
+      runs.push("screen SIGHUP");
+      expect(r.exitCode).toBe(EXIT.SIGHUP);
+      expect(await countLeft(m)).toBe(0);
+    } finally {
+      t.kill("SIGKILL");
+      await fake.close();
+    }
+  },
+  60_000,
+);
+
+for (const sig of ["SIGTERM"] as const) {
   tally.it(
     `screen, ${sig} while the command runs`,
     async () => {

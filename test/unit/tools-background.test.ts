@@ -77,6 +77,31 @@ describe("background commands", () => {
     expect(markedPids(`${m}-2`)).toEqual([]);
   });
 
+  it.skipIf(!fs.existsSync("/usr/bin/bwrap"))("in the sandbox, what it starts outlives its shell until bash_stop; without network it is told its ports are closed", async () => {
+    const { shells, ctx } = setup();
+    const m = newMark("bg-sandbox");
+    marks.push(m);
+    const sandbox = { mode: "workspace-write" as const, workspace: ctx.workspace, network: false, hidden: [], bwrap: "/usr/bin/bwrap" };
+    const boxed: ToolContext = { ...ctx, sandbox };
+    const r = await bashTool.run({ command: `export ${TEST_MARK_VAR}=${m}; setsid sleep 1000 & nohup sleep 1001 >/dev/null 2>&1 & echo up`, run_in_background: true }, boxed);
+    expect(r.output).toContain("started in the background as shell-1");
+    expect(r.output).toContain("its ports are not reachable from outside the sandbox");
+    await until(() => shells.read("shell-1", 1000)?.text.includes("up") === true, "the shell to print");
+    // its shell is done, yet what it started runs on, and the command counts as running
+    await until(() => markedPids(m).length >= 2, "the processes to start");
+    await new Promise((res) => setTimeout(res, 1_000));
+    expect(markedPids(m).length).toBeGreaterThanOrEqual(2);
+    expect(shells.list()[0]!.state).toBe("running");
+    await bashStopTool.run({ id: "shell-1" }, boxed);
+    await until(() => markedPids(m).length === 0, "everything it started to be stopped");
+    // with the network on, nothing to warn about; a command that starts nothing ends with its status
+    const open = await bashTool.run({ command: "exit 3", run_in_background: true }, { ...ctx, sandbox: { ...sandbox, network: true } });
+    expect(open.output).not.toContain("not reachable");
+    await until(() => shells.list()[1]!.state === "exited", "the second command to end");
+    expect(shells.list()[1]!.status).toBe("exit code 3");
+    await shells.stopAll();
+  });
+
   it("without the session's shells (headless tools), run_in_background says so instead of starting", async () => {
     const { ctx } = setup();
     const { shells: _, ...bare } = ctx;

@@ -30,7 +30,7 @@ describe("runTool: calls the model gets wrong", () => {
   it("names an unknown tool and lists the real ones", async () => {
     const r = await run(setup("auto"), "delete_everything", {});
     expect(r).toEqual({
-      output: 'unknown tool "delete_everything"; the tools are: read, write, edit, bash, ls, glob, grep',
+      output: 'unknown tool "delete_everything"; the tools are: read, write, edit, bash, bash_output, bash_stop, ls, glob, grep',
       isError: true,
     });
   });

@@ -83,6 +83,23 @@ describe("the status line fits what fits", () => {
     }
   });
 
+  it("keeps the task line whole, with the permission mode and sandbox shown, at 160 columns", () => {
+    const input: StatusInput = { ...BASE, info: { ...BASE.info, permission: "ask", sandbox: "sandbox workspace-write" }, tasks: "tasks 1/3 · now: patch the loop" };
+    const t = text(input, 160);
+    expect(t).toContain("tasks 1/3 · now: patch the loop");
+    expect(t).toMatch(/next ≈ 34(\.8k|,765)/);
+    expect(t).toContain("3f9c2a1b");
+    // at every width the task line takes only what the model, the id and the figure leave
+    const without: StatusInput = { ...input, tasks: undefined };
+    for (let cols = 40; cols <= 200; cols++) {
+      const a = text(input, cols);
+      const b = text(without, cols);
+      expect(a.includes("3f9c2a1b"), `${cols}`).toBe(b.includes("3f9c2a1b"));
+      expect(/≈ 34(\.8k|,765)/.test(a), `${cols}`).toBe(/≈ 34(\.8k|,765)/.test(b));
+      expect(a.includes("claude-sonnet-4-5"), `${cols}`).toBe(b.includes("claude-sonnet-4-5"));
+    }
+  });
+
   it("writes tokens short", () => {
     expect([950, 1000, 34_765, 200_000, 999_999, 1_250_000].map(shortTokens)).toEqual(["950", "1k", "34.8k", "200k", "1000k", "1.3M"]);
   });

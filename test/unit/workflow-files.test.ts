@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expandCommand, matchCommand, splitArguments, type CustomCommand } from "../../src/extensions/commands.js";
+import { execFileSync } from "node:child_process";
+import { expandCommand, loadCommands, matchCommand, splitArguments, type CustomCommand } from "../../src/extensions/commands.js";
 import { listField, plainLine, splitFrontMatter } from "../../src/extensions/workflow-files.js";
 import { matches, readExit, type Hook, type HookVerdict } from "../../src/extensions/hooks.js";
 import { loadSkills, readSkillBody, skillsItem } from "../../src/extensions/skills.js";
@@ -77,6 +78,30 @@ describe("skills from files", () => {
     expect(skillsItem(skills)!.text).not.toContain("ALPHA BODY");
     expect(readSkillBody(skills[0]!)).toMatchObject({ text: expect.stringContaining("ALPHA BODY") });
     fs.rmSync(ws, { recursive: true, force: true });
+  });
+});
+
+describe("command files from a hostile workspace", () => {
+  it("a FIFO, a linked commands folder and a folder linked out are refused by name; nothing blocks", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-cmds-"));
+    const ws = path.join(root, "ws");
+    const outside = path.join(root, "outside");
+    fs.mkdirSync(path.join(ws, ".claude/commands"), { recursive: true });
+    fs.mkdirSync(path.join(outside, "commands"), { recursive: true });
+    fs.writeFileSync(path.join(outside, "commands/stolen.md"), "STOLEN");
+    execFileSync("mkfifo", [path.join(ws, ".claude/commands/pipe.md")]);
+    // the whole folder a link out, and a sub-folder a link out
+    fs.mkdirSync(path.join(ws, ".agents"), { recursive: true });
+    fs.symlinkSync(path.join(outside, "commands"), path.join(ws, ".agents/commands"));
+    fs.symlinkSync(path.join(outside, "commands"), path.join(ws, ".claude/commands/sub"));
+    fs.writeFileSync(path.join(ws, ".claude/commands/fine.md"), "FINE $ARGUMENTS");
+    const { commands, problems } = loadCommands(ws, undefined, ["help"]);
+    expect(commands.map((c) => c.name)).toEqual(["fine"]);
+    const said = problems.join("\n");
+    expect(said).toMatch(/pipe\.md was not read: it is not a regular file/);
+    expect(said).toMatch(/\.agents\/commands was not read: it is a link/);
+    expect(JSON.stringify(commands)).not.toContain("STOLEN");
+    fs.rmSync(root, { recursive: true, force: true });
   });
 });
 
