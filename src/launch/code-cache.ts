@@ -41,26 +41,66 @@ export function cacheFileName(id: CacheIdentity): string {
   return `${cachePrefix(id.file)}${safe(id.buildId)}-${safe(id.node)}-${safe(id.arch)}-${id.size}-${Math.trunc(id.mtimeMs)}${SUFFIX}`;
 }
 
-// A saved file is the SHA-1 of V8's data, then the data. V8 checks the cache's header (its
-// version, the source's length, the flags) but, in release builds, not the payload: a torn or
-// damaged file is refused here rather than handed to V8's deserializer.
-const DIGEST = 20;
+// A saved file is a MAC of V8's data, then the data. V8 checks the cache's header (its version,
+// the source's length, a hash of its flags) but, in release builds, not the payload, and a
+// damaged payload can kill the process (a fatal error, exit 133). The MAC (HMAC-SHA256 under a
+// random key of this install's, kept beside the caches, owner-only) covers the data and what
+// it was made for: V8's version, the flags, the bundle's content hash. A torn, damaged or
+// foreign file is refused here rather than handed to V8's deserializer; a start that dies on
+// one anyway leaves a mark (see runWithCodeCache) so the next start compiles from source.
+const MAC = 32;
+const KEY_FILE = "key";
+const KEY_BYTES = 32;
 
-export function sealCache(data: Buffer): Buffer {
-  return Buffer.concat([crypto.createHash("sha1").update(data).digest(), data]);
+/** what V8 does not check for itself, bound into the seal */
+export function sealContext(buildId: string, flags: readonly string[], execArgv: readonly string[] = process.execArgv): string {
+  return JSON.stringify({ v8: process.versions.v8, node: process.version, arch: process.arch, execArgv, flags, buildId });
 }
 
-/** V8's data from a saved file, or undefined when the file is not one this code wrote whole */
-export function unsealCache(file: Buffer): Buffer | undefined {
-  if (file.length <= DIGEST) return undefined;
-  const data = file.subarray(DIGEST);
-  const digest = crypto.createHash("sha1").update(data).digest();
-  return digest.equals(file.subarray(0, DIGEST)) ? data : undefined;
+const macOf = (key: Buffer, context: string, data: Buffer): Buffer =>
+  crypto.createHmac("sha256", key).update(context).update("\0").update(data).digest();
+
+export function sealCache(data: Buffer, key: Buffer, context: string): Buffer {
+  return Buffer.concat([macOf(key, context, data), data]);
+}
+
+/** V8's data from a saved file, or undefined when the file is not one this install wrote whole for this context */
+export function unsealCache(file: Buffer, key: Buffer, context: string): Buffer | undefined {
+  if (file.length <= MAC) return undefined;
+  const data = file.subarray(MAC);
+  return crypto.timingSafeEqual(macOf(key, context, data), file.subarray(0, MAC)) ? data : undefined;
+}
+
+/** this install's key: read, or made (a new owner-only file, never one already there) */
+function cacheKey(dir: string, make: boolean): Buffer | undefined {
+  const file = path.join(dir, KEY_FILE);
+  const have = readOwnFile(file);
+  if (have !== undefined) return have.length === KEY_BYTES ? have : undefined;
+  if (!make || !trusted(dir)) return undefined;
+  try {
+    fs.writeFileSync(file, crypto.randomBytes(KEY_BYTES), { mode: 0o600, flag: "wx" });
+  } catch {
+    // another start made it first: use that one
+  }
+  const now = readOwnFile(file);
+  return now?.length === KEY_BYTES ? now : undefined;
+}
+
+/** the mark a start that takes saved code leaves until it has run a while: found, it says the last such start died */
+const markOf = (cacheFile: string): string => `${cacheFile}.starting`;
+
+function exists(file: string): boolean {
+  try {
+    fs.lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 interface RunResult {
   /** "used": V8 took the saved code; otherwise why not */
-  cache: "used" | "none" | "damaged" | "rejected" | "off";
+  cache: "used" | "none" | "damaged" | "rejected" | "off" | "crashed";
   /** writes the cache now (the timer does it otherwise); true when a file was written */
   save(): boolean;
 }
@@ -72,6 +112,8 @@ interface RunOptions {
   cacheDir: string | undefined;
   /** how long after start the cache is written when there was none to use */
   saveAfterMs: number;
+  /** the V8 flags the launcher set at run time: the seal covers them */
+  flags?: readonly string[];
 }
 
 /** The build's mark, the bundle's last line: its content hash, written by the build. */
@@ -105,15 +147,40 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
   const id: CacheIdentity = { file: opts.file, buildId: buildId ?? "", size: stat.size, mtimeMs: stat.mtimeMs, node: process.version, arch: process.arch };
   const cacheFile = dir === undefined ? undefined : path.join(dir, cacheFileName(id));
 
+  const context = sealContext(id.buildId, opts.flags ?? []);
+  const mark = cacheFile === undefined ? undefined : markOf(cacheFile);
+
   let cachedData: Buffer | undefined;
   let state: RunResult["cache"] = cacheFile === undefined ? "off" : "none";
-  if (cacheFile !== undefined) {
+  if (cacheFile !== undefined && mark !== undefined) {
     const raw = readOwnFile(cacheFile);
-    if (raw !== undefined) {
-      cachedData = unsealCache(raw);
+    if (raw !== undefined && exists(mark)) {
+      // the last start that took this code died before it had run a while: compile, and replace it
+      state = "crashed";
+    } else if (raw !== undefined) {
+      const key = cacheKey(dir!, false);
+      cachedData = key === undefined ? undefined : unsealCache(raw, key, context);
       if (cachedData === undefined) state = "damaged";
+      else {
+        try {
+          fs.writeFileSync(mark, String(process.pid), { mode: 0o600 });
+        } catch {
+          // without the mark a death here would repeat at every start: compile instead
+          cachedData = undefined;
+          state = "none";
+        }
+      }
     }
   }
+  /** the start lived with the saved code: it is no danger to the next */
+  const clearMark = (): void => {
+    if (mark === undefined || !cachedData) return;
+    try {
+      fs.rmSync(mark, { force: true });
+    } catch {
+      // gone, or not ours to remove: the next start compiles once
+    }
+  };
 
   // The wrapper Node gives a CommonJS module, on one line so the bundle's lines keep their
   // numbers, and strict as the ES modules it was built from were (esbuild's own "use strict"
@@ -136,13 +203,21 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
       // what this write makes stale: this install's caches for this Node (another Node's, used
       // now and then from the same checkout, stays), and leftover temporary files
       const stale = (f: string) => f.startsWith(cachePrefix(opts.file)) && (f.endsWith(".tmp") ? leftOver(path.join(dir!, f)) : f.includes(`-${safe(id.node)}-${safe(id.arch)}-`));
-      return writeCache(cacheFile, stale, sealCache(script.createCachedData()));
+      fs.mkdirSync(dir!, { recursive: true, mode: 0o700 });
+      const key = cacheKey(dir!, true);
+      if (key === undefined) return false;
+      return writeCache(cacheFile, stale, sealCache(script.createCachedData(), key, context));
     } catch {
       // a read-only or full disk: the next start compiles from source again
       return false;
     }
   };
   if (cacheFile !== undefined && state !== "used") setTimeout(save, opts.saveAfterMs).unref();
+  if (cachedData) {
+    // a V8 fatal error fires no exit event: the mark stays only when the start died
+    setTimeout(clearMark, opts.saveAfterMs).unref();
+    process.once("exit", clearMark);
+  }
 
   const fn = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: { exports: unknown }, f: string, d: string) => void;
   const mod = { exports: {} };

@@ -50,6 +50,8 @@ const UNSAFE = /[*_`~[\]<>\\|&]/;
 /** text that starts a paragraph line and nothing else: a letter, or digits not making a list marker */
 const PARA_START = /^(?:\p{L}|\p{N}{1,9}[^\p{N}.)])/u;
 const QUOTE = /^(?:> ?)+/;
+/** how much of a long line's start is kept to know what block it begins */
+const HEAD = 1100;
 const BULLET = /^([-*+]) +\S/;
 const NUMBERED = /^\d{1,9}([.)]) +\S/;
 const HR = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
@@ -84,8 +86,6 @@ interface Open {
 
 export class GrowingMarkdown {
   private width = -1;
-  /** the raw text laid out for good (in `done` and the open block's pieces) */
-  private kept = "";
   /** the length of the raw text laid out in `done` */
   private prefix = 0;
   private done: Line[] = [];
@@ -102,18 +102,36 @@ export class GrowingMarkdown {
   private prep: (s: string) => string = (s) => s;
   private deco: (l: Line) => Line = (l) => l;
 
-  /** the text the caller says goes on from the last one laid out (see grew) */
+  /** the text the caller says goes on from the last one laid out (see grew), and the window of it */
   private grown: string | undefined;
+  private grownWin: string | undefined;
   /** the last text laid out */
   private seen: string | undefined;
+  /**
+   * The part of the text still read: from `base` on. Offsets here (prefix, the open block's,
+   * the scanners') count from `base`. Reading a long answer's text at all (a slice, a search)
+   * makes V8 copy the whole string it was built into by appending, so each frame reads only
+   * this window, kept up to date from the deltas (grew).
+   */
+  private base = 0;
+  private win = "";
+  /** how far offsets have moved up as the window widened (see widen) */
+  private moved = 0;
 
   /**
-   * The caller's word that `after` is `before` with text added at its end: when `before` is the
-   * text laid out last, the next render of `after` need not compare the two (a long answer's
-   * text is compared in O(1), by identity, instead of character by character every frame).
+   * The caller's word that `after` is `before` with `delta` added at its end. When `before` is
+   * the text laid out last (or said to have grown from it), the next render of `after` reads
+   * only the delta instead of the whole text.
    */
-  grew(before: string, after: string): void {
-    if (before === this.seen) this.grown = after;
+  grew(before: string, after: string, delta: string): void {
+    if (this.seen === undefined) return;
+    if (before === this.grown) {
+      this.grown = after;
+      this.grownWin += delta;
+    } else if (before === this.seen) {
+      this.grown = after;
+      this.grownWin = this.win + delta;
+    }
   }
 
   /**
@@ -125,61 +143,102 @@ export class GrowingMarkdown {
     this.deco = deco;
     // code laid out plain while the highlighter was loading is laid out again once it is there
     const coloured = highlighterLoaded();
-    // the text must go on from what was kept: the caller's word for it (grew), else a comparison
-    const continues = raw === this.grown || raw.startsWith(this.kept);
-    this.grown = undefined;
-    if (width !== this.width || coloured !== this.coloured || !continues) {
-      this.coloured = coloured;
+    let text: string;
+    if (width === this.width && coloured === this.coloured && raw === this.grown && this.grownWin !== undefined) text = this.grownWin;
+    else if (width === this.width && coloured === this.coloured && this.seen !== undefined && raw.startsWith(this.seen)) text = raw.slice(this.base);
+    else {
       this.width = width;
-      this.kept = "";
+      this.coloured = coloured;
+      this.base = 0;
       this.prefix = 0;
       this.done = [];
       this.open = undefined;
       this.defFrom = 0;
       this.defEnd = 0;
       this.bounds = new Boundaries();
+      text = raw;
     }
-    if (!this.whole && this.definitions(raw)) {
+    this.grown = undefined;
+    this.grownWin = undefined;
+    this.seen = raw;
+    this.win = text;
+    if (!this.whole && this.definitions(text)) {
       this.whole = true;
       this.prefix = 0;
       this.done = [];
       this.open = undefined;
     }
     if (this.whole) {
-      this.seen = raw;
+      this.base = 0;
+      this.win = raw;
       return layOutMarkdown(prep(raw), width).lines.map(deco);
     }
 
-    const cut = this.bounds.last(raw);
+    const cut = this.bounds.last(text);
     if (cut > this.prefix) {
-      const lines = this.layChunk(raw, cut);
+      const moved = this.moved;
+      const lines = this.layChunk(cut);
       if (lines) {
         if (lines.length) {
           if (this.done.length) this.done.push(deco([]));
           for (const l of lines) this.done.push(l);
         }
-        this.prefix = cut;
+        this.prefix = cut + (this.moved - moved);
         this.open = undefined;
       }
     }
     if (!this.open) this.open = { start: this.prefix, end: this.prefix, kind: "other", lines: [], reopen: "", drop: 0, mark: "", plain: false, codeLen: 0, stuck: false };
-    let tail = this.layTail(raw, raw.length);
-    tail = this.advance(raw, tail);
-    this.kept = raw.slice(0, Math.max(this.open.end, this.bounds.pos));
-    this.seen = raw;
+    let tail = this.layTail(this.win.length);
+    tail = this.advance(tail);
+    this.rebase();
 
     const gap = this.done.length && (this.open.lines.length || tail.length) ? [deco([])] : [];
     return this.done.concat(gap, this.open.lines, tail.map(deco));
   }
 
+  /** the window again from the open block's start (rare: its pieces are laid out again) */
+  private widen(upTo: number): number {
+    const o = this.open!;
+    const back = -o.start;
+    const end = upTo + back;
+    this.base -= back;
+    this.win = this.seen!.slice(this.base);
+    this.prefix += back;
+    o.start += back;
+    o.end += back;
+    this.defFrom += back;
+    this.defEnd += back;
+    this.bounds.shift(-back);
+    this.moved += back;
+    return end;
+  }
+
+  /** drops from the window what no later frame reads */
+  private rebase(): void {
+    const o = this.open!;
+    const need = Math.min(o.end > o.start ? o.end : o.start, this.bounds.need(), this.defFrom === -Infinity ? this.defEnd : this.defFrom);
+    // moving a short way is not worth the copy
+    if (need < 4096) return;
+    this.win = this.win.slice(need);
+    this.base += need;
+    this.prefix -= need;
+    o.start -= need;
+    o.end -= need;
+    this.defFrom -= need;
+    this.defEnd -= need;
+    this.bounds.shift(need);
+  }
+
   /** whether a line read since the last call starts a reference definition; each line is read once, and only its start */
   private definitions(raw: string): boolean {
     for (;;) {
-      // a definition's label is at most 999 characters: the start of a line says it all
-      if (DEFINITION.test(raw.slice(this.defFrom, this.defFrom + 1100).split("\n", 1)[0]!)) return true;
+      // a definition's label is at most 999 characters: the start of a line says it all, and a
+      // line longer than that is not read again until it ends
+      if (this.defFrom >= 0 && DEFINITION.test(raw.slice(this.defFrom, this.defFrom + 1100).split("\n", 1)[0]!)) return true;
       const nl = raw.indexOf("\n", Math.max(this.defFrom, this.defEnd));
       if (nl === -1) {
         this.defEnd = raw.length;
+        if (this.defEnd - this.defFrom > 1100) this.defFrom = -Infinity;
         return false;
       }
       this.defFrom = nl + 1;
@@ -188,12 +247,13 @@ export class GrowingMarkdown {
   }
 
   /** the decorated lines of raw[prefix, cut), the open block's pieces reused; undefined when a control sequence may straddle the cut */
-  private layChunk(raw: string, cut: number): Line[] | undefined {
+  private layChunk(cut: number): Line[] | undefined {
+    const raw = this.win;
     const o = this.open;
     const from = o && o.end > o.start ? o.end : this.prefix;
     if (CONTROL.test(raw.slice(from, cut))) return undefined;
     if (!o || o.end === o.start) return layOutMarkdown(this.prep(raw.slice(this.prefix, cut)), this.width).lines.map(this.deco);
-    const tail = this.layTail(raw, cut);
+    const tail = this.layTail(cut);
     return [...o.lines, ...tail.map(this.deco)];
   }
 
@@ -202,9 +262,10 @@ export class GrowingMarkdown {
   }
 
   /** the open block's tail up to `upTo`, laid out (undecorated); the pieces are dropped when the tail no longer continues them */
-  private layTail(raw: string, upTo: number): Line[] {
+  private layTail(upTo: number): Line[] {
     const o = this.open!;
     for (;;) {
+      const raw = this.win;
       const pieces = o.end > o.start;
       const src = pieces ? o.reopen + raw.slice(o.end, upTo) : raw.slice(o.start, upTo);
       const hints = this.hints(o);
@@ -239,6 +300,8 @@ export class GrowingMarkdown {
       o.reopen = "";
       o.drop = 0;
       o.codeLen = 0;
+      // the block's start may have left the window: read it again from the whole text
+      if (o.start < 0) upTo = this.widen(upTo);
     }
   }
 
@@ -248,7 +311,8 @@ export class GrowingMarkdown {
   private first: Token | undefined;
 
   /** cuts a piece off the open block's tail when one can be; the tail's lines after it */
-  private advance(raw: string, tail: Line[]): Line[] {
+  private advance(tail: Line[]): Line[] {
+    const raw = this.win;
     const o = this.open!;
     if (o.stuck) return tail;
     const pieces = o.end > o.start;
@@ -530,6 +594,13 @@ class Boundaries {
   private halted = false;
   /** how far the line at `pos` was searched for its end */
   private searched = 0;
+  /** the first characters of the line at `pos` once it is long: the rest of it is not read again */
+  private head: string | undefined;
+
+  /** where the window must start for the next call */
+  need(): number {
+    return this.head === undefined ? this.pos : this.searched;
+  }
 
   private startsNew(line: string): boolean {
     if (line.startsWith("[")) return false;
@@ -538,19 +609,32 @@ class Boundaries {
     return true;
   }
 
+  /** the text now starts `n` characters later */
+  shift(n: number): void {
+    this.pos -= n;
+    this.best -= n;
+    this.searched -= n;
+  }
+
   last(text: string): number {
     while (!this.halted && this.pos < text.length) {
       const at = this.pos;
       const nl = text.indexOf("\n", Math.max(at, this.searched));
       if (nl === -1) {
         this.searched = text.length;
+        if (this.head === undefined && this.searched - at > HEAD) this.head = text.slice(at, at + HEAD);
+        if (this.head !== undefined) break;
         // the last line is still growing: a boundary once its start can no longer change what
         // it is (the longest list marker is 11 characters: nine digits, ".", a space)
         const start = text.slice(at, at + 12);
         if (this.blank && !this.fence && start.length === 12 && start.trim() && this.startsNew(start)) return at;
         break;
       }
-      const line = text.slice(at, nl);
+      // a long line is known by its start: what decides a block is there (a line of spaces
+      // longer than that is taken for text that may hide anything: no cut after it)
+      const line = this.head ?? text.slice(at, nl);
+      this.head = undefined;
+      if (line.length >= HEAD && !line.trim()) this.halted = true;
       const f = FENCE.exec(line);
       if (this.fence !== undefined) {
         // a fence closes with at least as many of the same character, and nothing after them
@@ -570,6 +654,7 @@ class Boundaries {
       }
       this.blank = !line.trim();
       this.pos = nl + 1;
+      this.searched = nl + 1;
     }
     return this.best;
   }

@@ -170,7 +170,10 @@ export class Transcript {
   textDelta(answer: AnswerId, t: string): void {
     const l = this.liveFor(answer);
     if (!l) return;
+    const before = l.body.text;
     l.body.text += t;
+    // the layout reads only what was added, not the whole answer again
+    l.item.md?.grew(before, l.body.text, t);
     l.item.version++;
   }
 

@@ -18,6 +18,8 @@ export interface ShapeOptions {
   seed?: number;
   /** how often a word is Markdown that may reach across lines (0: plain text) */
   spice?: number;
+  /** fenced code ends with its closing fence (as in a mix, where an open fence would take in the rest) */
+  closed?: boolean;
 }
 
 /** an answer of the shape with about `words` words */
@@ -64,7 +66,7 @@ export function answerOf(shape: Shape, o: ShapeOptions): string {
         out.push(r() < 0.08 ? "\n" : `const value${i} = compute("${words(3)}", ${i}); // ${words(3)}\n`);
         count += 8;
       }
-      if (r() < 0.5) out.push("```\n\nafter the code\n");
+      if (o.closed || r() < 0.5) out.push("```\n\nafter the code\n");
       break;
     case "table":
       out.push("| n | name | what | value |\n|---|:---|---|--:|\n");
@@ -74,10 +76,14 @@ export function answerOf(shape: Shape, o: ShapeOptions): string {
       }
       break;
     case "quotes":
+      // runs of lines at one depth, a blank line between runs (a quote whose depth changes
+      // without one holds its later lines lazily in the deeper quote)
       while (more()) {
-        const depth = n++ % 40 < 30 ? 2 : 1 + (n % 3);
-        out.push(`${"> ".repeat(depth)}${words(10)}\n`);
-        count += 10;
+        const depth = n++ % 4 === 0 ? 1 + (n % 3) : 2;
+        const lines = 5 + Math.floor(r() * 60);
+        for (let i = 0; i < lines; i++) out.push(`${"> ".repeat(depth)}${words(10)}\n`);
+        out.push("\n");
+        count += 10 * lines;
       }
       break;
     case "mix": {
@@ -86,8 +92,10 @@ export function answerOf(shape: Shape, o: ShapeOptions): string {
       while (more()) {
         const part = parts[Math.floor(r() * parts.length)]!;
         const w = 50 + Math.floor(r() * 400);
-        out.push(answerOf(part, { words: w, seed: (o.seed ?? 1) * 31 + i++, spice }).replace(/\n*$/, "\n"));
-        out.push("\n");
+        out.push(answerOf(part, { words: w, seed: (o.seed ?? 1) * 31 + i++, spice, closed: true }).replace(/\n*$/, "\n"));
+        // prose between the parts, as an answer has (two lists with only a blank line between
+        // them are one loose list, laid out whole: see docs/performance.md)
+        out.push(`\nNext, part ${i}:\n\n`);
         count += w;
       }
       break;

@@ -1,12 +1,13 @@
 // runWithCodeCache (src/launch/code-cache.ts) on real files: a small CommonJS program run
 // through V8's code cache, as the bin runs the bundle. Each start either uses saved code or
 // compiles from source; it never fails for a cache's sake.
+import crypto from "node:crypto";
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cacheFileName, cachePrefix, sealCache, unsealCache } from "../../src/launch/code-cache.js";
+import { cacheFileName, cachePrefix, sealCache, sealContext, unsealCache } from "../../src/launch/code-cache.js";
 
 let dir: string;
 let cacheDir: string;
@@ -64,7 +65,8 @@ function start(o: { file?: string; cacheDir?: string | null; saveAfterMs?: numbe
   if (r.status !== 0) throw new Error(`runner failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split("\n").pop()!) as Start;
 }
-const files = (): string[] => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).sort() : []);
+/** the folder's files but the install's key */
+const files = (): string[] => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).filter((f) => f !== "key").sort() : []);
 
 describe("running a program through V8's code cache", () => {
   it("runs it as a CommonJS module, its #! line and line numbers kept", () => {
@@ -157,6 +159,38 @@ describe("running a program through V8's code cache", () => {
     }
   });
 
+  it("a cache damaged and sealed again without this install's key is refused; the key is private", () => {
+    start({ save: true });
+    const file = path.join(cacheDir, files()[0]!);
+    const keyFile = path.join(cacheDir, "key");
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(keyFile).size).toBe(32);
+    const data = Buffer.from(fs.readFileSync(file).subarray(32));
+    data[data.length >> 1] = data[data.length >> 1]! ^ 0xff;
+    for (const seal of [crypto.createHash("sha256").update(data).digest(), crypto.createHmac("sha256", crypto.randomBytes(32)).update(data).digest()]) {
+      fs.writeFileSync(file, Buffer.concat([seal, data]));
+      expect(start({ save: true })).toMatchObject({ cache: "damaged", saved: true, result: { version: 1, sum: 90 } });
+      expect(start().cache).toBe("used");
+    }
+  });
+
+  it("a start that died on the saved code leaves a mark: the next compiles from source and replaces it", () => {
+    start({ save: true });
+    const [name] = files();
+    const mark = path.join(cacheDir, `${name}.starting`);
+    // a start that lived leaves none
+    expect(start().cache).toBe("used");
+    expect(fs.existsSync(mark)).toBe(false);
+    // one that died with the code in use (a V8 fatal error runs no exit handler), as left behind
+    fs.writeFileSync(mark, "12345", { mode: 0o600 });
+    expect(start()).toMatchObject({ cache: "crashed", result: { version: 1, sum: 90 } });
+    // until a start has written new code, none takes the old
+    expect(start({ save: true })).toMatchObject({ cache: "crashed", saved: true, result: { version: 1, sum: 90 } });
+    expect(fs.existsSync(mark)).toBe(false);
+    expect(start().cache).toBe("used");
+    expect(files()).toEqual([name]);
+  });
+
   it("code V8 refuses (another program's, sealed whole) costs a compile, and is replaced", () => {
     start({ save: true });
     const file = path.join(cacheDir, files()[0]!);
@@ -164,7 +198,10 @@ describe("running a program through V8's code cache", () => {
     const foreign = path.join(dir, "other.cjs");
     fs.writeFileSync(foreign, `globalThis.__x = [1, 2, 3].map((n) => n + 1);\n//# albedo-build ${"f".repeat(16)}\n`);
     start({ file: foreign, cacheDir: path.join(dir, "c2"), save: true });
-    fs.copyFileSync(path.join(dir, "c2", fs.readdirSync(path.join(dir, "c2"))[0]!), file);
+    // sealed as this install would have sealed it: only V8 can tell it is not this program's
+    const c2 = path.join(dir, "c2");
+    const foreignData = fs.readFileSync(path.join(c2, fs.readdirSync(c2).find((f) => f.endsWith(".v8cache"))!)).subarray(32);
+    fs.writeFileSync(file, sealCache(foreignData, fs.readFileSync(path.join(cacheDir, "key")), sealContext(B1, [], ["--import", "tsx"])));
     const r = start({ save: true });
     expect(r).toMatchObject({ cache: "rejected", saved: true, result: { version: 1, sum: 90 } });
     expect(start().cache).toBe("used");
@@ -216,13 +253,22 @@ describe("running a program through V8's code cache", () => {
 });
 
 describe("the cache file's seal and name", () => {
-  it("unseals what it sealed, and nothing else", () => {
+  it("unseals what it sealed under the same key and context, and nothing else", () => {
     const data = Buffer.from("some bytes of V8's code");
-    expect(unsealCache(sealCache(data))?.equals(data)).toBe(true);
-    const sealed = sealCache(data);
+    const key = crypto.randomBytes(32);
+    const ctx = sealContext(B1, ["--liftoff-only"]);
+    expect(unsealCache(sealCache(data, key, ctx), key, ctx)?.equals(data)).toBe(true);
+    const sealed = sealCache(data, key, ctx);
     sealed[sealed.length - 1] = sealed[sealed.length - 1]! ^ 1;
-    expect(unsealCache(sealed)).toBeUndefined();
-    expect(unsealCache(Buffer.alloc(20))).toBeUndefined();
+    expect(unsealCache(sealed, key, ctx)).toBeUndefined();
+    expect(unsealCache(Buffer.alloc(32), key, ctx)).toBeUndefined();
+    // another install's key, another build, other flags: refused
+    expect(unsealCache(sealCache(data, crypto.randomBytes(32), ctx), key, ctx)).toBeUndefined();
+    expect(unsealCache(sealCache(data, key, sealContext(B2, ["--liftoff-only"])), key, ctx)).toBeUndefined();
+    expect(unsealCache(sealCache(data, key, sealContext(B1, [])), key, ctx)).toBeUndefined();
+    // the old seal (a plain digest first) is no seal
+    const digest = Buffer.concat([crypto.createHash("sha256").update(data).digest(), data]);
+    expect(unsealCache(digest, key, ctx)).toBeUndefined();
   });
 
   it("names a cache by install, build, Node, architecture, size and time, in file-name-safe characters", () => {

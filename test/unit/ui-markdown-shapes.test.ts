@@ -98,14 +98,28 @@ describe("GrowingMarkdown's cost: what was laid out is not laid out again", () =
       const text = answerOf(shape, { words: 200_000, seed: 5 });
       const md = new GrowingMarkdown();
       const before = markdownStats.chars;
+      const r = prng(17);
       let raw = "";
       let lines: Line[] = [];
-      // a frame after every delta: the most layout a stream can ask for
+      // Frames as the screen's frame clock draws them (src/ui/frames.ts: at most one per 20 ms,
+      // the deltas that arrived meanwhile coalesced): after 1 to 48 deltas, about 200
+      // characters, a fast local model's pace. A frame still comes every few hundred characters,
+      // so laying the growing block out again per frame would be quadratic and far past the
+      // bound; a frame after every delta makes the test itself quadratic (each frame hands back
+      // every line so far) and takes minutes.
+      let gap = 0;
       for (const d of deltasOf(text, 9)) {
+        const before = raw;
         raw += d;
-        lines = md.render(raw, 100, inert, deco);
+        md.grew(before, raw, d);
+        if (--gap <= 0) {
+          lines = md.render(raw, 100, inert, deco);
+          gap = 1 + Math.floor(r() * 48);
+        }
       }
+      lines = md.render(raw, 100, inert, deco);
       const laidOut = markdownStats.chars - before;
+      console.log(`${shape}: ${(laidOut / text.length).toFixed(2)} characters laid out per character of ${text.length}`);
       expect(laidOut / text.length, `${laidOut} characters laid out for ${text.length}`).toBeLessThanOrEqual(12);
       expect(lines).toEqual(whole(text, 100));
     }, 300_000);
