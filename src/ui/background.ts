@@ -105,8 +105,9 @@ export function fromColorFgBg(v: string | undefined): Background | undefined {
 
 /** the query; BEL-terminated, which more terminals accept than ST, and they answer alike */
 export const BACKGROUND_QUERY = "\x1b]11;?\x07";
-/** an answer later than this is not waited for (a slow SSH link still answers well within it) */
-const ANSWER_MS = 3000;
+/** an answer later than this is not waited for: long enough for a slow SSH link, or a terminal
+ * that answers only once a busy start is over, and the theme follows whenever it comes */
+const ANSWER_MS = 30_000;
 
 /** what is needed of the screen's terminal (screen.ts's Terminal has it) */
 interface BackgroundTerminal {
