@@ -354,10 +354,10 @@ describe("the full-screen app over a real SSH connection to 127.0.0.1", () => {
       t.send(KEYS.enter);
       await t.waitFor("Permission needed", WAIT);
       // the choices show once the box takes keys (a moment after it is seen: type-ahead never answers it)
-      await t.waitFor(/y allow once\s+a allow for this session\s+n deny/, WAIT);
+      await t.waitFor(/y allow once\s+a allow for this session[\s\S]*?n deny/, WAIT);
       screen = t.screenText();
       expect(screen).toContain("$ echo over-ssh-$((6*7))");
-      expect(screen).toMatch(/y allow once\s+a allow for this session\s+n deny/);
+      expect(screen).toMatch(/y allow once\s+a allow for this session[\s\S]*?n deny/);
       expect(status(t)).toMatch(/^ waiting for permission \(bash\)/);
       t.send("y");
       await t.waitFor("The command printed its number.", WAIT);
