@@ -207,6 +207,7 @@ export class ContextPane {
     const windowText = m.contextWindow !== undefined ? `window ${num(m.contextWindow)} tokens` : "window unknown";
     const estimate = formatEstimate(requestEstimate(view.sections));
     const strategy = this.src.contextStatus?.().compaction;
+    const next = this.src.contextStatus?.().figure;
     const s = view.sections[this.section];
     const errLines = this.error ? wrapText(this.error, w, "err") : [];
     const lines = this.pageLines(w);
@@ -224,6 +225,8 @@ export class ContextPane {
       ...wrapText(`${m.provider} / ${inertLine(m.model)} · iteration ${m.iteration} · captured ${time}`, w, "dim"),
       // the whole request's estimate, first so that it is not wrapped apart: the figure the status line gives
       ...wrapText(`total ${num(m.totalBytes)} bytes · ${estimate} · ${windowText}`, w, "dim"),
+      // between turns the status line gives the next request's estimate: the pane gives it too
+      ...(next?.basis === "next request" ? wrapText(`${formatFigure(next.basis, next)}: what would be sent now, before your next prompt`, w, "dim") : []),
       ...wrapText(`provider usage (previous response, as reported): ${m.providerUsage ? formatCacheUsage(m.providerUsage) : "none reported"}`, w, "dim"),
       ...(strategy ? wrapText(`compaction in force: ${inertLine(strategy)}`, w, "dim") : []),
       ...wrapText(`compaction in this request: ${m.compaction ? inertLine(m.compaction) : "nothing left out"}`, w, "dim"),

@@ -287,18 +287,22 @@ export class KeyRouter {
     if (this.is("app.suspend", k)) return [{ type: "suspend" }];
     // Esc and a letter typed at once arrive as one Alt-letter: one the keymap binds is that
     // key; one bound to nothing is the Esc and then the letter ("think" stays "think")
-    const split = this.unboundAlt(k);
+    const split = this.unboundAlt(k, view);
     if (split) return [...this.route(split[0], view), ...this.route(split[1], view)];
     if (view.modal) return this.boxKey(view.modal, k, view);
     return this.placeKey(k, view, { armedAt: rewindArmed });
   }
 
-  /** an Alt-character no action binds, as Esc and the character; else undefined */
-  private unboundAlt(k: KeyEvent): [KeyEvent, KeyEvent] | undefined {
+  /** an Alt-character no action binds where the keys are, as Esc and the character; else
+   * undefined. A key bound only to the pane's or the transcript's actions is Esc and the
+   * letter elsewhere: Alt-t counts tokens in the pane, and in the prompt Esc-t stays "t". */
+  private unboundAlt(k: KeyEvent, view: RouteView): [KeyEvent, KeyEvent] | undefined {
     if (!k.meta || k.at) return undefined;
     const parts = splitAlt(k);
     if (!parts) return undefined;
-    for (const keys of Object.values(this.km.bindings) as string[][]) if (keys.includes(k.full)) return undefined;
+    for (const [action, keys] of Object.entries(this.km.bindings) as [Action, string[]][]) {
+      if (keys.includes(k.full) && actsHere(action, view)) return undefined;
+    }
     return parts;
   }
 
@@ -570,3 +574,17 @@ const LEAVE_TRANSCRIPT: readonly Intent[] = [
   { type: "focus", to: "input" },
   { type: "transcript", op: "clearSelection" },
 ];
+
+const PROMPT_OR_EDIT: ReadonlySet<Action> = new Set<Action>([...PROMPT_ACTIONS, ...EDIT_ACTIONS]);
+const PANE_ONLY: ReadonlySet<Action> = new Set<Action>(CONTEXT_ACTIONS.filter((a) => !PROMPT_OR_EDIT.has(a) && !(TRANSCRIPT_ACTIONS as readonly Action[]).includes(a)));
+const TRANSCRIPT_ONLY: ReadonlySet<Action> = new Set<Action>(TRANSCRIPT_ACTIONS.filter((a) => !PROMPT_OR_EDIT.has(a) && !(CONTEXT_ACTIONS as readonly Action[]).includes(a)));
+
+/** whether an action can act where the keys are now: with a box open every binding counts
+ * (the box decides); else the pane's own actions only in the pane, the transcript's only
+ * in the transcript */
+function actsHere(action: Action, view: RouteView): boolean {
+  if (view.modal) return true;
+  if (PANE_ONLY.has(action)) return view.focus === "context" && view.paneOpen;
+  if (TRANSCRIPT_ONLY.has(action)) return view.focus === "transcript";
+  return true;
+}

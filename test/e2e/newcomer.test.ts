@@ -59,9 +59,7 @@ describe("the status line keeps what fits", () => {
 });
 
 describe("keys a newcomer types", () => {
-  // Skipped: with the prompt queue, Esc then a letter during a stream no longer shows
-  // "› think hard"; the cause is not yet found (the closing note names it as open work).
-  it.skip("Esc and a letter at once during a stream: the turn stops and the letter is kept ('think hard', not 'hink hard')", async () => {
+  it("Esc and a letter at once during a stream: the turn stops and the letter is kept ('think hard', not 'hink hard')", async () => {
     const long = Array.from({ length: 600 }, (_, i) => `w${i}`).join(" ");
     e2e.fake.script({ text: `Opening line. ${long}`, delayMs: 40, wordsPerEvent: 1 });
     const s = tui({ cols: 90 });

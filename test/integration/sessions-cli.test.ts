@@ -47,8 +47,13 @@ describe("sessions", () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^[0-9a-f]{12} {2}just now {2}2 msgs {2}claude-sonnet-4-5 {2}fix the invoice total {2}\S+work\n$/);
     const [s] = JSON.parse((await runCli(["sessions", "--json"], suite.home())).stdout) as Record<string, unknown>[];
-    expect(Object.keys(s!).sort()).toEqual(["createdAt", "id", "messages", "model", "title", "updatedAt", "workspace"]);
+    expect(Object.keys(s!).sort()).toEqual(["cost", "createdAt", "id", "messages", "model", "title", "updatedAt", "workspace"]);
     expect(s!.messages).toBe(2);
+    // the session's cost is its stored usage: the fake's answer reported tokens both ways
+    const cost = s!.cost as Record<string, unknown>;
+    expect(Object.keys(cost).sort()).toEqual(["cacheReadTokens", "cacheWriteTokens", "dollars", "inputTokens", "label", "outputTokens", "unpriced"]);
+    expect(cost.inputTokens).toBeGreaterThan(0);
+    expect(cost.outputTokens).toBeGreaterThan(0);
     expect(String(s!.updatedAt)).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 

@@ -63,8 +63,9 @@ describe("session events", () => {
     });
   }
 
+  // sandbox off: inside the sandbox, ask mode runs commands without a question
   it("a permission question answered twice runs the tool once", async () => {
-    const { app, workspace } = await makeApp(fake, { permission: "ask", headless: false });
+    const { app, workspace } = await makeApp(fake, { permission: "ask", headless: false, sandbox: "off" });
     let asks = 0;
     app.subscribe(
       (e) => {
@@ -84,7 +85,7 @@ describe("session events", () => {
   });
 
   it("with no subscriber that answers permissions, a tool that needs a yes is refused, not left waiting", async () => {
-    const { app } = await makeApp(fake, { permission: "ask", headless: false });
+    const { app } = await makeApp(fake, { permission: "ask", headless: false, sandbox: "off" });
     const ends: string[] = [];
     app.subscribe((e) => {
       if (e.type === "tool_end") ends.push(e.output);

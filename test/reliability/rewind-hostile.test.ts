@@ -82,7 +82,9 @@ describe("a hostile repository", () => {
         },
         { text: "Done the damage." },
       );
-      const turn = await runCli(["-p", "do hostile things", "--permission", "auto", ...anthropicArgs(fake)], h);
+      // sandbox off: the checkpoint must cope with a command that can write through a link
+      // (the sandbox would stop that write, and the sandbox tests hold it to that)
+      const turn = await runCli(["-p", "do hostile things", "--permission", "auto", "--sandbox", "off", ...anthropicArgs(fake)], h);
       expect(turn.code, turn.stderr).toBe(0);
       expect(turn.stderr).toMatch(/has a name that is not valid UTF-8; it is not checkpointed/);
       expect(turn.stderr).toMatch(/a rewind cannot put back: /);

@@ -573,13 +573,13 @@ export class App implements Controller {
     // start (each bounded by its startup timeout) before its requests are built, and their
     // arrival is no change to that turn's view; the screen never waits for them
     if (this.opts.headless && this.ext.hasServers() && !this.busy()) await this.ext.start();
-    await (this.sandboxSaid ??= this.sayUnsandboxed());
-    // a prompt sent before the parts are in waits for them (nothing below awaits before the
-    // turn counts as running)
+    // a prompt sent before the parts are in waits for them, and counts as running from its
+    // first moment so Esc takes it back (nothing awaits before awaitParts)
     if (!this.parts.ifLoaded() && !this.busy()) {
-      const ended = await this.activity.awaitParts(() => this.ready());
+      const ended = await this.activity.awaitParts(() => this.ready().then(() => (this.sandboxSaid ??= this.sayUnsandboxed())));
       if (ended) return ended;
     }
+    await (this.sandboxSaid ??= this.sayUnsandboxed());
     // the provider's own model list, read once a run, beats the catalog's figures
     if (!this.busy()) await this.learnModels();
     if (this.lease.readOnly) {
