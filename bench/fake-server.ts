@@ -25,7 +25,8 @@ async function main(): Promise<void> {
   const fake = await startFakeProvider({
     ...(key !== undefined ? { key } : {}),
     repeat: true,
-    onRequest: () => process.stdout.write(`arrived ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`),
+    // the turn's request only: the model list (GET) read before it is not what Enter sent
+    onRequest: (req) => void (req.method === "POST" && process.stdout.write(`arrived ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`)),
   });
   fake.script(...(steps as Step[]));
   process.stdout.write(`${fake.url}\n`);

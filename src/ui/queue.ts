@@ -11,6 +11,13 @@ import { formatBytes, truncate } from "./text.js";
 export interface Queued {
   text: string;
   images: ImageBlock[];
+  /** typed as "//text": sent as written, never expanded as a command */
+  literal?: boolean | undefined;
+}
+
+/** the message as it was typed: a literal one gets back the "/" that made it literal */
+export function asTyped(q: Pick<Queued, "text" | "literal">): string {
+  return q.literal ? `/${q.text}` : q.text;
 }
 
 /** the most queued rows shown; the rest are counted */
@@ -31,7 +38,7 @@ export class PromptQueue {
   }
 
   add(q: Queued, front = false): void {
-    const e: Entry = { ...q, preview: preview(q.text, q.images.length) };
+    const e: Entry = { ...q, preview: preview(asTyped(q), q.images.length) };
     if (front) this.items.unshift(e);
     else this.items.push(e);
   }
@@ -51,9 +58,9 @@ export class PromptQueue {
     return this.items.splice(0).map((e) => strip(e)!);
   }
 
-  /** the texts queued, in order (what a draft keeps of them) */
+  /** the texts queued as typed, in order (what a draft keeps of them) */
   texts(): string[] {
-    return this.items.map((e) => e.text);
+    return this.items.map((e) => asTyped(e));
   }
 
   /** the rows shown under the transcript: the first SHOWN, then how many more */
@@ -72,7 +79,7 @@ export class PromptQueue {
 }
 
 function strip(e: Entry | undefined): Queued | undefined {
-  return e ? { text: e.text, images: e.images } : undefined;
+  return e ? { text: e.text, images: e.images, literal: e.literal } : undefined;
 }
 
 function preview(text: string, images: number): string {

@@ -23,7 +23,7 @@ import { parseBang, runBang, shellsCommand } from "./shells-box.js";
 import { permissionsCommand } from "./permissions-command.js";
 import { mentionedPaths } from "./mention-word.js";
 import { lastCodeBlock, messageText, osc52, toolCallText } from "./copy.js";
-import type { PromptQueue } from "./queue.js";
+import { asTyped, type PromptQueue } from "./queue.js";
 
 // the screen draws the model list and the rewind box from here: this module is loaded with the
 // session, as the boxes are
@@ -90,25 +90,28 @@ export function submitPrompt(s: ScreenHandle, steer = false): void {
   }
   const text = (parsed.kind === "prompt" ? parsed.text : raw).trimEnd();
   if (!text.trim() && s.attachments.length === 0) return;
+  // "//text" sends "/text" as written; ↑, the queue and a take-back keep the "//"
+  const literal = raw.trimStart().startsWith("//");
+  const typed = asTyped({ text, literal });
   const c = s.controller;
   if (c.busy()) {
     if (c.info().keyProblem || c.readOnly()) {
       s.flash(`a turn is running · ${keyLabel(s.km, "turn.interrupt")} interrupts it; your text stays here`, "warn", true);
       return;
     }
-    s.history.add(text);
+    s.history.add(typed);
     s.editor.clear();
     const images = s.attachments.splice(0);
     if (steer && c.steer && images.length === 0) {
       s.flash("sent into the turn: it joins at the next model call", "ok", true);
-      s.controller.alongside?.remember(text);
+      s.controller.alongside?.remember(typed);
       c.steer(text).then(
         (taken) => {
           if (taken) return;
           // the turn ended first: it goes out next, ahead of what was queued (turnEnded, told
           // of the turn's end just before, sends it or gives it back); with no turn's end to
           // come (none was running), it goes once nothing runs
-          s.queue.add({ text, images: [] }, true);
+          s.queue.add({ text, images: [], literal }, true);
           setImmediate(() => afterTurn(s));
           s.render();
         },
@@ -116,7 +119,7 @@ export function submitPrompt(s: ScreenHandle, steer = false): void {
       );
       return;
     }
-    s.queue.add({ text, images });
+    s.queue.add({ text, images, literal });
     s.flash(`queued: sent when the turn ends · ${keyLabel(s.km, "queue.edit")} takes it back`, "ok", true);
     return;
   }
@@ -126,16 +129,17 @@ export function submitPrompt(s: ScreenHandle, steer = false): void {
     s.flash("no API key: see above · your text stays here", "err");
     return;
   }
-  s.history.add(text, s.editor.value().trimEnd() === text ? s.editor.shape() : undefined);
+  s.history.add(typed, s.editor.value().trimEnd() === typed ? s.editor.shape() : undefined);
   s.editor.clear();
   const images = s.attachments.splice(0);
-  send(s, text, images, raw.trimStart().startsWith("//"));
+  send(s, text, images, literal);
 }
 
 function send(s: ScreenHandle, text: string, images: ImageBlock[], literal = false): void {
+  const typed = asTyped({ text, literal });
   s.transcript.bottom();
   // ↑ finds it in the next session of this workspace too
-  s.controller.alongside?.remember(text);
+  s.controller.alongside?.remember(typed);
   // the files it mentions (@path) join it as blocks of their own, read as it is sent
   const files = mentionedPaths(text).length > 0 ? import("./mentions.js").then((m) => m.mentionBlocks(s.controller.info().workspace, text)) : Promise.resolve({ blocks: [], notes: [] });
   files
@@ -150,7 +154,7 @@ function send(s: ScreenHandle, text: string, images: ImageBlock[], literal = fal
       // (unless something new has been typed meanwhile: then ↑ has it) and so do its images,
       // ahead of any attached since
       if (r.sent) return;
-      if (s.editor.isEmpty()) s.editor.recall(text, s.history.shapeOf(text));
+      if (s.editor.isEmpty()) s.editor.recall(typed, s.history.shapeOf(typed));
       s.attachments.unshift(...images);
       returnQueue(s);
       s.render();
@@ -171,7 +175,7 @@ function afterTurn(s: ScreenHandle): void {
   // a steer given back may land while the next turn already runs: it waits for that one
   if (s.controller.busy()) return;
   const next = s.queue.next();
-  if (next) send(s, next.text, next.images);
+  if (next) send(s, next.text, next.images, next.literal);
 }
 
 /**
@@ -182,7 +186,7 @@ function returnQueue(s: ScreenHandle): void {
   const back = s.queue.drain();
   if (back.length === 0) return;
   const typed = s.editor.value();
-  s.editor.set([...back.map((q) => q.text), ...(typed.trim() ? [typed] : [])].join("\n\n"));
+  s.editor.set([...back.map((q) => asTyped(q)), ...(typed.trim() ? [typed] : [])].join("\n\n"));
   s.attachments.unshift(...back.flatMap((q) => q.images));
   s.flash(`${back.length} queued message${back.length > 1 ? "s" : ""} back in the prompt: the turn did not end well`, "warn");
 }
@@ -196,7 +200,7 @@ export function queueOp(s: ScreenHandle, op: "edit" | "remove"): void {
     return;
   }
   const typed = s.editor.value();
-  s.editor.set(typed.trim() ? `${last.text}\n\n${typed}` : last.text);
+  s.editor.set(typed.trim() ? `${asTyped(last)}\n\n${typed}` : asTyped(last));
   s.attachments.unshift(...last.images);
   s.flash(`back in the prompt · ${keyLabel(s.km, "input.submit")} queues it again`);
 }

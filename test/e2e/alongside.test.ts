@@ -145,6 +145,32 @@ describe("typing while a turn works", () => {
     expect(await quit(s)).toBe(0);
   });
 
+  it("a queued //text goes as written, never expanded as a command, and comes back with its //", async () => {
+    // a custom command of that name: expanding the queued text would send its body
+    fs.mkdirSync(path.join(home.workspace, ".claude", "commands"), { recursive: true });
+    fs.writeFileSync(path.join(home.workspace, ".claude", "commands", "hello.md"), "EXPANDED-BODY $ARGUMENTS\n");
+    fake.script(SLOW("END-L"), { text: "the literal went QL" });
+    const s = tui();
+    await s.waitFor("Type a request", 20_000);
+    await typeIn(s, "start the turn");
+    s.send(KEYS.enter);
+    await s.waitFor("streaming words");
+    await typeIn(s, "//hello world");
+    s.send(KEYS.enter);
+    await s.waitFor("queued 1 //hello world");
+    // taken back: the prompt holds what was typed, "//" and all
+    s.send("\x1be");
+    await s.waitFor("back in the prompt");
+    expect(s.line(s.rows - 2)).toContain("//hello world");
+    s.send(KEYS.enter);
+    await s.waitFor("queued 1 //hello world");
+    await s.waitFor("QL", 40_000);
+    expect(fake.requests).toHaveLength(2);
+    expect(userTexts(fake.requests[1]!).slice(-1)).toEqual(["/hello world"]);
+    expect(JSON.stringify(fake.requests.map((r) => r.body))).not.toContain("EXPANDED-BODY");
+    expect(await quit(s)).toBe(0);
+  });
+
   it("steers a message into the running turn: it reaches the next model call and is stored there", async () => {
     fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 3; echo slept" } }] }, { text: "steered answer STEER-OK" });
     const s = tui(["--permission", "auto"]);

@@ -25,8 +25,10 @@ let home: Home;
 beforeAll(async () => {
   fake = await startFakeProvider({
     key: KEY,
-    // the request's headers are in: the turn is mid-flight, its capture not yet written
-    onRequest: () => {
+    // the turn's request's headers are in: it is mid-flight, its capture not yet written (the
+    // model list is read first, and is not the turn's request)
+    onRequest: (req) => {
+      if (req.method !== "POST") return;
       signalOnRequest?.kill("SIGTERM");
       signalOnRequest = undefined;
     },

@@ -183,9 +183,10 @@ describe("llama.cpp's server", () => {
     f.script({ text: "This answer was cut" });
     const h = await home();
     const r = await cli(f, h, "gemma-3-4b-it", "write a lot");
-    expect(r.code).toBe(0);
+    // a cut answer is no success: exit 1, the answer printed and kept
+    expect(r.code).toBe(1);
     expect(r.stdout).toBe("This answer was cut\n");
-    expect(r.stderr).toContain("The answer stopped at the output token limit.");
+    expect(r.stderr).toContain("The answer was cut at the output limit of 8,192 tokens (maxOutputTokens); what arrived is kept.");
     const rec = await record(h);
     expect(rec.messages[1]).toMatchObject({ status: "complete", blocks: [{ type: "text", text: "This answer was cut" }] });
   });
