@@ -469,9 +469,11 @@ function buildProgram(): Command {
       const store = await openDb(o.db ?? program.opts<{ db?: string }>().db, true);
       const out = process.stdout;
       try {
-        id = (await sessionNamed(store, id)).id;
+        // a new session open on a screen has no row yet: pending, not unknown (open-drafts.ts)
+        const draft = await (await import("./session/store/open-drafts.js")).draftView(store, id);
+        if (!draft) id = (await sessionNamed(store, id)).id;
         const { formatView, formatPage, MACHINE_NUMBERING } = await import("./context/format.js");
-        const view = await store.inspectorView(id);
+        const view = draft ?? (await store.inspectorView(id));
         if (o.section === undefined) {
           if (o.page !== undefined) throw new CliError(`--page needs --section: say which section's page ${o.page} to show`);
           const json = view.state === "current" ? { ...view, numbering: MACHINE_NUMBERING } : view;

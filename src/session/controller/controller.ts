@@ -340,6 +340,7 @@ export class App implements Controller {
     await this.shells.stopAll();
     await this.lease.none();
     this.open.draft();
+    this.lease.draft(this.open.current);
     this.figures.opened(undefined);
     // before the parts are in, the figure follows them (an "info" event); the session shows now
     const figure = this.figures.refresh();
