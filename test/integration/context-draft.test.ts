@@ -78,7 +78,7 @@ describe("context for a session open on a screen with nothing stored", () => {
     expect(stored.code, stored.stderr).toBe(0);
     expect(stored.stdout).toContain("Context of the last request");
     expect(stored.stdout).not.toContain("nothing sent yet");
-    expect(fs.readdirSync(`${home.db}-drafts`)).toEqual([]);
+    expect(fs.readdirSync(`${home.db}-open`)).toEqual([]);
 
     s.send("/quit");
     await s.waitFor("/quit");
@@ -110,6 +110,6 @@ describe("context for a session open on a screen with nothing stored", () => {
     expect(after.code).not.toBe(0);
     expect(after.stderr).toContain(`no session with id "${id}"`);
     // the stale mark is gone with that answer
-    expect(fs.readdirSync(`${home.db}-drafts`)).toEqual([]);
+    expect(fs.readdirSync(`${home.db}-open`)).toEqual([]);
   }, 90_000);
 });

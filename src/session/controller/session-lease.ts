@@ -6,7 +6,7 @@ import type { HistoryStore } from "../store/types.js";
 import { LEASE_STALE_MS, type OpenElsewhere, type Opener } from "../store/leases.js";
 import type { EventHub } from "../turn/events.js";
 import { leaseLost, readOnlyHere } from "./sentences.js";
-import { markDraft, unmarkDraft } from "../store/open-drafts.js";
+import { removeMark, writeMark } from "../store/open-marks.js";
 import type { Session } from "../../record/types.js";
 
 /** whether a process of this host runs under `pid` (EPERM: it does, under another user) */
@@ -32,8 +32,10 @@ export class SessionLease {
   /** the session whose lease this process holds */
   private held: string | undefined;
   private timer: NodeJS.Timeout | undefined;
-  /** the draft this process marks as open (open-drafts.ts): it has no row to hold yet */
+  /** the draft this process marks as open (open-marks.ts): it has no row to hold yet */
   private marked: string | undefined;
+  /** the session whose turn this process runs on detached, as marked for other processes */
+  private detachedMark: string | undefined;
   /** why the open session is read-only here; undefined when it is ours to write */
   readOnly: string | undefined;
 
@@ -82,19 +84,28 @@ export class SessionLease {
    * has no row (`albedo-tui context` says it is pending, not unknown). */
   draft(s: Session): void {
     this.unmark();
-    markDraft(this.r.store.path, { id: s.id, pid: this.me.pid, host: this.me.host, since: s.createdAt, workspace: s.workspace });
+    writeMark(this.r.store.path, "draft", { id: s.id, pid: this.me.pid, host: this.me.host, since: s.createdAt, workspace: s.workspace });
     this.marked = s.id;
+  }
+
+  /** The terminal hung up and the session's turn runs on: marked, so that the session lists of
+   * other processes say "running (detached)" rather than only "open elsewhere". Goes at release. */
+  detached(s: Session): void {
+    writeMark(this.r.store.path, "detached", { id: s.id, pid: this.me.pid, host: this.me.host, since: new Date().toISOString(), workspace: s.workspace });
+    this.detachedMark = s.id;
   }
 
   private unmark(): void {
     if (this.marked === undefined) return;
-    unmarkDraft(this.r.store.path, this.marked);
+    removeMark(this.r.store.path, "draft", this.marked);
     this.marked = undefined;
   }
 
   /** Gives the held lease back (on close, /new, a switch). */
   async release(): Promise<void> {
     this.unmark();
+    if (this.detachedMark !== undefined) removeMark(this.r.store.path, "detached", this.detachedMark);
+    this.detachedMark = undefined;
     clearInterval(this.timer);
     this.timer = undefined;
     const id = this.held;
