@@ -1,10 +1,15 @@
 // `albedo-tui context <id>` from another terminal, for a new session open on a screen that has
 // stored nothing yet (no message, no capture): through the built CLI, the screen in a real pty,
 // the model a strict fake over 127.0.0.1. The id the screen shows answers as pending with the
-// reason (open there, nothing sent), never as unknown; once the first prompt is stored the
-// stored view answers; a screen closed with nothing sent leaves nothing, and the id is unknown.
+// reason (open there, nothing sent), never as unknown, and so does the local API of another
+// process; once the first prompt is stored the stored view answers; a screen closed with
+// nothing sent leaves nothing, and the id is unknown.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { startApiServer } from "../../src/context/api/server.js";
+import { openStore } from "../../src/session/store/store.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
@@ -37,6 +42,18 @@ function tui(): PtySession {
   return s;
 }
 
+function get(port: number, p: string, token: string): Promise<{ status: number; json: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, path: p, headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (d: string) => (body += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(body) as Record<string, unknown> }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 /** the 8 characters of the session id the status line shows */
 async function shownId(s: PtySession): Promise<string> {
   await s.waitFor(/session [0-9a-f]{8}\b/, 20_000);
@@ -61,6 +78,21 @@ describe("context for a session open on a screen with nothing stored", () => {
     expect(view.state).toBe("pending");
     expect(view.reason).toContain("nothing sent yet");
     expect(Number.isNaN(Date.parse(view.since))).toBe(false);
+
+    // the local API of another process says the same
+    const store = await openStore(home.db);
+    const api = await startApiServer({ store, tokenFile: path.join(home.root, "api-token") });
+    try {
+      const token = fs.readFileSync(api.tokenFile, "utf8").trim();
+      const r = await get(api.port, `/sessions/${id}/context`, token);
+      expect(r.status).toBe(200);
+      expect(r.json).toMatchObject({ state: "pending" });
+      expect(String(r.json["reason"])).toContain(`process ${s.pid}`);
+      expect((await get(api.port, `/sessions/${id}/context/0/0`, token)).status).toBe(409);
+    } finally {
+      await api.close();
+      await store.close();
+    }
 
     // a page of a view that has none is refused by name
     const page = await runCli(["context", id, "--section", "1"], home);
