@@ -5,7 +5,7 @@
 import fuzzysort, { type Prepared } from "fuzzysort";
 
 /** at most this many matching paths are ranked by fuzzysort as they are */
-const RANK_ALL_UNDER = 1_000;
+const RANK_ALL_UNDER = 300;
 /** over that, this many are picked by a cheap rule (the query as typed in the file's name, then
  * anywhere in the path, then scattered; shortest first in each) and fuzzysort ranks those */
 const CANDIDATES = 200;
@@ -82,7 +82,8 @@ export class PathMatcher {
       ends[kept] = end;
       kept++;
     }
-    const step: Step = { query: q, pool: pool.slice(0, kept), ends: ends.slice(0, kept) };
+    // views, not copies: a step lives only while its query is being typed
+    const step: Step = { query: q, pool: pool.subarray(0, kept), ends: ends.subarray(0, kept) };
     if (this.steps.length >= MAX_STEPS) this.steps.shift();
     this.steps.push(step);
     return step;
