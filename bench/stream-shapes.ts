@@ -10,7 +10,7 @@
 // never clears), and, at ten times the size, how CPU and peak memory grow.
 //
 //   BENCH_STREAM_SHAPES=paragraph,code  only these shapes
-//   BENCH_STREAM_RUNS=1                 pairs per shape (5 in the full run)
+//   BENCH_STREAM_RUNS=1                 pairs per shape (3 in the full run)
 //   BENCH_STREAM_GROWTH=0               leave out the ten-times answers
 import fsp from "node:fs/promises";
 import os from "node:os";
@@ -64,7 +64,8 @@ const minutes = (x: StreamRun): number => Math.max(1, x.lastVisibleMs - x.firstV
 
 export async function benchStreamShapes(quick: boolean): Promise<Row[]> {
   const tokens = quick ? 2000 : 20_000;
-  const runs = Number(process.env["BENCH_STREAM_RUNS"] ?? (quick ? 1 : 5));
+  // three pairs a shape: nine shapes, each also once at ten times the size
+  const runs = Number(process.env["BENCH_STREAM_RUNS"] ?? (quick ? 1 : 3));
   const growth = process.env["BENCH_STREAM_GROWTH"] !== "0";
   const shapes = chosenShapes(quick);
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "albedo-bench-stream-"));

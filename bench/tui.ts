@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import sqlite3 from "sqlite3";
 import type { Database } from "sqlite3";
 import { openStore } from "../src/session/store/store.js";
+import type { TextStep } from "../test/helpers/fake-provider.js";
 import { makeHistory } from "./history.js";
 import {
   BENCH_CODE_CACHE,
@@ -29,6 +30,7 @@ import {
   median,
   memory,
   now,
+  percentile,
   removeDir,
   sleep,
   treeCpuSeconds,
@@ -278,8 +280,13 @@ export class FakeServer {
   }
 
   static async start(answer: string, dir: string, delayMs = 0): Promise<FakeServer> {
+    return FakeServer.startSteps([{ text: answer, wordsPerEvent: 1, ...(delayMs ? { delayMs } : {}) }], dir);
+  }
+
+  /** answers the requests with these steps in turn, then again from the first */
+  static async startSteps(steps: readonly TextStep[], dir: string): Promise<FakeServer> {
     const script = path.join(dir, `fake-script-${process.hrtime.bigint()}.json`);
-    await fsp.writeFile(script, JSON.stringify([{ text: answer, wordsPerEvent: 1, ...(delayMs ? { delayMs } : {}) }]));
+    await fsp.writeFile(script, JSON.stringify(steps));
     const child = spawn(NODE, ["--import", "tsx", FAKE_SERVER, "--key", STREAM_KEY, "--script", script], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "inherit"],
@@ -494,6 +501,27 @@ async function keyToFrame(run: PtyRun, key: string): Promise<number | undefined>
   return end - t;
 }
 
+/**
+ * Key → echo: `n` letters typed one at a time into the prompt, each timed from the write to
+ * the end of the frame it causes; then erased (untimed). Rejects when the letters did not
+ * reach the screen.
+ */
+async function typeEcho(run: PtyRun, n: number): Promise<number[]> {
+  const out: number[] = [];
+  let typed = "";
+  for (let k = 0; k < n; k++) {
+    const letter = String.fromCharCode(97 + (k % 26));
+    typed += letter;
+    const d = await keyToFrame(run, letter);
+    if (d !== undefined) out.push(d);
+    await run.quiet(30);
+  }
+  await run.waitFor(typed.slice(-12), 5000, "the typed letters");
+  run.write("\x7f".repeat(n));
+  await run.quiet(300);
+  return out;
+}
+
 export async function benchLongSession(quick: boolean): Promise<Row[]> {
   const count = quick ? 2000 : 50_000;
   const runs = quick ? 2 : 7;
@@ -508,6 +536,9 @@ export async function benchLongSession(quick: boolean): Promise<Row[]> {
     const pageUp: number[] = [];
     const wholeRecord: number[] = [];
     let silentPageUps = 0;
+    const keys = quick ? 20 : 60;
+    const echoLong: number[] = [];
+    const echoEmpty: number[] = [];
     for (let i = 0; i < runs + 1; i++) {
       const a = startAlbedo(home, ["--resume", ids.long]);
       try {
@@ -526,6 +557,7 @@ export async function benchLongSession(quick: boolean): Promise<Row[]> {
           // behind the first frame (the process's CPU stops moving) and the screen has settled
           wholeRecord.push((await cpuQuiet(a.pid, 500)) - a.spawnedAt);
           await a.quiet(500);
+          echoLong.push(...(await typeEcho(a, keys)));
           for (let k = 0; k < pageUps; k++) {
             const d = await keyToFrame(a, "\x1b[5~");
             if (d === undefined) silentPageUps++;
@@ -540,12 +572,21 @@ export async function benchLongSession(quick: boolean): Promise<Row[]> {
       try {
         const t = await e.waitFor(READY, 30_000, "the empty session's first frame");
         if (i > 0) empty.push(t - e.spawnedAt);
+        if (i === runs) {
+          await cpuQuiet(e.pid, 500);
+          await e.quiet(500);
+          echoEmpty.push(...(await typeEcho(e, keys)));
+        }
       } finally {
         await e.stop();
       }
     }
     const s = summarise(long, empty);
     const pu = median(pageUp);
+    const p50 = percentile(echoLong, 50);
+    const p95 = percentile(echoLong, 95);
+    const e50 = percentile(echoEmpty, 50);
+    const e95 = percentile(echoEmpty, 95);
     return [
       {
         benchmark: `--resume ${count.toLocaleString("en-US")}-message session: first frame`,
@@ -566,6 +607,16 @@ export async function benchLongSession(quick: boolean): Promise<Row[]> {
         met: pageUp.length > 0 ? pu <= 16 : false,
         raw: { pageUpMs: pageUp, silentPageUps },
         ...(silentPageUps ? { note: `${silentPageUps} of ${pageUps} PageUps drew nothing` } : {}),
+      },
+      {
+        benchmark: `key → echo in a resumed ${count.toLocaleString("en-US")}-message session (tool outputs): p50 / p95`,
+        albedo: `${fmtMs(p50)} / ${fmtMs(p95)}`,
+        floor: `${fmtMs(e50)} / ${fmtMs(e95)} empty session`,
+        ratio: p95 / e95,
+        target: "p95 ≤ 16 ms and ≤ 1.2× the empty session's",
+        met: p95 <= 16 && p95 / e95 <= 1.2,
+        raw: { keys, longMs: echoLong, emptyMs: echoEmpty },
+        note: `${keys} letters typed one at a time into the prompt once the record was read (CPU quiet), write → end of the frame; ${keys - echoLong.length} and ${keys - echoEmpty.length} drew nothing`,
       },
     ];
   } finally {
