@@ -281,7 +281,7 @@ function streamRows(results: ShapeResult[], tokens: number, pacedPair: { albedo:
     // at 1 word/ms frames are drawn while words arrive, so this is what a stream costs the terminal
     rows.push({
       benchmark: `paced ${pacedTokens.toLocaleString("en-US")}-word stream (1 word/ms): bytes to the terminal per streamed word; full-screen clears`,
-      albedo: `${(paced.bytes / pacedTokens).toFixed(1)} B/word (${fmtBytes(paced.bytes)}); ${paced.clears} clears`,
+      albedo: `${(paced.bytes / pacedTokens).toFixed(1)} B/word (${fmtBytes(paced.bytes)}, ${(paced.bytes / Math.max(1, paced.frames)).toFixed(0)} B/frame); ${paced.clears} clears`,
       floor: `${(floor.bytes / pacedTokens).toFixed(1)} B/word; ${floor.clears} clears ${FLOOR}`,
       ratio: paced.bytes / floor.bytes,
       target: "no full clear while streaming",

@@ -19,8 +19,18 @@ function answerOf(n: number): string {
   return `${words.join(" ")} Turnend${String(n).padStart(5, "0")}`;
 }
 
+/** BENCH_TURNS_SIGNAL=SIGUSR2 with BENCH_NODE_ARGS="--heapsnapshot-signal=SIGUSR2": a heap
+ * snapshot after the early turns and after the last, to compare what the turns left */
+async function snapshotHook(pid: number): Promise<void> {
+  const signal = process.env["BENCH_TURNS_SIGNAL"];
+  if (!signal) return;
+  process.kill(pid, signal as NodeJS.Signals);
+  await sleep(15_000);
+}
+
 export async function benchTurns(quick: boolean): Promise<Row[]> {
-  const total = quick ? 100 : 1000;
+  // BENCH_TURNS=300: fewer turns, for a profile of what they leave behind
+  const total = Number(process.env["BENCH_TURNS"] ?? (quick ? 100 : 1000));
   const early = 10;
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "albedo-bench-turns-"));
   const home = await benchHome({ ANTHROPIC_API_KEY: KEY });
@@ -52,6 +62,7 @@ export async function benchTurns(quick: boolean): Promise<Row[]> {
       turnMs.push(end - enter);
       await a.waitFor(READY, 20_000, `idle after turn ${n}`);
       if (n === early) rssEarly = await settle();
+      if (n === early || n === total) await snapshotHook(a.pid);
       if (n % 100 === 0) process.stderr.write(`  turns: ${n}\n`);
     }
     rssLate = await settle();
