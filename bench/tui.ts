@@ -1,8 +1,9 @@
 // Benchmarks 1–3: the real program in a real pseudo-terminal at 120×40, read through a
 // headless xterm the way a person sees the screen.
 //   1. start-up to the first usable frame, idle memory and idle CPU;
-//   2. a 20,000-token answer streamed from a local fake provider;
-//   3. a stored 5,000-message session opened with --resume, and PageUp through it.
+//   2. the pieces of a streamed answer's run, against its floor (bench/stream-shapes.ts runs
+//      them over every shape of answer);
+//   3. a stored 50,000-message session opened with --resume, PageUp and typing in it.
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import os from "node:os";
