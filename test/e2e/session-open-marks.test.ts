@@ -3,37 +3,25 @@
 // has open "open elsewhere"; once that screen's terminal hangs up mid-turn and the turn goes
 // on ("hangup": "continue", the default), the picker and `albedo-tui sessions` say "running
 // (detached)" (the CLI with its pid) until the turn ends and the process exits; then no mark.
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import fs from "node:fs";
-import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
+import { CLI, runCli } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
+import { ptyFrame } from "../helpers/pty-frame.js";
 
 const KEY = "sk-test-open-marks-6161";
-let fake: FakeProvider;
-let home: Home;
-const running: PtySession[] = [];
+// a fresh home and fake per test: a step one test left unsent never answers the next
+const e2e = ptyFrame(KEY);
 
-beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
-});
-beforeEach(async () => {
-  fake = await startFakeProvider({ key: KEY });
-  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
-});
-afterEach(async () => {
-  for (const s of running.splice(0)) s.kill();
-  await fake.close();
-});
 
 function tui(args: string[] = []): PtySession {
-  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase, ...args], {
+  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", e2e.fake.anthropicBase, ...args], {
     cols: 110,
     rows: 30,
-    cwd: home.workspace,
-    env: { ...home.env, TERM: "xterm-256color" },
+    cwd: e2e.home.workspace,
+    env: { ...e2e.home.env, TERM: "xterm-256color" },
   });
-  running.push(s);
+  e2e.running.push(s);
   return s;
 }
 
@@ -65,7 +53,7 @@ describe("the session lists mark where a session is open", () => {
     // the first answer asks for a command; once the terminal is gone it is answered no, and the
     // second answer streams slowly: the turn runs detached for a few seconds
     const words = Array.from({ length: 60 }, (_, i) => `w${i}`).join(" ");
-    fake.script({ toolCalls: [{ name: "bash", input: { command: "echo never > ran.txt" } }] }, { text: `${words} DETACHED-DONE`, wordsPerEvent: 1, delayMs: 100 });
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "echo never > ran.txt" } }] }, { text: `${words} DETACHED-DONE`, wordsPerEvent: 1, delayMs: 100 });
     const a = tui(["--sandbox", "off"]);
     await a.waitFor("Type a request", 20_000);
     a.send("do the thing");
@@ -73,26 +61,26 @@ describe("the session lists mark where a session is open", () => {
     a.send(KEYS.enter);
     await a.waitFor("Permission needed", 20_000);
     // the prompt stored the session: it is listed
-    const id8 = (JSON.parse((await runCli(["sessions", "--json"], home)).stdout) as { id: string }[])[0]!.id.slice(0, 8);
+    const id8 = (JSON.parse((await runCli(["sessions", "--json"], e2e.home)).stdout) as { id: string }[])[0]!.id.slice(0, 8);
 
     const b = tui();
     await b.waitFor("Type a request", 20_000);
     expect(await pickerRow(b, id8)).toContain("open elsewhere");
-    const listed = await runCli(["sessions"], home);
+    const listed = await runCli(["sessions"], e2e.home);
     expect(listed.stdout).toContain(`open elsewhere (pid ${a.pid})`);
 
     a.kill("SIGHUP");
-    await until(async () => (await runCli(["sessions"], home)).stdout.includes(`running (detached, pid ${a.pid})`), "detached mark in albedo-tui sessions");
+    await until(async () => (await runCli(["sessions"], e2e.home)).stdout.includes(`running (detached, pid ${a.pid})`), "detached mark in albedo-tui sessions");
     expect(await pickerRow(b, id8)).toContain("running (detached)");
-    const json = JSON.parse((await runCli(["sessions", "--json"], home)).stdout) as { id: string; open?: { pid: number; detached: boolean } }[];
+    const json = JSON.parse((await runCli(["sessions", "--json"], e2e.home)).stdout) as { id: string; open?: { pid: number; detached: boolean } }[];
     expect(json.find((x) => x.id.startsWith(id8))?.open).toEqual({ pid: a.pid, detached: true });
 
     expect((await a.exited()).exitCode).toBe(129);
-    expect(fake.requests).toHaveLength(2);
-    const after = await runCli(["sessions"], home);
+    expect(e2e.fake.requests).toHaveLength(2);
+    const after = await runCli(["sessions"], e2e.home);
     expect(after.stdout).toContain(id8);
     expect(after.stdout).not.toMatch(/running \(detached|open elsewhere/);
     expect(await pickerRow(b, id8)).not.toMatch(/running|elsewhere/);
-    expect(fs.readdirSync(`${home.db}-open`)).toEqual([expect.stringMatching(/\.draft\.json$/)]);
+    expect(fs.readdirSync(`${e2e.home.db}-open`)).toEqual([expect.stringMatching(/\.draft\.json$/)]);
   }, 120_000);
 });

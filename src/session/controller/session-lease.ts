@@ -6,18 +6,8 @@ import type { HistoryStore } from "../store/types.js";
 import { LEASE_STALE_MS, type OpenElsewhere, type Opener } from "../store/leases.js";
 import type { EventHub } from "../turn/events.js";
 import { leaseLost, readOnlyHere } from "./sentences.js";
-import { removeMark, writeMark } from "../store/open-marks.js";
+import { pidAlive, removeMark, writeMark } from "../store/open-marks.js";
 import type { Session } from "../../record/types.js";
-
-/** whether a process of this host runs under `pid` (EPERM: it does, under another user) */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 export const thisProcess: Opener = { pid: process.pid, host: os.hostname(), pidAlive };
 

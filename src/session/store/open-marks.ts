@@ -66,7 +66,8 @@ export function removeMark(dbPath: string, kind: MarkKind, id: string): void {
   }
 }
 
-function pidAlive(pid: number): boolean {
+/** whether a process of this host runs under `pid` (EPERM: it does, under another user) */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
