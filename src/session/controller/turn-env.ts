@@ -97,7 +97,7 @@ interface TurnSetting {
   previousUsage: Usage | undefined;
   /** where commands run (sandbox-setup.ts); absent: unsandboxed */
   sandbox?: CommandSandbox | undefined;
-  onCaptured?: (req: Request) => void;
+  onCaptured?: (req: Request, capturedAt: string) => void;
 }
 
 /** what a turn works with */

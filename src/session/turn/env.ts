@@ -55,7 +55,7 @@ export interface TurnEnv {
   tokenMethod: TokenMethod;
   events: EventHub;
   /** told of each request the inspector captures (the one the pane shows, for exact counts) */
-  onCaptured?: (req: Request) => void;
+  onCaptured?: (req: Request, capturedAt: string) => void;
   /** usage the provider reported for the response before this turn (the first capture shows it) */
   previousUsage?: Usage;
   /** checkpoint interval for streamed text */
