@@ -11,6 +11,8 @@ import { makeApp, TEST_KEY } from "../helpers/app.js";
 import { COUNT_METHOD, countBody } from "../../src/provider/anthropic/count-tokens.js";
 import type { App } from "../../src/session/controller/controller.js";
 import type { SessionEvent } from "../../src/session/turn/events.js";
+import { parseConfig } from "../../src/config/config.js";
+import { resolveSettings } from "../../src/config/resolve.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -96,29 +98,31 @@ describe('countTokens "each request"', () => {
 
   it("one count in flight: requests sent while a count runs are skipped up to the newest", async () => {
     const f = await fake();
-    // a slow counter: every count waits 150 ms; the proxy notes how many run at once
+    // a held counter: no count is answered until the six turns are done; the proxy notes how many run at once
     let running = 0;
     let most = 0;
+    let release!: () => void;
+    const released = new Promise<void>((ok) => (release = ok));
     const base = await proxy(f, (req, res, pass) => {
       running++;
       most = Math.max(most, running);
-      setTimeout(() => {
-        res.on("close", () => running--);
-        pass();
-      }, 150);
+      res.on("close", () => running--);
+      void released.then(pass);
     });
     const { app } = await makeApp(f, { model: "claude-sonnet-4-6", baseUrl: base, countTokens: "each request" });
     open.push(app);
     f.script(...Array.from({ length: 6 }, (_, i) => ({ text: `answer ${i}`, usage: { input: 10, output: 2 } })));
     for (let i = 0; i < 6; i++) await app.submit(`prompt ${i}`);
+    // the first request's count is waiting; the five sent since wait for none
+    expect(running).toBe(1);
+    release();
     const at = await capturedAt(app);
     await waitUntil(() => app.autoCount()?.of === at && app.autoCount()?.counts !== undefined, 60_000, "the newest request's count");
     const c = app.autoCount()!.counts!;
     const per = 1 + c.sections.length;
     expect(most).toBe(1);
-    // whole counts only, fewer than the requests (those sent meanwhile were skipped), the newest counted
-    expect(f.counts.length % per).toBe(0);
-    expect(f.counts.length / per).toBeLessThan(6);
+    // two whole counts: the first request's, then the newest; the four between were skipped
+    expect(f.counts).toHaveLength(2 * per);
     expect(c.total).toBe(fakeCountTokens(countBody(f.requests.at(-1)!.body as never)));
   });
 
@@ -176,5 +180,11 @@ describe('countTokens "each request"', () => {
     expect(a?.note).toMatch(/has no provider count: the figures are the tokenizer's estimates/);
     expect(said.filter((t) => t.includes("no provider count"))).toHaveLength(1);
     expect(f.counts).toEqual([]);
+  });
+
+  it("the config field: two values, the default on-demand, anything else named", () => {
+    expect(resolveSettings({}, parseConfig('{"countTokens": "each request"}', "c.json"), {}).countTokens).toBe("each request");
+    expect(resolveSettings({}, parseConfig("{}", "c.json"), {}).countTokens).toBeUndefined();
+    expect(() => parseConfig('{"countTokens": "always"}', "c.json")).toThrow(/c\.json: field "countTokens": Invalid option: expected one of "on-demand"\|"each request"/);
   });
 });
