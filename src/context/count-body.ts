@@ -16,25 +16,24 @@ export const MAX_KEPT_BODY_BYTES = 8 * 1024 * 1024;
 /** the most a kept body may unpack to: the API takes requests of at most 32 MB */
 const MAX_UNPACKED_BYTES = 48 * 1024 * 1024;
 
+const gzip = promisify(zlib.gzip);
 const gunzip = promisify(zlib.gunzip);
 
 interface BodyStore {
   saveCountBody(sessionId: string, body: { capturedAt: string; sources: string[]; gz: Buffer }): Promise<void>;
 }
 
-/** Keeps the body of the capture made at `capturedAt`; a body too large or a failed write
+/** Keeps the body of the capture made at `c.capturedAt`; a body too large or a failed write
  * leaves none (the count is then said to be unavailable, never made of something else).
- * Packed at once, at gzip's fastest level (a few ms a megabyte, as the capture's own walk of
- * the request): the write is queued on the store before the call returns, so it is in before
- * the answer it runs beside, and before a close. */
-export function keepCountBody(store: BodyStore, sessionId: string, capturedAt: string, req: Request, body: Json): Promise<void> {
+ * gzip runs off the main thread at its fastest level: images' base64 barely shrinks, and a
+ * turn's answer streams meanwhile. */
+export async function keepCountBody(store: BodyStore, c: { req: Request; capturedAt: string; enc: { body: Json }; sessionId: string }): Promise<void> {
   try {
-    const gz = zlib.gzipSync(Buffer.from(JSON.stringify(countBody(body)), "utf8"), { level: 1 });
-    if (gz.length > MAX_KEPT_BODY_BYTES) return Promise.resolve();
-    // the store closed or failed: the request is uncounted later, and says so
-    return store.saveCountBody(sessionId, { capturedAt, sources: contextSourcesSent(req), gz }).catch(() => undefined);
+    const gz = await gzip(Buffer.from(JSON.stringify(countBody(c.enc.body)), "utf8"), { level: 1 });
+    if (gz.length > MAX_KEPT_BODY_BYTES) return;
+    await store.saveCountBody(c.sessionId, { capturedAt: c.capturedAt, sources: contextSourcesSent(c.req), gz });
   } catch {
-    return Promise.resolve();
+    // the store failed: the request is uncounted later, and says so
   }
 }
 

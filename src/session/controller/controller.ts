@@ -557,7 +557,11 @@ export class App implements Controller {
       events: this.hub,
       previousUsage: this.figures.lastUsage,
       sandbox: this.sandbox.forCommands(),
-      onCaptured: (req, capturedAt) => this.shown.sent(req, this.inUse.current(), capturedAt),
+      onCaptured: (c) => {
+        this.shown.sent(c.req, this.inUse.current(), c.capturedAt);
+        // the body `context --count-tokens` counts later, kept beside the answer (close awaits it)
+        if (c.enc.provider === "anthropic") void this.inBackground(import("../../context/count-body.js").then((m) => m.keepCountBody(this.opts.store, c)));
+      },
     }, this.steering);
   }
 

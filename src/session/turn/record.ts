@@ -6,7 +6,6 @@ import type { AnswerUsage, Block, MessageStatus, StoredMessage } from "../../rec
 import type { EncodedRequest, Request, Usage } from "../../provider/types.js";
 import { encodeRequest } from "../../provider/encode.js";
 import { captureEncoded } from "../../context/capture.js";
-import { keepCountBody } from "../../context/count-body.js";
 import { noRedaction } from "../../config/secrets.js";
 import { redactBlocks } from "./redact.js";
 import type { AnswerId } from "./events.js";
@@ -91,9 +90,7 @@ export async function recordCapture(
       ...(o.note && o.note !== "none" ? { compaction: o.note } : {}),
     });
     await env.store.saveCapture(env.sessionId, capture);
-    // what `context --count-tokens` counts later; kept beside the answer, never awaited by it
-    if (enc.provider === "anthropic") void keepCountBody(env.store, env.sessionId, capturedAt, req, enc.body);
-    env.onCaptured?.(req, capturedAt);
+    env.onCaptured?.({ req, capturedAt, enc, sessionId: env.sessionId });
     env.events.emit({ type: "capture" });
   };
   // the request value, encoded once as the provider sends it, is held from here: the record
