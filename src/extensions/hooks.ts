@@ -7,7 +7,10 @@
 //
 // A hook gets the event as JSON on stdin. Exit 2 blocks (stderr is the reason); exit 0 with
 // JSON on stdout may block ("decision": "block", or a PreToolUse "permissionDecision":
-// "deny"), add context ("additionalContext"), or stop the turn ("continue": false); plain
+// "deny"), add context ("additionalContext"), change a PreToolUse call's input
+// ("updatedInput": the permission policy still judges the changed call), keep the model
+// going (a Stop hook's "decision": "block": its reason is the model's next instruction), or
+// stop the turn ("continue": false); plain
 // stdout of a SessionStart or UserPromptSubmit hook is context. Any other exit is a
 // warning, and the work goes on.
 import crypto from "node:crypto";
@@ -158,7 +161,12 @@ export interface HookVerdict {
   context: Array<{ source: string; text: string }>;
   /** warnings for the person (a hook that failed, timed out, printed what is not JSON) */
   notes: string[];
+  /** a PreToolUse hook's "updatedInput": the call runs with this input instead (the first hook's) */
+  updatedInput?: Record<string, unknown>;
 }
+
+/** the most JSON an updatedInput may hold: a hook cannot hand a tool more than a prompt could */
+const MAX_UPDATED_INPUT_CHARS = 256 * 1024;
 
 const outputSchema = z
   .object({
@@ -168,7 +176,12 @@ const outputSchema = z
     reason: z.string().optional(),
     additionalContext: z.string().optional(),
     hookSpecificOutput: z
-      .object({ additionalContext: z.string().optional(), permissionDecision: z.string().optional(), permissionDecisionReason: z.string().optional() })
+      .object({
+        additionalContext: z.string().optional(),
+        permissionDecision: z.string().optional(),
+        permissionDecisionReason: z.string().optional(),
+        updatedInput: z.record(z.string(), z.unknown()).optional(),
+      })
       .loose()
       .optional(),
   })
@@ -221,6 +234,11 @@ export function readExit(h: Hook, x: HookExit, into: HookVerdict): void {
   const deny = o.hookSpecificOutput?.permissionDecision === "deny";
   if (o.decision === "block" || deny) into.block ??= o.hookSpecificOutput?.permissionDecisionReason ?? o.reason ?? `${label} blocked it`;
   if (o.continue === false) into.stop ??= o.stopReason ?? `${label} stopped the turn`;
+  const updated = o.hookSpecificOutput?.updatedInput;
+  if (updated && h.event === "PreToolUse" && into.updatedInput === undefined) {
+    if (JSON.stringify(updated).length > MAX_UPDATED_INPUT_CHARS) into.notes.push(`${label} gave an updatedInput over ${MAX_UPDATED_INPUT_CHARS / 1024} KB; the call runs with the model's input`);
+    else into.updatedInput = updated;
+  }
 }
 
 export interface HookRunContext {
@@ -254,5 +272,15 @@ export async function runHooks(hooks: readonly Hook[], event: HookEvent, payload
   verdict.context = verdict.context.map((x) => ({ source: x.source, text: c.redact(x.text) }));
   if (verdict.block) verdict.block = c.redact(verdict.block);
   if (verdict.stop) verdict.stop = c.redact(verdict.stop);
+  // what a hook hands a tool is outside text like any other: keys in it are cut
+  if (verdict.updatedInput) verdict.updatedInput = redactDeep(verdict.updatedInput, c.redact) as Record<string, unknown>;
   return verdict;
+}
+
+/** every string of a JSON value (names too) through the redactor */
+function redactDeep(v: unknown, redact: (t: string) => string): unknown {
+  if (typeof v === "string") return redact(v);
+  if (Array.isArray(v)) return v.map((x) => redactDeep(x, redact));
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), redactDeep(x, redact)]));
+  return v;
 }

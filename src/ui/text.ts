@@ -66,12 +66,59 @@ export function graphemesOf(s: string): string[] {
   return splitClusters(s);
 }
 
+/** how much of a string the segmenter is handed at once */
+const SEGMENT_WINDOW = 4096;
+
 function splitClusters(s: string): string[] {
+  return clustersByWindow(s, SEGMENT_WINDOW);
+}
+
+/**
+ * Grapheme clusters, segmented a window at a time: Node's Intl.Segmenter takes time that grows
+ * with the square of the string (80,000 characters: 3.4 s), so a one-line answer of a
+ * megabyte would take minutes. A break between two clusters depends only on what comes
+ * before it, so every break inside a window that starts on a break is a break of the whole
+ * string; the window's last cluster may go on past it, and the next window starts there.
+ * Exported for the test that compares it with segmenting the whole string.
+ */
+export function clustersByWindow(s: string, window: number): string[] {
   segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
   const out: string[] = [];
-  for (const g of segmenter.segment(s)) out.push(g.segment);
+  let w = window;
+  for (let p = 0; p < s.length; ) {
+    let end = Math.min(s.length, p + w);
+    // a window never ends between the two halves of a surrogate pair
+    const c = s.charCodeAt(end - 1);
+    if (end < s.length && c >= 0xd800 && c <= 0xdbff) end++;
+    let last = "";
+    let lastAt = 0;
+    let any = false;
+    for (const g of segmenter.segment(end - p === s.length ? s : s.slice(p, end))) {
+      if (any) out.push(last);
+      last = g.segment;
+      lastAt = g.index;
+      any = true;
+    }
+    if (end === s.length) {
+      out.push(last);
+      p = end;
+    } else if (lastAt > 0) {
+      p += lastAt;
+      w = window;
+    } else if (w < MAX_CLUSTER_WINDOW) {
+      // one cluster fills the window: read it again in a wider one
+      w *= 2;
+    } else {
+      // marks piled on one letter past any real text: cut where the window ends
+      out.push(last);
+      p = end;
+    }
+  }
   return out;
 }
+
+/** the widest window one cluster is read in (a hostile pile of marks is cut there) */
+const MAX_CLUSTER_WINDOW = 1 << 16;
 
 /** cells one grapheme cluster takes: 0, 1 or 2 */
 export function graphemeWidth(g: string): number {

@@ -2,42 +2,29 @@
 // strict fake provider. A message typed during a turn is queued and sent after it, in order; a
 // steered one joins the same turn at its next model call and is stored there; Ctrl-C stops the
 // turn and the app stays; hostile sizes and control characters in what is queued.
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { startFakeProvider, type FakeProvider, type RecordedRequest } from "../helpers/fake-provider.js";
-import { CLI, makeHome, type Home } from "../helpers/cli.js";
+import type { RecordedRequest } from "../helpers/fake-provider.js";
+import { CLI } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
+import { ptyFrame } from "../helpers/pty-frame.js";
 import { rawAll, rawClose, rawOpen } from "../helpers/raw-sqlite.js";
 
 const KEY = "sk-test-alongside-2929";
 const MODEL = "claude-sonnet-4-5";
-let fake: FakeProvider;
-let home: Home;
-const running: PtySession[] = [];
-
-beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
-});
-// a fake per test: a step one test left unsent never answers the next
-beforeEach(async () => {
-  fake = await startFakeProvider({ key: KEY });
-  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
-});
-afterEach(async () => {
-  for (const s of running.splice(0)) s.kill();
-  await fake.close();
-});
+// a fresh home and fake per test: a step one test left unsent never answers the next
+const e2e = ptyFrame(KEY);
 
 function tui(args: string[] = [], opts: { cols?: number; rows?: number } = {}): PtySession {
-  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", MODEL, "--base-url", fake.anthropicBase, ...args], {
+  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", MODEL, "--base-url", e2e.fake.anthropicBase, ...args], {
     cols: opts.cols ?? 100,
     rows: opts.rows ?? 30,
-    cwd: home.workspace,
-    env: { ...home.env, TERM: "xterm-256color" },
+    cwd: e2e.home.workspace,
+    env: { ...e2e.home.env, TERM: "xterm-256color" },
   });
-  running.push(s);
+  e2e.running.push(s);
   return s;
 }
 
@@ -67,7 +54,7 @@ function userTexts(r: RecordedRequest): string[] {
 }
 
 async function storedMessages(): Promise<{ role: string; blocks: string }[]> {
-  const db = await rawOpen(home.db);
+  const db = await rawOpen(e2e.home.db);
   try {
     return await rawAll<{ role: string; blocks: string }>(db, "SELECT role, blocks_json AS blocks FROM messages ORDER BY session_id, seq");
   } finally {
@@ -91,7 +78,7 @@ const SLOW = (marker: string): { text: string; wordsPerEvent: number; delayMs: n
 
 describe("typing while a turn works", () => {
   it("queues messages typed during a stream, shows them, and sends them after it in order, across a resize", async () => {
-    fake.script(SLOW("FIRST-ANSWER-END"), { text: "answer to queued one QA1" }, { text: "answer to queued two QA2" });
+    e2e.fake.script(SLOW("FIRST-ANSWER-END"), { text: "answer to queued one QA1" }, { text: "answer to queued two QA2" });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "the first prompt");
@@ -108,16 +95,16 @@ describe("typing while a turn works", () => {
     expect(s.screenText()).toContain("Alt-e edits the last");
     await s.waitFor("QA2", 40_000);
     await s.waitForGone("queued 1 ");
-    expect(fake.requests).toHaveLength(3);
-    expect(userTexts(fake.requests[1]!).slice(-1)).toEqual(["queued one"]);
-    expect(userTexts(fake.requests[2]!).slice(-2)).toEqual(["queued one", "queued two"]);
+    expect(e2e.fake.requests).toHaveLength(3);
+    expect(userTexts(e2e.fake.requests[1]!).slice(-1)).toEqual(["queued one"]);
+    expect(userTexts(e2e.fake.requests[2]!).slice(-2)).toEqual(["queued one", "queued two"]);
     // the first stream was whole before the queued message went
-    expect(JSON.stringify(fake.requests[1]!.body.messages)).toContain("FIRST-ANSWER-END");
+    expect(JSON.stringify(e2e.fake.requests[1]!.body.messages)).toContain("FIRST-ANSWER-END");
     expect(await quit(s)).toBe(0);
   });
 
   it("takes the last queued message back into the prompt and drops one, with the keymap's keys", async () => {
-    fake.script(SLOW("END-A"), { text: "after the queue QB" });
+    e2e.fake.script(SLOW("END-A"), { text: "after the queue QB" });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "start the turn");
@@ -139,17 +126,17 @@ describe("typing while a turn works", () => {
     s.send(KEYS.enter);
     await s.waitFor("queued 1 keep me edited");
     await s.waitFor("QB", 40_000);
-    expect(fake.requests).toHaveLength(2);
-    expect(userTexts(fake.requests[1]!).slice(-1)).toEqual(["keep me edited"]);
-    expect(JSON.stringify(fake.requests.map((r) => r.body))).not.toContain("drop me");
+    expect(e2e.fake.requests).toHaveLength(2);
+    expect(userTexts(e2e.fake.requests[1]!).slice(-1)).toEqual(["keep me edited"]);
+    expect(JSON.stringify(e2e.fake.requests.map((r) => r.body))).not.toContain("drop me");
     expect(await quit(s)).toBe(0);
   });
 
   it("a queued //text goes as written, never expanded as a command, and comes back with its //", async () => {
     // a custom command of that name: expanding the queued text would send its body
-    fs.mkdirSync(path.join(home.workspace, ".claude", "commands"), { recursive: true });
-    fs.writeFileSync(path.join(home.workspace, ".claude", "commands", "hello.md"), "EXPANDED-BODY $ARGUMENTS\n");
-    fake.script(SLOW("END-L"), { text: "the literal went QL" });
+    fs.mkdirSync(path.join(e2e.home.workspace, ".claude", "commands"), { recursive: true });
+    fs.writeFileSync(path.join(e2e.home.workspace, ".claude", "commands", "hello.md"), "EXPANDED-BODY $ARGUMENTS\n");
+    e2e.fake.script(SLOW("END-L"), { text: "the literal went QL" });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "start the turn");
@@ -165,14 +152,14 @@ describe("typing while a turn works", () => {
     s.send(KEYS.enter);
     await s.waitFor("queued 1 //hello world");
     await s.waitFor("QL", 40_000);
-    expect(fake.requests).toHaveLength(2);
-    expect(userTexts(fake.requests[1]!).slice(-1)).toEqual(["/hello world"]);
-    expect(JSON.stringify(fake.requests.map((r) => r.body))).not.toContain("EXPANDED-BODY");
+    expect(e2e.fake.requests).toHaveLength(2);
+    expect(userTexts(e2e.fake.requests[1]!).slice(-1)).toEqual(["/hello world"]);
+    expect(JSON.stringify(e2e.fake.requests.map((r) => r.body))).not.toContain("EXPANDED-BODY");
     expect(await quit(s)).toBe(0);
   });
 
   it("steers a message into the running turn: it reaches the next model call and is stored there", async () => {
-    fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 3; echo slept" } }] }, { text: "steered answer STEER-OK" });
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 3; echo slept" } }] }, { text: "steered answer STEER-OK" });
     const s = tui(["--permission", "auto"]);
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "run the slow command");
@@ -184,8 +171,8 @@ describe("typing while a turn works", () => {
     s.resize(90, 26);
     await s.waitFor("STEER-OK", 40_000);
     // the same turn: two model calls, the steered text after the tool's result
-    expect(fake.requests).toHaveLength(2);
-    const second = fake.requests[1]!.body.messages as { role: string; content: { type: string; text?: string }[] }[];
+    expect(e2e.fake.requests).toHaveLength(2);
+    const second = e2e.fake.requests[1]!.body.messages as { role: string; content: { type: string; text?: string }[] }[];
     const last = second[second.length - 1]!;
     const before = second[second.length - 2]!;
     expect(before.role).toBe("user");
@@ -204,7 +191,7 @@ describe("typing while a turn works", () => {
   });
 
   it("a steer into a turn that is answering without tools gets one more call in the same turn", async () => {
-    fake.script(SLOW("ANSWER-ONE"), { text: "second call STEER-TWO" });
+    e2e.fake.script(SLOW("ANSWER-ONE"), { text: "second call STEER-TWO" });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "say something long");
@@ -213,8 +200,8 @@ describe("typing while a turn works", () => {
     await typeIn(s, "and then this");
     s.send(KEYS.ctrl("s"));
     await s.waitFor("STEER-TWO", 40_000);
-    expect(fake.requests).toHaveLength(2);
-    expect(userTexts(fake.requests[1]!)).toEqual(["say something long", "and then this"]);
+    expect(e2e.fake.requests).toHaveLength(2);
+    expect(userTexts(e2e.fake.requests[1]!)).toEqual(["say something long", "and then this"]);
     await s.waitFor(/idle/);
     let stored = await storedMessages();
     const end = Date.now() + 20_000;
@@ -224,7 +211,7 @@ describe("typing while a turn works", () => {
   });
 
   it("a steer the turn never took (it was interrupted first) comes back to the prompt, not lost", async () => {
-    fake.script({ ...SLOW("NOT-REACHED"), delayMs: 200 });
+    e2e.fake.script({ ...SLOW("NOT-REACHED"), delayMs: 200 });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "talk slowly");
@@ -237,13 +224,13 @@ describe("typing while a turn works", () => {
     await s.waitFor("Interrupted; what arrived is kept.");
     await s.waitFor("back in the prompt");
     expect(s.line(s.rows - 2)).toContain("steer that never lands");
-    expect(fake.requests).toHaveLength(1);
+    expect(e2e.fake.requests).toHaveLength(1);
     const stored = await storedMessages();
     expect(stored.map((m) => m.blocks).join("")).not.toContain("steer that never lands");
   });
 
   it("Ctrl-C stops the turn and the app stays; queued messages come back to the prompt", async () => {
-    fake.script({ ...SLOW("NEVER-SEEN"), delayMs: 200 }, { text: "after the interrupt ANSWER-AFTER" });
+    e2e.fake.script({ ...SLOW("NEVER-SEEN"), delayMs: 200 }, { text: "after the interrupt ANSWER-AFTER" });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "a long answer please");
@@ -266,7 +253,7 @@ describe("typing while a turn works", () => {
     await s.waitFor("prompt cleared");
     expect(s.line(s.rows - 2)).not.toContain("waiting behind");
     expect(s.hasExited()).toBe(false);
-    expect(fake.requests).toHaveLength(1);
+    expect(e2e.fake.requests).toHaveLength(1);
     // the app still works
     await typeIn(s, "next one");
     s.send(KEYS.enter);
@@ -275,7 +262,7 @@ describe("typing while a turn works", () => {
   });
 
   it("hostile: control characters in a queued message stay inert on screen; a 1 MB one over the window comes back, not lost", async () => {
-    fake.script(SLOW("END-H"), { text: "controls done QH1" });
+    e2e.fake.script(SLOW("END-H"), { text: "controls done QH1" });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "go");
@@ -294,14 +281,14 @@ describe("typing while a turn works", () => {
     expect(s.rawOutput()).not.toContain("\x1b]2;HACKED");
     expect(s.rawOutput()).not.toContain("\x1b]52;c;aGk=");
     // the queued text went as typed
-    const sent = userTexts(fake.requests[1]!).slice(-1)[0]!;
+    const sent = userTexts(e2e.fake.requests[1]!).slice(-1)[0]!;
     expect(sent.startsWith("ctl ")).toBe(true);
     expect(sent.endsWith(" end")).toBe(true);
     // the 1 MB one is over the model's window: refused before anything is sent, and it is
     // back in the prompt, whole
     await s.waitFor("Not sent", 30_000);
     await s.waitFor(/pasted #\d+ · 1\.0 MB/);
-    expect(fake.requests).toHaveLength(2);
+    expect(e2e.fake.requests).toHaveLength(2);
     expect(s.hasExited()).toBe(false);
     s.send(KEYS.ctrl("c"));
     await s.waitFor("prompt cleared");
@@ -312,14 +299,14 @@ describe("typing while a turn works", () => {
 });
 
 async function writeConfig(c: object): Promise<void> {
-  const dir = path.join(home.root, "config", "albedo");
+  const dir = path.join(e2e.home.root, "config", "albedo");
   await fsp.mkdir(dir, { recursive: true });
   await fsp.writeFile(path.join(dir, "config.json"), JSON.stringify(c));
 }
 
 describe("a draft and the prompt history outlive the session's screen", () => {
   it("an unsent draft survives Ctrl-C Ctrl-C and comes back with the session, control characters stripped", async () => {
-    fake.script({ text: "first answer DR1" });
+    e2e.fake.script({ text: "first answer DR1" });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "a sent prompt");
@@ -339,16 +326,16 @@ describe("a draft and the prompt history outlive the session's screen", () => {
     await again.waitFor("half typed");
     expect(again.line(again.rows - 2)).toContain("half typed");
     // stored without the control characters
-    const files = await fsp.readdir(path.join(home.root, "state", "albedo", "alongside", "drafts"));
+    const files = await fsp.readdir(path.join(e2e.home.root, "state", "albedo", "alongside", "drafts"));
     expect(files).toHaveLength(1);
-    const kept = await fsp.readFile(path.join(home.root, "state", "albedo", "alongside", "drafts", files[0]!), "utf8");
+    const kept = await fsp.readFile(path.join(e2e.home.root, "state", "albedo", "alongside", "drafts", files[0]!), "utf8");
     expect(kept).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
     expect(kept).toContain("half typed");
-    expect((await fsp.stat(path.join(home.root, "state", "albedo", "alongside", "drafts", files[0]!))).mode & 0o777).toBe(0o600);
+    expect((await fsp.stat(path.join(e2e.home.root, "state", "albedo", "alongside", "drafts", files[0]!))).mode & 0o777).toBe(0o600);
   });
 
   it("a new session of the workspace recalls earlier sessions' prompts with Up; a key in a prompt is never kept", async () => {
-    fake.script({ text: "answer H1" });
+    e2e.fake.script({ text: "answer H1" });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, `remember this prompt with ${KEY} inside`);
@@ -364,8 +351,8 @@ describe("a draft and the prompt history outlive the session's screen", () => {
     next.send(KEYS.up);
     await next.waitFor("remember this prompt with");
     expect(next.screenText()).not.toContain(KEY);
-    const hist = await fsp.readdir(path.join(home.root, "state", "albedo", "alongside", "history"));
-    const text = await fsp.readFile(path.join(home.root, "state", "albedo", "alongside", "history", hist[0]!), "utf8");
+    const hist = await fsp.readdir(path.join(e2e.home.root, "state", "albedo", "alongside", "history"));
+    const text = await fsp.readFile(path.join(e2e.home.root, "state", "albedo", "alongside", "history", hist[0]!), "utf8");
     expect(text).toContain("remember this prompt with");
     expect(text).not.toContain(KEY);
   });
@@ -373,7 +360,7 @@ describe("a draft and the prompt history outlive the session's screen", () => {
 
 describe("a turn outlives its terminal (SIGHUP)", () => {
   it("goes on to its end with the question answered no, is recorded, exits, and the next start says how it finished", async () => {
-    fake.script({ toolCalls: [{ name: "bash", input: { command: "echo should-not-run > ran.txt" } }] }, { text: "finished without the command HUP-DONE" });
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "echo should-not-run > ran.txt" } }] }, { text: "finished without the command HUP-DONE" });
     // unsandboxed, a command asks first
     const s = tui(["--sandbox", "off"]);
     await s.waitFor("Type a request", 20_000);
@@ -383,8 +370,8 @@ describe("a turn outlives its terminal (SIGHUP)", () => {
     s.kill("SIGHUP");
     const e = await s.exited();
     expect(e.exitCode).toBe(129);
-    expect(fake.requests).toHaveLength(2);
-    expect(fs.existsSync(path.join(home.workspace, "ran.txt"))).toBe(false);
+    expect(e2e.fake.requests).toHaveLength(2);
+    expect(fs.existsSync(path.join(e2e.home.workspace, "ran.txt"))).toBe(false);
     const stored = await storedMessages();
     expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
     expect(stored[2]!.blocks).toContain("denied");
@@ -404,7 +391,7 @@ describe("a turn outlives its terminal (SIGHUP)", () => {
 
   it('with "hangup": "quit" the turn stops at its first question', async () => {
     await writeConfig({ hangup: "quit" });
-    fake.script({ toolCalls: [{ name: "bash", input: { command: "echo nope" } }] }, { text: "never asked for" });
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "echo nope" } }] }, { text: "never asked for" });
     const s = tui(["--sandbox", "off"]);
     await s.waitFor("Type a request", 20_000);
     await typeIn(s, "do it");
@@ -412,7 +399,7 @@ describe("a turn outlives its terminal (SIGHUP)", () => {
     await s.waitFor("Permission needed");
     s.kill("SIGHUP");
     expect((await s.exited()).exitCode).toBe(129);
-    expect(fake.requests).toHaveLength(1);
+    expect(e2e.fake.requests).toHaveLength(1);
     const again = tui(["--continue"]);
     await again.waitFor("stopped at its first permission question (bash)", 20_000);
   });

@@ -222,6 +222,58 @@ describe("hooks", () => {
     expect(JSON.parse(await fs.readFile(stopFile, "utf8"))).toMatchObject({ hook_event_name: "Stop" });
   }, T);
 
+  it("a Stop hook's block sends the model on with its reason (told stop_hook_active), at most five times in a row", async () => {
+    await writeConfig(home, { permission: "auto" });
+    const log = path.join(home.root, "stops.jsonl");
+    // blocks the first stop only (reading stop_hook_active, as Claude Code's docs ask)
+    const once = `cat >> ${log}; echo >> ${log}; grep -q '"stop_hook_active":true' ${log} || printf '%s' '{"decision":"block","reason":"run the tests first: GO-ON-MARK"}'`;
+    await put(path.join(configDir(home), "settings.json"), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: once }] }] } }));
+    fake.script({ text: "First answer." }, { text: "Tests run, all green." });
+    const r = await runCli(["-p", "fix it", ...anthropic()], home);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("A Stop hook sends the model on: run the tests first: GO-ON-MARK");
+    expect(fake.requests).toHaveLength(2);
+    // the reason is the model's next instruction, after its first answer
+    expect(userTexts(1)).toContain("A Stop hook asked you to go on: run the tests first: GO-ON-MARK");
+    expect(userTexts(1)).toContain("First answer.");
+    const events = (await fs.readFile(log, "utf8")).trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { stop_hook_active: boolean });
+    expect(events.map((e) => e.stop_hook_active)).toEqual([false, true]);
+
+    // a hook that blocks every stop: the model goes on five times, then it stops, said so
+    fake.requests.length = 0;
+    await put(path.join(configDir(home), "settings.json"), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "printf '%s' '{\"decision\":\"block\",\"reason\":\"never done\"}'" }] }] } }));
+    fake.script(...Array.from({ length: 6 }, (_, i) => ({ text: `round ${i}` })));
+    const again = await runCli(["-p", "and again", ...anthropic()], home);
+    expect(again.code, again.stderr).toBe(0);
+    expect(fake.requests).toHaveLength(6);
+    expect(again.stderr).toContain("after 5 times in a row it stops here");
+  }, T);
+
+  it("a PreToolUse hook's updatedInput runs the call with that input, through the permission policy, and the result says so", async () => {
+    await writeConfig(home, { permission: "auto", sandbox: "off" });
+    const swap = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { command: `echo SWAPPED-MARK > swapped.txt; echo ${KEY}` } } });
+    await put(path.join(configDir(home), "settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "bash", hooks: [{ type: "command", command: `printf '%s' '${swap}'` }] }] } }));
+    fake.script({ toolCalls: [{ name: "bash", input: { command: "touch ORIGINAL" }, id: "toolu_u1" }] }, { text: "done" });
+    const r = await runCli(["-p", "make a file", ...anthropic()], home);
+    expect(r.code, r.stderr).toBe(0);
+    await expect(fs.stat(path.join(home.workspace, "ORIGINAL"))).rejects.toThrow();
+    expect(await fs.readFile(path.join(home.workspace, "swapped.txt"), "utf8")).toBe("SWAPPED-MARK\n");
+    const result = userTexts(1);
+    expect(result).toContain("[a PreToolUse hook changed the input to: {");
+    expect(result).toContain("SWAPPED-MARK");
+    // the key in the hook's input and in the command's output is cut before the model sees it
+    expect(result).not.toContain(KEY);
+
+    // in read-only mode the changed call is judged as any call: a write is refused
+    fake.requests.length = 0;
+    await fs.rm(path.join(home.workspace, "swapped.txt"));
+    fake.script({ toolCalls: [{ name: "bash", input: { command: "ls" }, id: "toolu_u2" }] }, { text: "refused" });
+    const ro = await runCli(["-p", "look", "--permission", "read-only", ...anthropic()], home);
+    expect(ro.code, ro.stderr).toBe(0);
+    expect(userTexts(1)).toMatch(/denied|refused|not allowed/i);
+    await expect(fs.stat(path.join(home.workspace, "swapped.txt"))).rejects.toThrow();
+  }, T);
+
   it("a workspace's hooks do not run until approved (per content); then they do", async () => {
     const settings = JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "touch \"$CLAUDE_PROJECT_DIR/HOOK-RAN\"" }] }] } });
     await put(path.join(home.workspace, ".claude/settings.json"), settings);

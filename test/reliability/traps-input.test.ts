@@ -9,7 +9,9 @@ import { afterAll, describe, expect } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { startFakeProvider, type FakeProvider, type Step } from "../helpers/fake-provider.js";
-import { makeHome, runCli, startCli, type Home } from "../helpers/cli.js";
+import { CLI, makeHome, runCli, startCli, type Home } from "../helpers/cli.js";
+import { KEYS, spawnPty } from "../helpers/pty.js";
+import { readFileSync } from "node:fs";
 import { corruptJpeg, notAnImage, pngImage, truncatedPng, truncatedWebp, zeroGif } from "../helpers/images.js";
 import { openStore } from "../../src/session/store/store.js";
 import type { ImageBlock } from "../../src/record/types.js";
@@ -255,5 +257,41 @@ describe("the output bound", () => {
       return nextTurnWorks(f, h, anthropicArgs(f));
     },
     180_000,
+  );
+
+  trap(
+    "in the screen: a 3 MB answer on one line cut at max_tokens is named (not 'interrupted') and its memory comes back",
+    "output bound (screen)",
+    async (fig) => {
+      const f = await fake();
+      const h = await home();
+      // one line with no break: the hardest shape for the layout
+      f.script({ text: "word ".repeat(600_000), wordsPerEvent: 40, stop: "max_tokens" });
+      const args = anthropicArgs(f);
+      const s = spawnPty(process.execPath, [CLI, ...args], { cols: 120, rows: 40, cwd: h.workspace, env: { ...h.env, TERM: "xterm-256color" } });
+      try {
+        await s.waitFor("Type a request", 30_000);
+        s.send("write a very long answer");
+        await s.waitFor("write a very long answer");
+        s.send(KEYS.enter);
+        await s.waitFor(/The answer was cut at the output limit of [\d,]+ tokens \(maxOutputTokens\)/, 150_000);
+        await s.waitFor(/^ idle · /m, 30_000);
+        expect(s.screenText()).not.toMatch(/interrupted/);
+        const rss = (): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${s.pid}/status`, "utf8"))![1]) / 1024;
+        // the answer's layout and stream are garbage once it is stored: resident memory falls
+        // back under 200 MB (it peaks near 400 MB while the megabytes stream)
+        const end = Date.now() + 60_000;
+        while (rss() >= 200 && Date.now() < end) await new Promise((r) => setTimeout(r, 250));
+        const mb = Math.round(rss());
+        expect(mb).toBeLessThan(200);
+        fig.detail = `3 MB one-line answer, ${mb} MB resident after`;
+      } finally {
+        s.kill();
+      }
+      const rec = await readRecord(h.db);
+      expect(rec.messages.map((m) => m.status)).toEqual(["complete", "complete"]);
+      return nextTurnWorks(f, h, args);
+    },
+    240_000,
   );
 });

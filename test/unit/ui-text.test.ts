@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import stringWidth from "string-width";
-import { SIMPLE_CHARS, fit, formatInt, graphemes, graphemesOf, graphemeWidth, lineWidth, loadWidths, takeEstimated, textWidth, truncate, wrapLine, wrapText } from "../../src/ui/text.js";
+import { SIMPLE_CHARS, clustersByWindow, fit, formatInt, graphemes, graphemesOf, graphemeWidth, lineWidth, loadWidths, takeEstimated, textWidth, truncate, wrapLine, wrapText } from "../../src/ui/text.js";
 import { lineText, type Line } from "../../src/ui/style.js";
+import { prng } from "../helpers/prng.js";
 
 // string-width loads in the background (the screen's first frame does not wait for it);
 // these tests are about exact widths
@@ -127,5 +128,33 @@ describe("preserving wrap", () => {
     const rows = wrapText(text, 8, undefined, { preserve: true });
     expect(rows.map(lineText).join("")).toBe(text);
     for (const r of rows) expect(lineWidth(r)).toBeLessThanOrEqual(8);
+  });
+});
+
+describe("grapheme clusters a window at a time", () => {
+  // pieces that join across a window's edge if the edge is taken for a break: flags (regional
+  // indicator pairs), ZWJ families, skin tones, combining marks, CRLF, Hangul jamo, a letter
+  // with a pile of marks
+  const PIECES = ["a", " ", "é", "e\u0301", "🇫🇷", "🇩🇪", "👨‍👩‍👧‍👦", "👍🏽", "\r\n", "\n", "中", "\u1100\u1161\u11a8", "x" + "\u0301".repeat(40), "\ufe0f", "\u200d", "🇫"];
+  const whole = (s: string): string[] => [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(s)].map((g) => g.segment);
+
+  it("gives the clusters of segmenting the whole string, whatever the window", () => {
+    const r = prng(29);
+    for (let n = 0; n < 300; n++) {
+      let s = "";
+      const len = 1 + Math.floor(r() * 120);
+      for (let i = 0; i < len; i++) s += PIECES[Math.floor(r() * PIECES.length)]!;
+      for (const window of [1, 2, 3, 5, 8, 64]) {
+        expect(clustersByWindow(s, window), `${JSON.stringify(s)} window ${window}`).toEqual(whole(s));
+      }
+    }
+  });
+
+  it("a one-line answer of 400,000 characters is split into its clusters (one pass, not the segmenter's square)", () => {
+    const s = "héllo wörld, ".repeat(400_000 / 13);
+    const got = graphemes(s);
+    expect(got.length).toBe(s.length);
+    expect(got.join("")).toBe(s);
+    expect(wrapLine([{ t: s }], 100).length).toBeGreaterThan(4000);
   });
 });

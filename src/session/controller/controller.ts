@@ -65,6 +65,7 @@ import type { Checkpoints } from "../checkpoints/checkpoints.js";
 import type { TurnCheckpoint } from "../checkpoints/turn.js";
 import type { RewindDeps, RewindDone } from "./rewind.js";
 import { BUILTIN_COMMANDS, Workflow } from "./workflow.js";
+import { stopHookContinuation } from "./stop-hook.js";
 import { permissionsList, type PermissionsList } from "./permissions-list.js";
 
 export type { AppOptions, AppSettings } from "./options.js";
@@ -629,8 +630,11 @@ export class App implements Controller {
     let checkpoint: TurnCheckpoint | undefined;
     /** the prompt's hooks let it through: the Stop hooks run at its end */
     let prompted = false;
+    /** a Stop hook's block: the model goes on with its reason */
+    let goOn: string | undefined;
+    const round = opts.stopHookRound ?? 0;
     const outcome = await this.activity.turn(
-      (signal) => this.startTurn(text, blocks, signal, (cp) => (checkpoint = cp), () => (prompted = true)),
+      (signal) => this.startTurn(text, blocks, signal, (cp) => (checkpoint = cp), () => (prompted = true), round > 0),
       (o) => {
         if (o.usage) this.figures.lastUsage = o.usage;
         if (o.prepared) this.figures.lastPrepare = o.prepared;
@@ -639,9 +643,13 @@ export class App implements Controller {
       // turn changes the workspace any more, and no next turn has begun; then the Stop hooks
       async () => {
         await this.endCheckpoint(checkpoint);
-        if (prompted) await this.workflow.stop(this.open.current.id);
+        if (prompted) goOn = await this.workflow.stop(this.open.current.id, round > 0);
       },
     );
+    // before this turn's end is told, so nothing queued goes ahead of the model going on
+    const next = stopHookContinuation(goOn, outcome, round);
+    if (next.notice) this.hub.emit({ type: "notice", level: "info", text: next.notice });
+    if (next.prompt !== undefined) return this.runPrompt(next.prompt, [], { literal: true, stopHookRound: round + 1 });
     await this.pending.again();
     this.hub.emit({ type: "state", state: "idle" });
     this.hub.emit({ type: "turn_end", ok: outcome.ok, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.interrupted ? { interrupted: true } : {}) });
@@ -655,12 +663,12 @@ export class App implements Controller {
 
   /** The turn of one prompt: after the whole record is in, the draft's row and the title are
    * stored, then the turn runs; a failure of either ends as a notice, never a throw. */
-  private startTurn(text: string, blocks: Block[], signal: AbortSignal, begun: (cp: TurnCheckpoint | undefined) => void, prompted: () => void): Promise<TurnOutcome> {
+  private startTurn(text: string, blocks: Block[], signal: AbortSignal, begun: (cp: TurnCheckpoint | undefined) => void, prompted: () => void, fromStopHook: boolean): Promise<TurnOutcome> {
     const env = this.env();
     const turn = async (): Promise<TurnOutcome> => {
       await this.open.wholeHistory;
       // the hooks of the session's start and of the prompt, inside the turn (one at a time)
-      const hooked = await this.workflow.beginTurn(env, this.open.current.id, this.open.storedId() === undefined ? "startup" : "resume", text);
+      const hooked = await this.workflow.beginTurn(env, this.open.current.id, this.open.storedId() === undefined ? "startup" : "resume", text, fromStopHook);
       if (hooked) return hooked;
       prompted();
       const title = text ? this.redactKeys(text).replace(/\s+/g, " ").trim().slice(0, 60) : "";

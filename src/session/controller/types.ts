@@ -102,6 +102,9 @@ export interface PromptOptions {
   literal?: boolean;
   /** the blocks of the files the prompt mentions (@path), after its text */
   files?: TextBlock[];
+  /** the prompt is a Stop hook's reason to go on (not a person's): how many such in a row;
+   * no UserPromptSubmit hook runs for it, and the Stop hooks are told stop_hook_active */
+  stopHookRound?: number;
 }
 
 export interface Controller {

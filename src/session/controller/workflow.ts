@@ -154,10 +154,10 @@ export class Workflow implements WorkflowControl {
    * before anything is stored. Returns the outcome when the prompt is blocked. The PreToolUse
    * and PostToolUse hooks go into the turn's env.
    */
-  async beginTurn(env: TurnEnv, sessionId: string, source: "startup" | "resume", prompt: string): Promise<TurnOutcome | undefined> {
+  async beginTurn(env: TurnEnv, sessionId: string, source: "startup" | "resume", prompt: string, fromStopHook = false): Promise<TurnOutcome | undefined> {
     await this.sessionStart(sessionId, source);
     if (this.started.get(sessionId)?.length) env.context = [...env.context, ...this.started.get(sessionId)!.filter((c) => !env.context.includes(c))];
-    if (prompt) {
+    if (prompt && !fromStopHook) {
       const submitted = await this.promptSubmit(sessionId, prompt);
       if (submitted.block !== undefined) {
         const said = `A UserPromptSubmit hook blocked this prompt: ${submitted.block}`;
@@ -171,12 +171,13 @@ export class Workflow implements WorkflowControl {
     return undefined;
   }
 
-  /** Stop, when a turn has ended: what it says is shown. */
-  async stop(sessionId: string): Promise<void> {
-    const v = await this.run("Stop", { stop_hook_active: false }, sessionId);
+  /** Stop, when a turn has ended: what it says is shown; a block's reason is returned (the
+   * model goes on with it, as in Claude Code). `active`: this turn was such a continuation. */
+  async stop(sessionId: string, active: boolean): Promise<string | undefined> {
+    const v = await this.run("Stop", { stop_hook_active: active }, sessionId);
     this.say(v);
     for (const c of v.context) this.d.events.emit({ type: "notice", level: "info", text: shown(`${c.source}: ${c.text}`) });
-    if (v.block) this.d.events.emit({ type: "notice", level: "info", text: shown(`Stop hook: ${v.block}`) });
+    return v.block;
   }
 
   /** PreToolUse and PostToolUse for a turn's tool calls (session/turn/run-tools.ts). */
@@ -187,7 +188,12 @@ export class Workflow implements WorkflowControl {
       before: async (call, signal) => {
         const v = await this.run("PreToolUse", { tool_name: call.name, tool_input: call.input }, sessionId, signal, call.name);
         this.say(v);
-        return { ...(v.block ? { block: v.block } : {}), ...(v.stop ? { stop: v.stop } : {}), context: v.context.map((c) => `[${c.source}] ${c.text}`) };
+        return {
+          ...(v.block ? { block: v.block } : {}),
+          ...(v.stop ? { stop: v.stop } : {}),
+          ...(v.updatedInput ? { updatedInput: v.updatedInput } : {}),
+          context: v.context.map((c) => `[${c.source}] ${c.text}`),
+        };
       },
       after: async (call, signal) => {
         const v = await this.run("PostToolUse", { tool_name: call.name, tool_input: call.input, tool_response: { output: call.output, is_error: call.isError } }, sessionId, signal, call.name);

@@ -20,7 +20,7 @@ import type { SteerInbox } from "./steer-inbox.js";
 export interface TurnHooks {
   /** before the call, before its permission check: `block` answers the call with the reason
    * instead of running it; `stop` ends the turn once this answer's results are stored */
-  before(call: { name: string; input: unknown }, signal: AbortSignal): Promise<{ block?: string; stop?: string; context: string[] }>;
+  before(call: { name: string; input: unknown }, signal: AbortSignal): Promise<{ block?: string; stop?: string; context: string[]; updatedInput?: Record<string, unknown> }>;
   /** after the call: `context` follows the output in the result the model sees */
   after(call: { name: string; input: unknown; output: string; isError: boolean }, signal: AbortSignal): Promise<{ stop?: string; context: string[] }>;
 }

@@ -19,19 +19,24 @@ export async function resultsMessage(env: TurnEnv, calls: readonly ToolUseBlock[
   return [...results, ...images];
 }
 
-/** The call between its hooks: a PreToolUse block answers it with the hook's reason; what
- * the hooks add follows the output. */
+/** The call between its hooks: a PreToolUse block answers it with the hook's reason; a
+ * PreToolUse updatedInput runs it with that input (through the same permission policy) and
+ * says so in the result, since the record keeps the model's own input; what the hooks add
+ * follows the output. */
 async function hookedRun(env: TurnEnv, call: ToolUseBlock, signal: AbortSignal, onRun: () => void, onOutput: (text: string) => void): Promise<ToolOutput> {
   const hooks = env.hooks;
   const before = hooks ? await hooks.before({ name: call.name, input: call.input }, signal) : undefined;
   if (before?.stop) env.hookStop ??= before.stop;
   if (before?.block !== undefined) return { output: `blocked by a PreToolUse hook: ${before.block}`, isError: true };
-  const out = await runTool(env.tools, call.name, call.input, { ...env.toolCtx, signal, onRun, onOutput }, env.memory);
-  if (!hooks || signal.aborted) return out;
-  const after = await hooks.after({ name: call.name, input: call.input, output: out.output, isError: out.isError }, signal);
+  const input = before?.updatedInput ?? call.input;
+  const changed = before?.updatedInput ? [`[a PreToolUse hook changed the input to: ${JSON.stringify(input)}]`] : [];
+  const out = await runTool(env.tools, call.name, input, { ...env.toolCtx, signal, onRun, onOutput }, env.memory);
+  if (!hooks || signal.aborted) return changed.length > 0 ? { ...out, output: `${changed[0]}\n${out.output}` } : out;
+  const after = await hooks.after({ name: call.name, input, output: out.output, isError: out.isError }, signal);
   if (after.stop) env.hookStop ??= after.stop;
   const added = [...(before?.context ?? []), ...after.context];
-  return added.length > 0 ? { ...out, output: `${out.output}\n${added.join("\n")}` } : out;
+  const output = [...changed, out.output, ...added].join("\n");
+  return output !== out.output ? { ...out, output } : out;
 }
 
 async function runToolCalls(env: TurnEnv, calls: readonly ToolUseBlock[], signal: AbortSignal): Promise<{ results: ToolResultBlock[]; images: ImageBlock[] }> {
