@@ -6,7 +6,9 @@
 import http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeCountTokens, startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { waitUntil } from "../helpers/cli.js";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { makeHome, runCli, waitUntil } from "../helpers/cli.js";
 import { makeApp, TEST_KEY } from "../helpers/app.js";
 import { COUNT_METHOD, countBody } from "../../src/provider/anthropic/count-tokens.js";
 import type { App } from "../../src/session/controller/controller.js";
@@ -65,7 +67,7 @@ describe('countTokens "each request"', () => {
   it("counts each request after it is sent, with the fake's own figures, labelled, of the capture shown", async () => {
     const order: string[] = [];
     const f = await fake((req) => order.push(req.url ?? ""));
-    const { app } = await makeApp(f, { model: "claude-sonnet-4-6", countTokens: "each request" });
+    const { app } = await makeApp(f, { model: "claude-sonnet-4-6", countTokens: "each request", headless: false });
     open.push(app);
     const said = notices(app);
     f.script({ text: "one", usage: { input: 10, output: 2 } }, { text: "two words here", usage: { input: 10, output: 2 } });
@@ -109,7 +111,7 @@ describe('countTokens "each request"', () => {
       res.on("close", () => running--);
       void released.then(pass);
     });
-    const { app } = await makeApp(f, { model: "claude-sonnet-4-6", baseUrl: base, countTokens: "each request" });
+    const { app } = await makeApp(f, { model: "claude-sonnet-4-6", baseUrl: base, countTokens: "each request", headless: false });
     open.push(app);
     f.script(...Array.from({ length: 6 }, (_, i) => ({ text: `answer ${i}`, usage: { input: 10, output: 2 } })));
     for (let i = 0; i < 6; i++) await app.submit(`prompt ${i}`);
@@ -150,7 +152,7 @@ describe('countTokens "each request"', () => {
       res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ type: "error", error: { type: "api_error", message: "counter down" } }));
     });
-    const { app } = await makeApp(f, { model: "claude-sonnet-4-6", baseUrl: base, countTokens: "each request" });
+    const { app } = await makeApp(f, { model: "claude-sonnet-4-6", baseUrl: base, countTokens: "each request", headless: false });
     open.push(app);
     const said = notices(app);
     f.script({ text: "one", usage: { input: 10, output: 2 } }, { text: "two", usage: { input: 10, output: 2 } }, { text: "three", usage: { input: 10, output: 2 } });
@@ -169,7 +171,7 @@ describe('countTokens "each request"', () => {
 
   it("an OpenAI provider has no provider count: said once, its figures the tokenizer's, nothing asked", async () => {
     const f = await fake();
-    const { app } = await makeApp(f, { provider: "openai", model: "gpt-5.2", countTokens: "each request" });
+    const { app } = await makeApp(f, { provider: "openai", model: "gpt-5.2", countTokens: "each request", headless: false });
     open.push(app);
     const said = notices(app);
     f.script({ text: "one", usage: { input: 10, output: 2 } }, { text: "two", usage: { input: 10, output: 2 } });
@@ -186,5 +188,19 @@ describe('countTokens "each request"', () => {
     expect(resolveSettings({}, parseConfig('{"countTokens": "each request"}', "c.json"), {}).countTokens).toBe("each request");
     expect(resolveSettings({}, parseConfig("{}", "c.json"), {}).countTokens).toBeUndefined();
     expect(() => parseConfig('{"countTokens": "always"}', "c.json")).toThrow(/c\.json: field "countTokens": Invalid option: expected one of "on-demand"\|"each request"/);
+  });
+
+  it("headless (-p): nothing would show the counts, so none are asked, whatever the config says", async () => {
+    const f = await fake();
+    const home = await makeHome({ ANTHROPIC_API_KEY: TEST_KEY });
+    const dir = path.join(home.env.XDG_CONFIG_HOME!, "albedo");
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(path.join(dir, "config.json"), JSON.stringify({ countTokens: "each request" }));
+    f.script({ text: "hello" });
+    const r = await runCli(["-p", "say hello", "--provider", "anthropic", "--model", "claude-sonnet-4-6", "--base-url", f.anthropicBase], home);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(f.requests).toHaveLength(1);
+    expect(f.counts).toEqual([]);
   });
 });

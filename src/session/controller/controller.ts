@@ -418,7 +418,8 @@ export class App implements Controller {
 
   private readonly costs = new CostMemo();
   private readonly shown = new ShownRequest({
-    setting: () => this.opts.countTokens ?? "on-demand",
+    // headless, nothing would show them: -p asks none
+    setting: () => (this.opts.headless ? "on-demand" : (this.opts.countTokens ?? "on-demand")),
     changed: () => this.hub.emit({ type: "info" }),
     notice: (level, text) => this.hub.emit({ type: "notice", level, text }),
     closed: this.closeStarted,
