@@ -44,7 +44,7 @@ export class ShownRequest {
   }
 
   /** The capture of `req` is stored (it is on its way already: the count never delays it). */
-  sent(req: Request, provider: Provider, capturedAt = new Date().toISOString()): void {
+  sent(req: Request, provider: Provider, capturedAt: string): void {
     this.last = { req, provider, capturedAt };
     if (this.o?.setting() === "each request") this.countNewest();
   }
