@@ -265,6 +265,8 @@ export interface Chunk {
   bytes: number;
   /** frames that begin in this chunk (see FRAME_START) */
   starts: number;
+  /** full-screen clears in this chunk (see FULL_CLEAR) */
+  clears: number;
 }
 
 /**
@@ -273,6 +275,15 @@ export interface Chunk {
  * or joins the writes. Programs that never save the cursor are counted by gaps instead.
  */
 export const FRAME_START = "\x1b7";
+
+/** A full-screen clear: erase the whole display, or the cursor sent home and everything below it
+ *  erased. A program that repaints only what changed sends none while it streams. */
+export const FULL_CLEAR = /\x1b\[2J|\x1b\[(?:1;1)?H\x1b\[0?J/g;
+const CLEAR_TAIL = 12;
+
+function clearsIn(s: string): number {
+  return s.match(FULL_CLEAR)?.length ?? 0;
+}
 
 /** What the screen must show: a substring, a pattern, or a test over the visible text. */
 export type ScreenTest = string | RegExp | ((screen: string) => boolean);
@@ -302,7 +313,7 @@ export class PtyRun {
   private alive = true;
   private waiters: { test: ScreenTest; resolve: (t: number) => void }[] = [];
   private chunkWaiters: ((c: Chunk) => void)[] = [];
-  /** the end of the previous chunk, in case ESC 7 is split between two reads */
+  /** the end of the previous chunk, in case ESC 7 or a clear is split between two reads */
   private tail = "";
   private sawFrameStart = false;
 
@@ -316,10 +327,12 @@ export class PtyRun {
     this.proc = pty.spawn(opts.file, opts.args, { name: "xterm-256color", cols, rows, cwd: opts.cwd, env });
     this.proc.onData((data) => {
       const t = performance.now();
-      const starts = countOf(this.tail + data, FRAME_START);
-      this.tail = data.slice(-1);
+      const starts = countOf(this.tail.slice(-1) + data, FRAME_START);
+      // a clear split between two reads counts once: in the joined text, less what the tail alone held
+      const clears = clearsIn(this.tail + data) - clearsIn(this.tail);
+      this.tail = (this.tail + data).slice(-CLEAR_TAIL);
       if (starts > 0) this.sawFrameStart = true;
-      const chunk: Chunk = { t, bytes: Buffer.byteLength(data, "utf8"), starts };
+      const chunk: Chunk = { t, bytes: Buffer.byteLength(data, "utf8"), starts, clears };
       this.chunks.push(chunk);
       this.bytes += chunk.bytes;
       if (this.recording) this.recorded.push(Buffer.from(data, "utf8"));
@@ -422,10 +435,11 @@ export class PtyRun {
 
   /** Output between two times: bytes, reads, and frames (by FRAME_START when the program
    *  writes it; otherwise chunks less than gapMs apart count as one frame). */
-  framesBetween(from: number, to: number, gapMs = FRAME_GAP_MS): { frames: number; bytes: number; chunks: number } {
+  framesBetween(from: number, to: number, gapMs = FRAME_GAP_MS): { frames: number; bytes: number; chunks: number; clears: number } {
     let frames = 0;
     let bytes = 0;
     let chunks = 0;
+    let clears = 0;
     let last = -Infinity;
     for (const c of this.chunks) {
       if (c.t < from || c.t > to) continue;
@@ -433,9 +447,10 @@ export class PtyRun {
       else if (c.t - last >= gapMs) frames++;
       last = c.t;
       bytes += c.bytes;
+      clears += c.clears;
       chunks++;
     }
-    return { frames, bytes, chunks };
+    return { frames, bytes, chunks, clears };
   }
 
   async stop(): Promise<void> {

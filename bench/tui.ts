@@ -1,8 +1,9 @@
 // Benchmarks 1–3: the real program in a real pseudo-terminal at 120×40, read through a
 // headless xterm the way a person sees the screen.
 //   1. start-up to the first usable frame, idle memory and idle CPU;
-//   2. a 20,000-token answer streamed from a local fake provider;
-//   3. a stored 5,000-message session opened with --resume, and PageUp through it.
+//   2. the pieces of a streamed answer's run, against its floor (bench/stream-shapes.ts runs
+//      them over every shape of answer);
+//   3. a stored 50,000-message session opened with --resume, PageUp and typing in it.
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import os from "node:os";
@@ -12,6 +13,7 @@ import { performance } from "node:perf_hooks";
 import sqlite3 from "sqlite3";
 import type { Database } from "sqlite3";
 import { openStore } from "../src/session/store/store.js";
+import type { TextStep } from "../test/helpers/fake-provider.js";
 import { makeHistory } from "./history.js";
 import {
   BENCH_CODE_CACHE,
@@ -29,6 +31,7 @@ import {
   median,
   memory,
   now,
+  percentile,
   removeDir,
   sleep,
   treeCpuSeconds,
@@ -44,7 +47,7 @@ import {
  * status line has a known word to look for.
  */
 export const MODEL = "claude-sonnet-4-5";
-const READY: ScreenTest = (s) => /^›/m.test(s) && /^\s*idle · .*claude-sonnet-4-5/m.test(s);
+export const READY: ScreenTest = (s) => /^›/m.test(s) && /^\s*idle · .*claude-sonnet-4-5/m.test(s);
 /**
  * The first usable frame: the "›" prompt is drawn and takes keys. The screen draws it before
  * the session loads, with the status line saying "starting…" (what is typed stays in the
@@ -62,7 +65,7 @@ const NODE = process.execPath;
 // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench -- stream
 const NODE_ARGS = (process.env["BENCH_NODE_ARGS"] ?? "").split(/\s+/).filter(Boolean);
 
-function startAlbedo(home: BenchHome, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): PtyRun {
+export function startAlbedo(home: BenchHome, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): PtyRun {
   return new PtyRun({
     file: NODE,
     args: [...NODE_ARGS, CLI, "--db", home.db, "--workspace", home.workspace, "--provider", "anthropic", "--model", MODEL, ...extraArgs],
@@ -229,7 +232,7 @@ export async function benchStartup(quick: boolean): Promise<Row[]> {
 // ----------------------------------------------------------------------------- streaming
 
 const FIRST_WORD = "Streamstart";
-const LAST_WORD = "Streamfinish";
+export const LAST_WORD = "Streamfinish";
 // any word of the answer: the first frame of a coalescing screen may already have scrolled
 // the very first word away, so "text is visible" is any answer word on screen
 const ANSWER_TEXT = /\b(Streamstart|alpha|gamma)\b/;
@@ -258,7 +261,7 @@ const STREAM_KEY = "bench-key";
  * that would delay reading the pty, so every screen time would come out late. It answers
  * every request with the same scripted answer and says when each request arrived.
  */
-class FakeServer {
+export class FakeServer {
   readonly base: string;
   private arrivals: number[] = [];
   private waiters: (() => void)[] = [];
@@ -278,8 +281,13 @@ class FakeServer {
   }
 
   static async start(answer: string, dir: string, delayMs = 0): Promise<FakeServer> {
+    return FakeServer.startSteps([{ text: answer, wordsPerEvent: 1, ...(delayMs ? { delayMs } : {}) }], dir);
+  }
+
+  /** answers the requests with these steps in turn, then again from the first */
+  static async startSteps(steps: readonly TextStep[], dir: string): Promise<FakeServer> {
     const script = path.join(dir, `fake-script-${process.hrtime.bigint()}.json`);
-    await fsp.writeFile(script, JSON.stringify([{ text: answer, wordsPerEvent: 1, ...(delayMs ? { delayMs } : {}) }]));
+    await fsp.writeFile(script, JSON.stringify(steps));
     const child = spawn(NODE, ["--import", "tsx", FAKE_SERVER, "--key", STREAM_KEY, "--script", script], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "inherit"],
@@ -331,7 +339,7 @@ function epochOf(t: number): number {
   return performance.timeOrigin + t;
 }
 
-interface StreamRun {
+export interface StreamRun {
   /** Enter → the request's headers arrive at the fake */
   arrivedMs: number;
   firstVisibleMs: number;
@@ -343,6 +351,8 @@ interface StreamRun {
   /** RSS of the process just before Enter */
   rssBefore: number;
   bytes: number;
+  /** full-screen clears from Enter until the screen settled */
+  clears: number;
   /** frames drawn between the first visible words and the last word */
   frames: number;
 }
@@ -371,12 +381,13 @@ async function timeStream(run: PtyRun, fake: FakeServer, settleMs: number): Prom
     peakRss,
     rssBefore,
     bytes: out.bytes,
+    clears: out.clears,
     frames: during.frames,
   };
 }
 
 /** One answer streamed through albedo-tui's screen. */
-async function streamAlbedo(fake: FakeServer): Promise<StreamRun> {
+export async function streamAlbedo(fake: FakeServer): Promise<StreamRun> {
   const home = await benchHome({ ANTHROPIC_API_KEY: STREAM_KEY });
   const a = startAlbedo(home, ["--base-url", fake.base]);
   try {
@@ -393,7 +404,7 @@ async function streamAlbedo(fake: FakeServer): Promise<StreamRun> {
 }
 
 /** The same answer through the floor: bare Node, undici, each delta written to the pty. */
-async function streamFloor(fake: FakeServer): Promise<StreamRun> {
+export async function streamFloor(fake: FakeServer): Promise<StreamRun> {
   const f = new PtyRun({
     file: NODE,
     args: [FLOOR_STREAM, fake.base, STREAM_KEY, MODEL],
@@ -407,189 +418,6 @@ async function streamFloor(fake: FakeServer): Promise<StreamRun> {
   } finally {
     await f.stop();
   }
-}
-
-export async function benchStream(quick: boolean): Promise<Row[]> {
-  const tokens = quick ? 2000 : 20_000;
-  const bigTokens = tokens * 10;
-  // BENCH_STREAM_RUNS=1 BENCH_STREAM_ONLY=1: one pair and nothing else, for profiling
-  const runs = Number(process.env["BENCH_STREAM_RUNS"] ?? (quick ? 1 : 5));
-  const only = process.env["BENCH_STREAM_ONLY"] === "1";
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "albedo-bench-stream-"));
-  const results: StreamRun[] = [];
-  const floors: StreamRun[] = [];
-  let big: StreamRun;
-  let bigFloor: StreamRun;
-  let paced: StreamRun;
-  const pacedTokens = quick ? 300 : 3000;
-  try {
-    const fake = await FakeServer.start(streamAnswer(tokens), dir);
-    try {
-      // one warm-up pair (OS file cache, the fake's own JIT), then albedo-tui and the floor in turn
-      await streamAlbedo(fake);
-      await streamFloor(fake);
-      for (let i = 0; i < runs; i++) {
-        results.push(await streamAlbedo(fake));
-        floors.push(await streamFloor(fake));
-      }
-    } finally {
-      await fake.close();
-    }
-    if (only) {
-      // medians over the runs
-      const med = (xs: StreamRun[]): StreamRun => ({
-        arrivedMs: median(xs.map((x) => x.arrivedMs)),
-        firstVisibleMs: median(xs.map((x) => x.firstVisibleMs)),
-        lastVisibleMs: median(xs.map((x) => x.lastVisibleMs)),
-        cpuSeconds: median(xs.map((x) => x.cpuSeconds)),
-        peakRss: median(xs.map((x) => x.peakRss)),
-        rssBefore: median(xs.map((x) => x.rssBefore)),
-        bytes: median(xs.map((x) => x.bytes)),
-        frames: median(xs.map((x) => x.frames)),
-      });
-      const r = med(results);
-      const f = med(floors);
-      const fmt = (x: StreamRun) => `arrived ${fmtMs(x.arrivedMs)} first ${fmtMs(x.firstVisibleMs)} last ${fmtMs(x.lastVisibleMs)} cpu ${x.cpuSeconds.toFixed(2)} s peak ${fmtMB(x.peakRss)} (${fmtMB(x.rssBefore)} before Enter)`;
-      return [{ benchmark: "stream (only; medians, ratio of CPU)", albedo: fmt(r), floor: fmt(f), ratio: r.cpuSeconds / f.cpuSeconds, target: "—", met: null }];
-    }
-    // Growth: ten times the answer, once each
-    const bigFake = await FakeServer.start(streamAnswer(bigTokens), dir);
-    try {
-      big = await streamAlbedo(bigFake);
-      bigFloor = await streamFloor(bigFake);
-    } finally {
-      await bigFake.close();
-    }
-    // Coalescing shows only when words arrive slower than frames could be drawn: the fast
-    // stream above is parsed in a few event-loop turns. A paced stream (one word about every
-    // millisecond, far faster than any model) runs for seconds, long enough to count frames.
-    const pacedFake = await FakeServer.start(streamAnswer(pacedTokens), dir, 1);
-    try {
-      paced = await streamAlbedo(pacedFake);
-    } finally {
-      await pacedFake.close();
-    }
-  } finally {
-    await removeDir(dir);
-  }
-
-  const m = (xs: StreamRun[], f: (r: StreamRun) => number) => median(xs.map(f));
-  const ratio = (f: (r: StreamRun) => number) => median(results.map((r, i) => f(r) / f(floors[i]!)));
-  const diff = (f: (r: StreamRun) => number) => median(results.map((r, i) => f(r) - f(floors[i]!)));
-  const last = m(results, (r) => r.lastVisibleMs);
-  const floorLast = m(floors, (r) => r.lastVisibleMs);
-  const lastRatio = ratio((r) => r.lastVisibleMs);
-  const cpu = m(results, (r) => r.cpuSeconds);
-  const floorCpu = m(floors, (r) => r.cpuSeconds);
-  const cpuRatio = ratio((r) => r.cpuSeconds);
-  const peak = m(results, (r) => r.peakRss);
-  const floorPeak = m(floors, (r) => r.peakRss);
-  const arrived = m(results, (r) => r.arrivedMs);
-  const floorArrived = m(floors, (r) => r.arrivedMs);
-  const arrivedOver = diff((r) => r.arrivedMs);
-  const first = m(results, (r) => r.firstVisibleMs);
-  const floorFirst = m(floors, (r) => r.firstVisibleMs);
-  const firstOver = diff((r) => r.firstVisibleMs);
-  const frames = m(results, (r) => r.frames);
-  const bytes = m(results, (r) => r.bytes);
-  const pacedSpan = (paced.lastVisibleMs - paced.firstVisibleMs) / 1000;
-  const fps = paced.frames / Math.max(0.001, pacedSpan);
-  const bigCpuRatio = big.cpuSeconds / cpu;
-  const label = `${tokens.toLocaleString("en-US")}-word stream`;
-  const bigLabel = `${bigTokens.toLocaleString("en-US")}-word stream`;
-  const floorName = "bare Node + undici";
-  const raw = (xs: StreamRun[]) => ({
-    arrivedMs: xs.map((r) => r.arrivedMs),
-    firstVisibleMs: xs.map((r) => r.firstVisibleMs),
-    lastVisibleMs: xs.map((r) => r.lastVisibleMs),
-    cpuSeconds: xs.map((r) => r.cpuSeconds),
-    peakRssBytes: xs.map((r) => r.peakRss),
-    rssBeforeEnterBytes: xs.map((r) => r.rssBefore),
-    frames: xs.map((r) => r.frames),
-    bytes: xs.map((r) => r.bytes),
-  });
-  return [
-    {
-      benchmark: `${label}: Enter → last word visible`,
-      albedo: fmtMs(last),
-      floor: `${fmtMs(floorLast)} ${floorName}`,
-      ratio: lastRatio,
-      target: "≤ 1.5×",
-      met: lastRatio <= 1.5,
-      raw: { runs, tokens, albedo: raw(results), floor: raw(floors) },
-      note: "the fake provider runs in its own process and sends one SSE event per word over loopback; the floor reads the same stream with undici and writes each delta to the same kind of pty",
-    },
-    {
-      benchmark: `${label}: CPU of the process tree`,
-      albedo: `${cpu.toFixed(2)} s`,
-      floor: `${floorCpu.toFixed(2)} s ${floorName}`,
-      ratio: cpuRatio,
-      target: "≤ 1.5×",
-      met: cpuRatio <= 1.5,
-    },
-    {
-      benchmark: `${label}: peak RSS`,
-      albedo: fmtMB(peak),
-      floor: `${fmtMB(floorPeak)} ${floorName}`,
-      ratio: peak / floorPeak,
-      target: "≤ 100 MB",
-      met: peak <= 100 * 1048576,
-    },
-    {
-      benchmark: `${label}: Enter → request at the provider`,
-      albedo: fmtMs(arrived),
-      floor: `${fmtMs(floorArrived)} ${floorName}`,
-      ratio: arrived / floorArrived,
-      target: "≤ floor + 20 ms",
-      met: arrivedOver <= 20,
-      note: `median of the per-run differences: ${arrivedOver >= 0 ? "+" : ""}${fmtMs(arrivedOver)}`,
-    },
-    {
-      benchmark: `${label}: Enter → first word visible`,
-      albedo: fmtMs(first),
-      floor: `${fmtMs(floorFirst)} ${floorName}`,
-      ratio: first / floorFirst,
-      target: "≤ floor + 50 ms",
-      met: firstOver <= 50,
-      note: `median of the per-run differences: ${firstOver >= 0 ? "+" : ""}${fmtMs(firstOver)}`,
-    },
-    {
-      benchmark: `${label}: progressive, bytes to terminal`,
-      albedo: `${frames} frames until the last word, ${fmtBytes(bytes)}`,
-      floor: "—",
-      ratio: null,
-      target: "text visible while streaming (≥ 3 frames)",
-      met: frames >= 3,
-    },
-    {
-      benchmark: `${bigLabel} (growth): CPU of the process tree`,
-      albedo: `${big.cpuSeconds.toFixed(2)} s (${bigCpuRatio.toFixed(1)}× the ${tokens.toLocaleString("en-US")}-word figure)`,
-      floor: `${bigFloor.cpuSeconds.toFixed(2)} s ${floorName}`,
-      ratio: big.cpuSeconds / bigFloor.cpuSeconds,
-      target: "≤ 11× the smaller stream's CPU",
-      met: bigCpuRatio <= 11,
-      raw: { tokens: bigTokens, albedo: raw([big]), floor: raw([bigFloor]) },
-      note: `last word at ${fmtMs(big.lastVisibleMs)} (floor ${fmtMs(bigFloor.lastVisibleMs)})`,
-    },
-    {
-      benchmark: `${bigLabel} (growth): peak RSS, progressive`,
-      albedo: `${fmtMB(big.peakRss)}, ${big.frames} frames until the last word (first words at ${fmtMs(big.firstVisibleMs)})`,
-      floor: `${fmtMB(bigFloor.peakRss)} ${floorName}`,
-      ratio: big.peakRss / bigFloor.peakRss,
-      target: "< 200 MB, ≥ 3 frames",
-      met: big.peakRss < 200 * 1048576 && big.frames >= 3,
-    },
-    {
-      benchmark: `paced ${pacedTokens.toLocaleString("en-US")}-word stream (1 word/ms): frames/s`,
-      albedo: `${fps.toFixed(0)} frames/s (${paced.frames} frames in ${pacedSpan.toFixed(1)} s)`,
-      floor: "—",
-      ratio: fps / 60,
-      // 60 frames/s, with a couple of frames of slack for the status line's own redraws
-      target: "≤ ~60 frames/s",
-      met: fps <= 62,
-      raw: { pacedTokens, frames: paced.frames, spanSeconds: pacedSpan, fps, cpuSeconds: paced.cpuSeconds, bytes: paced.bytes },
-    },
-  ];
 }
 
 // -------------------------------------------------------------------------- long session
@@ -674,6 +502,27 @@ async function keyToFrame(run: PtyRun, key: string): Promise<number | undefined>
   return end - t;
 }
 
+/**
+ * Key → echo: `n` letters typed one at a time into the prompt, each timed from the write to
+ * the end of the frame it causes; then erased (untimed). Rejects when the letters did not
+ * reach the screen.
+ */
+async function typeEcho(run: PtyRun, n: number): Promise<number[]> {
+  const out: number[] = [];
+  let typed = "";
+  for (let k = 0; k < n; k++) {
+    const letter = String.fromCharCode(97 + (k % 26));
+    typed += letter;
+    const d = await keyToFrame(run, letter);
+    if (d !== undefined) out.push(d);
+    await run.quiet(30);
+  }
+  await run.waitFor(typed.slice(-12), 5000, "the typed letters");
+  run.write("\x7f".repeat(n));
+  await run.quiet(300);
+  return out;
+}
+
 export async function benchLongSession(quick: boolean): Promise<Row[]> {
   const count = quick ? 2000 : 50_000;
   const runs = quick ? 2 : 7;
@@ -688,6 +537,9 @@ export async function benchLongSession(quick: boolean): Promise<Row[]> {
     const pageUp: number[] = [];
     const wholeRecord: number[] = [];
     let silentPageUps = 0;
+    const keys = quick ? 20 : 60;
+    const echoLong: number[] = [];
+    const echoEmpty: number[] = [];
     for (let i = 0; i < runs + 1; i++) {
       const a = startAlbedo(home, ["--resume", ids.long]);
       try {
@@ -706,6 +558,7 @@ export async function benchLongSession(quick: boolean): Promise<Row[]> {
           // behind the first frame (the process's CPU stops moving) and the screen has settled
           wholeRecord.push((await cpuQuiet(a.pid, 500)) - a.spawnedAt);
           await a.quiet(500);
+          echoLong.push(...(await typeEcho(a, keys)));
           for (let k = 0; k < pageUps; k++) {
             const d = await keyToFrame(a, "\x1b[5~");
             if (d === undefined) silentPageUps++;
@@ -720,12 +573,21 @@ export async function benchLongSession(quick: boolean): Promise<Row[]> {
       try {
         const t = await e.waitFor(READY, 30_000, "the empty session's first frame");
         if (i > 0) empty.push(t - e.spawnedAt);
+        if (i === runs) {
+          await cpuQuiet(e.pid, 500);
+          await e.quiet(500);
+          echoEmpty.push(...(await typeEcho(e, keys)));
+        }
       } finally {
         await e.stop();
       }
     }
     const s = summarise(long, empty);
     const pu = median(pageUp);
+    const p50 = percentile(echoLong, 50);
+    const p95 = percentile(echoLong, 95);
+    const e50 = percentile(echoEmpty, 50);
+    const e95 = percentile(echoEmpty, 95);
     return [
       {
         benchmark: `--resume ${count.toLocaleString("en-US")}-message session: first frame`,
@@ -746,6 +608,16 @@ export async function benchLongSession(quick: boolean): Promise<Row[]> {
         met: pageUp.length > 0 ? pu <= 16 : false,
         raw: { pageUpMs: pageUp, silentPageUps },
         ...(silentPageUps ? { note: `${silentPageUps} of ${pageUps} PageUps drew nothing` } : {}),
+      },
+      {
+        benchmark: `key → echo in a resumed ${count.toLocaleString("en-US")}-message session (tool outputs): p50 / p95`,
+        albedo: `${fmtMs(p50)} / ${fmtMs(p95)}`,
+        floor: `${fmtMs(e50)} / ${fmtMs(e95)} empty session`,
+        ratio: p95 / e95,
+        target: "p95 ≤ 16 ms and ≤ 1.2× the empty session's",
+        met: p95 <= 16 && p95 / e95 <= 1.2,
+        raw: { keys, longMs: echoLong, emptyMs: echoEmpty },
+        note: `${keys} letters typed one at a time into the prompt once the record was read (CPU quiet), write → end of the frame; ${keys - echoLong.length} and ${keys - echoEmpty.length} drew nothing`,
       },
     ];
   } finally {

@@ -303,7 +303,9 @@ function buildProgram(): Command {
       const store = await openDb(o.db ?? program.opts<{ db?: string }>().db, true);
       const out = process.stdout;
       try {
-        const list = await store.listSessions();
+        // each marked where it is open elsewhere: "open elsewhere", "running (detached)"
+        const [{ withPlaces }, { thisProcess }] = await Promise.all([import("./session/store/open-marks.js"), import("./session/controller/session-lease.js")]);
+        const list = await withPlaces(store, await store.listSessions(), thisProcess);
         if (o.json) {
           const { costsOfSessions } = await import("./session/controller/session-costs.js");
           const withCost = await costsOfSessions(store, list, () => readConfig(program.opts<{ config?: string }>().config), (l) =>
@@ -470,9 +472,11 @@ function buildProgram(): Command {
       const store = await openDb(o.db ?? program.opts<{ db?: string }>().db, true);
       const out = process.stdout;
       try {
-        id = (await sessionNamed(store, id)).id;
+        // a new session open on a screen has no row yet: pending, not unknown (open-marks.ts)
+        const draft = await (await import("./session/store/open-marks.js")).draftView(store, id);
+        if (!draft) id = (await sessionNamed(store, id)).id;
         const { formatView, formatPage, MACHINE_NUMBERING } = await import("./context/format.js");
-        const view = await store.inspectorView(id);
+        const view = draft ?? (await store.inspectorView(id));
         if (o.countTokens && o.section !== undefined) throw new CliError("--count-tokens counts the whole request, section by section: leave out --section");
         if (o.section === undefined) {
           if (o.page !== undefined) throw new CliError(`--page needs --section: say which section's page ${o.page} to show`);

@@ -11,6 +11,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import v8 from "node:v8";
 import vm from "node:vm";
 import { isPrivateDir } from "../config/paths.js";
 
@@ -42,12 +43,16 @@ export function cacheFileName(id: CacheIdentity): string {
 }
 
 // A saved file is a MAC of V8's data, then the data. V8 checks the cache's header (its version,
-// the source's length, a hash of its flags) but, in release builds, not the payload, and a
-// damaged payload can kill the process (a fatal error, exit 133). The MAC (HMAC-SHA256 under a
-// random key of this install's, kept beside the caches, owner-only) covers the data and what
-// it was made for: V8's version, the flags, the bundle's content hash. A torn, damaged or
-// foreign file is refused here rather than handed to V8's deserializer; a start that dies on
-// one anyway leaves a mark (see runWithCodeCache) so the next start compiles from source.
+// the source's length, a hash of its flags) but, in release builds, its payload only under
+// --verify-snapshot-checksum, and a damaged payload can kill the process (a fatal error, exit
+// 133). So the launcher sets that flag (an Adler-32 over ~1.3 MB: compile with the cache took
+// 24-33 ms either way over 12 interleaved starts on a loaded machine), and
+// the MAC (HMAC-SHA256 under a random key of this install's, kept beside the caches,
+// owner-only) covers the data and what it was made for: V8's version, the flags, the bundle's
+// content hash. A torn, damaged or foreign file is refused here, or by V8's checksum when it
+// was sealed again with the key, rather than deserialized; a start that dies on one anyway
+// (damage forged to pass both) leaves a mark (see runWithCodeCache) so the next start
+// compiles from source.
 const MAC = 32;
 const KEY_FILE = "key";
 const KEY_BYTES = 32;
@@ -116,6 +121,9 @@ interface RunOptions {
   flags?: readonly string[];
 }
 
+/** makes V8 write a checksum of the code it saves and check it before it deserializes any */
+export const VERIFY_FLAG = "--verify-snapshot-checksum";
+
 /** The build's mark, the bundle's last line: its content hash, written by the build. */
 const BUILD_MARK = /\n\/\/# albedo-build ([0-9a-f]{16,64})\n?$/;
 
@@ -149,6 +157,11 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
 
   const context = sealContext(id.buildId, opts.flags ?? []);
   const mark = cacheFile === undefined ? undefined : markOf(cacheFile);
+
+  // V8 checks the cache's header, but its payload only with this flag: without it, saved code
+  // damaged and sealed again (by this user: only they hold the key) killed every start. Set
+  // before the cache is read and before one is made, so each made carries its checksum.
+  if (cacheFile !== undefined) v8.setFlagsFromString(VERIFY_FLAG);
 
   let cachedData: Buffer | undefined;
   let state: RunResult["cache"] = cacheFile === undefined ? "off" : "none";

@@ -110,6 +110,17 @@ export interface SessionInfo extends Session {
   model?: string;
   /** the sessions forked from this one, oldest first */
   forks?: Array<{ id: string; atPrompt: number }>;
+  /** open in another live process (session lists fill it in; the store does not) */
+  open?: OpenPlace;
+}
+
+/** Where a session is open other than here: the process holding it, and whether its turn runs
+ * on there after the terminal hung up (store/open-marks.ts). */
+export interface OpenPlace {
+  pid: number;
+  /** the holder's host, when it is not this one */
+  host?: string;
+  detached: boolean;
 }
 
 export function assertNever(x: never, what = "value"): never {

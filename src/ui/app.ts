@@ -129,7 +129,7 @@ class TuiApp {
   private surface!: Surface;
   private readonly frames = new FrameScheduler(() => this.frame());
   private readonly editor = new InputEditor();
-  /** `@path` completion: the workspace's files, walked at the first `@` typed */
+  /** `@path` completion: the workspace's files, walked behind the screen once it is up */
   private readonly mentions = new MentionCompleter(
     () => this.s?.controller.info().workspace,
     () => this.frames.request(),
@@ -336,6 +336,10 @@ class TuiApp {
     // MCP servers start behind this frame: they never delay the prompt
     setImmediate(() => controller.mcp?.start());
     if (opts.afterSessionFrame) setImmediate(opts.afterSessionFrame);
+    // the file list for `@` is walked once the screen is idle, so the first `@` finds it in
+    setTimeout(() => {
+      if (!this.closed) void this.mentions.prewarm().catch(() => undefined);
+    }, 500).unref();
     return this.done;
   }
 

@@ -7,18 +7,16 @@
 // a link swapped in meanwhile, at most MAX_MENTION_BYTES of it.
 import fs from "node:fs";
 import path from "node:path";
-import fuzzysort, { type Prepared } from "fuzzysort";
 import { IgnoreRules, MAX_IGNORE_FILE_BYTES, parseIgnoreFile } from "../session/checkpoints/ignore.js";
 import type { TextBlock } from "../record/types.js";
 import { formatBytes, formatInt } from "./text.js";
 import { mentionedPaths } from "./mention-word.js";
+import { PathMatcher } from "./mention-match.js";
 
 /** the index stops growing here: a home folder opened as a workspace must not eat the memory */
 export const MAX_INDEXED_FILES = 300_000;
 /** a mentioned file's content joins the prompt up to this many bytes */
 export const MAX_MENTION_BYTES = 256 * 1024;
-/** over this many matching paths a query is ranked by a cheap rule instead of fuzzysort */
-const CHEAP_RANKING_OVER = 5_000;
 /** how long one slice of the walk runs before the event loop gets a turn */
 const SLICE_MS = 8;
 
@@ -78,27 +76,13 @@ export async function listFiles(workspace: string, max = MAX_INDEXED_FILES): Pro
   return files;
 }
 
-/** whether the characters of `q` appear in `s` in order (both lower case): fuzzysort's
- * condition for a match, checked by a plain loop */
-function subsequence(q: string, s: string): boolean {
-  let at = 0;
-  for (let i = 0; i < q.length; i++) {
-    at = s.indexOf(q[i]!, at) + 1;
-    if (at === 0) return false;
-  }
-  return true;
-}
-
-/** The files to complete from, built once per workspace (and again after each prompt). A key
- * typed after the `@` extends the query: only the paths that matched the shorter one can match
- * the longer, so each key searches what the last one kept, and fuzzysort ranks only those. */
+/** The files to complete from: walked off the keystroke path (at start-up once the screen is
+ * idle, after each prompt, and when an `@` finds the list older than mention-complete.ts's STALE_MS), the old list
+ * serving until the new one is in. Each key's match is mention-match.ts's. */
 export class MentionIndex {
-  private files: string[] = [];
-  private lower: string[] = [];
-  private prepared: Prepared[] = [];
+  private matcher = new PathMatcher([]);
   private building: Promise<void> | undefined;
-  /** the last query and the indexes of the paths that matched it */
-  private last: { query: string; pool: number[] } | undefined;
+  private walkedAt = 0;
   /** bumps when the list arrives: the screen shows candidates again */
   version = 0;
 
@@ -108,10 +92,8 @@ export class MentionIndex {
   refresh(): Promise<void> {
     this.building ??= listFiles(this.workspace).then(
       (files) => {
-        this.files = files;
-        this.lower = files.map((f) => f.toLowerCase());
-        this.prepared = new Array<Prepared>(files.length);
-        this.last = undefined;
+        this.matcher = new PathMatcher(files);
+        this.walkedAt = Date.now();
         this.building = undefined;
         this.version++;
         this.onReady();
@@ -127,37 +109,18 @@ export class MentionIndex {
     return this.version > 0;
   }
 
+  /** how long ago the list in use was walked */
+  age(): number {
+    return Date.now() - this.walkedAt;
+  }
+
+  get size(): number {
+    return this.matcher.size;
+  }
+
   /** the best matches for what follows the `@`, best first */
   find(query: string, limit = 8): string[] {
-    if (query === "") return this.files.slice(0, limit);
-    const q = query.toLowerCase();
-    const from = this.last && q.startsWith(this.last.query) ? this.last.pool : undefined;
-    const pool: number[] = [];
-    if (from) {
-      for (const i of from) if (subsequence(q, this.lower[i]!)) pool.push(i);
-    } else {
-      for (let i = 0; i < this.lower.length; i++) if (subsequence(q, this.lower[i]!)) pool.push(i);
-    }
-    this.last = { query: q, pool };
-    if (pool.length > CHEAP_RANKING_OVER) {
-      // a key or two into the query, most paths match: rather than rank them all, the paths that
-      // hold it as typed come first (in their name, then anywhere), the shortest of each first
-      const inName: number[] = [];
-      const inPath: number[] = [];
-      for (const i of pool) {
-        const l = this.lower[i]!;
-        const at = l.indexOf(q);
-        if (at === -1) continue;
-        (at > l.lastIndexOf("/") ? inName : inPath).push(i);
-        if (inName.length >= 2_000) break;
-      }
-      const shortest = (xs: number[]): number[] => xs.sort((a, b) => this.files[a]!.length - this.files[b]!.length);
-      const pick = [...shortest(inName), ...shortest(inPath.slice(0, 2_000)), ...(inName.length + inPath.length < limit ? pool.slice(0, limit) : [])];
-      return [...new Set(pick)].slice(0, limit).map((i) => this.files[i]!);
-    }
-    // fuzzysort ranks what can match; its prepared form is made once per path, when first needed
-    const targets = pool.map((i) => (this.prepared[i] ??= fuzzysort.prepare(this.files[i]!)));
-    return fuzzysort.go(query, targets, { limit, threshold: 0 }).map((r) => r.target);
+    return this.matcher.find(query, limit);
   }
 }
 

@@ -2,7 +2,7 @@
 // and the arithmetic of moving in it. Pure: each function returns the box as it is after the
 // move, and the screen keeps that. How far a question can scroll is known only once its box
 // is laid out at the terminal's size, so the painter reports it and fitted() takes it in.
-import type { Session } from "../record/types.js";
+import type { SessionInfo } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import type { PermissionAnswer, PermissionRequest } from "../tools/types.js";
 import type { ModelPicker } from "./model-list.js";
@@ -38,7 +38,7 @@ interface Question {
 export type Modal =
   /** the first question is shown; `maxScroll` is from the last frame that drew it */
   | { kind: "permission"; queue: Question[]; scroll: number; maxScroll: number }
-  | { kind: "sessions"; list: Session[]; index: number }
+  | { kind: "sessions"; list: SessionInfo[]; index: number }
   | { kind: "models"; picker: ModelPicker }
   | { kind: "rewind"; step: RewindStep };
 

@@ -2,10 +2,11 @@
 // each returns the lines of a bordered box; the app decides where it goes. Key names come
 // from the keymap in force. Until a box is ready for keys (focus.ts, BoxGuard) its footer says
 // where typing goes instead of listing the choices, so the choices appear when they work.
-import type { Session } from "../record/types.js";
+import type { SessionInfo } from "../record/types.js";
 import type { PermissionRequest } from "../tools/types.js";
 import { diffForInput, diffLines } from "./diffview.js";
 import { inertExact, inertLine } from "./inert.js";
+import { openMark } from "./session-list.js";
 import type { Line } from "./style.js";
 import { fit, formatInt, lineWidth, restyle, textWidth, truncate, wrapLine, wrapText } from "./text.js";
 
@@ -148,7 +149,7 @@ interface SessionsKeys {
   close: string;
 }
 
-export function sessionsBox(sessions: readonly Session[], current: string, index: number, cols: number, rows: number, keys: SessionsKeys, ready = true): Box {
+export function sessionsBox(sessions: readonly SessionInfo[], current: string, index: number, cols: number, rows: number, keys: SessionsKeys, ready = true): Box {
   const width = Math.max(30, Math.min(cols - 2, 100));
   const inner = width - 4;
   // the choices wrap rather than being cut at a narrow width; the list gets the rows left
@@ -167,13 +168,22 @@ export function sessionsBox(sessions: readonly Session[], current: string, index
   const room = height - chrome;
   const start = Math.min(Math.max(0, index - room + 1), Math.max(0, sessions.length - room));
   const body: Line[] = [];
-  for (let i = start; i < Math.min(sessions.length, start + room); i++) {
+  const end = Math.min(sessions.length, start + room);
+  // "(current)", or where a session is open elsewhere; the column as wide as the rows shown
+  // need. Where the title would get under 12 columns, the date goes and the marks shorten.
+  const shown = sessions.slice(start, end);
+  const longTag = (s: SessionInfo): string => (s.id === current ? "(current)" : (openMark(s) ?? ""));
+  const roomy = inner - 28 - Math.max(9, ...shown.map((s) => longTag(s).length)) - 2 >= 12;
+  const tag = (s: SessionInfo): string => (roomy || !s.open || s.id === current ? longTag(s) : s.open.detached ? "detached" : "elsewhere");
+  const tagW = Math.max(9, ...shown.map((s) => tag(s).length));
+  for (let i = start; i < end; i++) {
     const s = sessions[i]!;
     const when = s.updatedAt.replace("T", " ").replace(/:\d\d(\.\d+)?Z?$/, "");
-    const right = `${s.id.slice(0, 8)}  ${when.padEnd(16)}  ${s.id === current ? "(current)" : "         "}`;
-    const titleW = Math.max(4, inner - textWidth(right) - 2);
+    const right = roomy ? `${s.id.slice(0, 8)}  ${when.padEnd(16)}  ` : `${s.id.slice(0, 8)}  `;
+    const mark = tag(s).padEnd(tagW);
+    const titleW = Math.max(4, inner - textWidth(right) - tagW - 2);
     const title = truncate([{ t: inertLine(s.title) || "(untitled)" }], titleW);
-    const line: Line = [...fit(title, titleW), { t: "  " }, { t: right, s: "dim" }];
+    const line: Line = [...fit(title, titleW), { t: "  " }, { t: right, s: "dim" }, { t: mark, s: s.open ? "warn" : "dim" }];
     body.push(i === index ? restyle(fit(line, inner), { inv: true }) : line);
   }
   if (sessions.length === 0) body.push([{ t: "no sessions yet", s: "dim" }]);

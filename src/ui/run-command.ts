@@ -5,7 +5,7 @@
 import os from "node:os";
 import { API_ROUTES } from "../context/api/routes.js";
 import type { AppInfo, Controller } from "../session/controller/types.js";
-import type { ImageBlock, Session } from "../record/types.js";
+import type { ImageBlock, SessionInfo } from "../record/types.js";
 import { assertNever } from "../record/types.js";
 import { ACTION_HELP, ACTIONS, keyLabel, prettyKey, type Action, type Keymap } from "./bindings.js";
 import { COMMANDS, parseInput, unquotePath, type CommandName } from "./commands.js";
@@ -48,7 +48,7 @@ export interface ScreenHandle {
   fail(what: string, e: unknown): void;
   render(): void;
   /** opens the session picker, unless another box is up */
-  pickSession(list: Session[]): void;
+  pickSession(list: SessionInfo[]): void;
   /** opens the model list, unless another box is up */
   pickModel(picker: ModelPicker): void;
   /** opens the rewind box at its first step, on prompt `index` (from 0), unless another box is up */

@@ -30,6 +30,20 @@ export function relativeTime(iso: string, now: Date): string {
   return iso;
 }
 
+/** where a session is open other than here, as the lists say it */
+export function openMark(s: SessionInfo): string | undefined {
+  if (!s.open) return undefined;
+  return s.open.detached ? "running (detached)" : "open elsewhere";
+}
+
+/** the mark with the process that holds the session: "running (detached, pid 4242)" */
+function openMarkWithPid(s: SessionInfo, field: (s: string) => string): string {
+  const mark = openMark(s);
+  if (!mark || !s.open) return "";
+  const where = `pid ${s.open.pid}${s.open.host !== undefined ? ` on ${field(s.open.host)}` : ""}`;
+  return mark.endsWith(")") ? `${mark.slice(0, -1)}, ${where})` : `${mark} (${where})`;
+}
+
 /** The links of a fork, both ways: "forked from 3f2a… at prompt 4", "forks: 9c1d… (at prompt 2)". */
 export function forkLines(s: SessionInfo, field: (s: string) => string = (x) => x): string[] {
   const out: string[] = [];
@@ -46,10 +60,12 @@ export function sessionLines(list: readonly SessionInfo[], now: Date, field: (s:
   const when = list.map((s) => relativeTime(s.updatedAt, now));
   const count = list.map((s) => (s.messages === undefined ? "? msgs" : `${s.messages} msg${s.messages === 1 ? "" : "s"}`));
   const model = list.map((s) => s.model ?? "-");
+  // the column of where a session is open elsewhere, only when one is
+  const open = list.map((s) => openMarkWithPid(s, field));
   const w = (xs: string[]): number => Math.max(0, ...xs.map((x) => x.length));
-  const [ww, cw, mw] = [w(when), w(count), w(model)];
+  const [ww, cw, mw, ow] = [w(when), w(count), w(model), w(open)];
   return list.flatMap((s, i) => [
-    `${s.id}  ${when[i]!.padEnd(ww)}  ${count[i]!.padStart(cw)}  ${model[i]!.padEnd(mw)}  ${field(s.title) || "(untitled)"}  ${field(s.workspace)}`,
+    `${s.id}  ${when[i]!.padEnd(ww)}  ${count[i]!.padStart(cw)}  ${model[i]!.padEnd(mw)}  ${ow > 0 ? `${open[i]!.padEnd(ow)}  ` : ""}${field(s.title) || "(untitled)"}  ${field(s.workspace)}`,
     ...forkLines(s, field).map((l) => `  ↳ ${l}`),
   ]);
 }

@@ -2,33 +2,23 @@
 // a real tmux) against the strict fake provider. With the focus reported lost (CSI O sent to the
 // pty, as a terminal does), a turn's end and a permission question send OSC 9 or BEL; with the
 // focus there, nothing; the title says the session and its state, sanitized.
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import fs from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, type Home } from "../helpers/cli.js";
+import { CLI } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
+import { ptyFrame } from "../helpers/pty-frame.js";
 
 const KEY = "sk-test-notify-2929";
 const MODEL = "claude-sonnet-4-5";
 const FOCUS_OUT = "\x1b[O";
 const FOCUS_IN = "\x1b[I";
-let fake: FakeProvider;
-let home: Home;
-const running: PtySession[] = [];
+// a fresh home and fake per test; ptys killed after it
+const e2e = ptyFrame(KEY);
 const servers: string[] = [];
 
-beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
-});
-beforeEach(async () => {
-  fake = await startFakeProvider({ key: KEY });
-  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
-});
-afterEach(async () => {
-  for (const s of running.splice(0)) s.kill();
+afterEach(() => {
   for (const sock of servers.splice(0)) {
     try {
       execFileSync("tmux", ["-S", sock, "kill-server"], { stdio: "ignore" });
@@ -36,20 +26,19 @@ afterEach(async () => {
       // already gone
     }
   }
-  await fake.close();
 });
 
 async function config(c: object): Promise<void> {
-  const dir = path.join(home.root, "config", "albedo");
+  const dir = path.join(e2e.home.root, "config", "albedo");
   await fsp.mkdir(dir, { recursive: true });
   await fsp.writeFile(path.join(dir, "config.json"), JSON.stringify(c));
 }
 
-const ARGS = (): string[] => [CLI, "--provider", "anthropic", "--model", MODEL, "--base-url", fake.anthropicBase];
+const ARGS = (): string[] => [CLI, "--provider", "anthropic", "--model", MODEL, "--base-url", e2e.fake.anthropicBase];
 
 function tui(args: string[] = [], env: NodeJS.ProcessEnv = {}): PtySession {
-  const s = spawnPty(process.execPath, [...ARGS(), ...args], { cols: 100, rows: 30, cwd: home.workspace, env: { ...home.env, TERM: "xterm-256color", ...env } });
-  running.push(s);
+  const s = spawnPty(process.execPath, [...ARGS(), ...args], { cols: 100, rows: 30, cwd: e2e.home.workspace, env: { ...e2e.home.env, TERM: "xterm-256color", ...env } });
+  e2e.running.push(s);
   return s;
 }
 
@@ -78,7 +67,7 @@ async function ask(s: PtySession, text: string): Promise<void> {
 
 describe("notices when the terminal does not have the focus", () => {
   it("rings BEL at a turn's end when unfocused (auto on a plain xterm), nothing when focused; asks for focus reports", async () => {
-    fake.script({ text: "first answer ONE", delayMs: 10 }, { text: "second answer TWO", delayMs: 10 });
+    e2e.fake.script({ text: "first answer ONE", delayMs: 10 }, { text: "second answer TWO", delayMs: 10 });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     expect(s.rawOutput()).toContain("\x1b[?1004h");
@@ -104,7 +93,7 @@ describe("notices when the terminal does not have the focus", () => {
 
   it("sends OSC 9 with a short text for a permission question and for the turn's end (config osc9); the title follows the state", async () => {
     await config({ notify: "osc9" });
-    fake.script({ toolCalls: [{ name: "bash", input: { command: "echo hi" } }] }, { text: "done DONE-9" });
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "echo hi" } }] }, { text: "done DONE-9" });
     // unsandboxed, a command asks first
     const s = tui(["--sandbox", "off"]);
     await s.waitFor("Type a request", 20_000);
@@ -128,15 +117,15 @@ describe("notices when the terminal does not have the focus", () => {
 
   it("through tmux: the OSC 9 is wrapped for passthrough and reaches the outer terminal; BEL too", async () => {
     await config({ notify: "osc9" });
-    fake.script({ text: "inside tmux TMUX-ONE", delayMs: 10 });
-    const sock = path.join(home.root, "tmux.sock");
+    e2e.fake.script({ text: "inside tmux TMUX-ONE", delayMs: 10 });
+    const sock = path.join(e2e.home.root, "tmux.sock");
     servers.push(sock);
-    const conf = path.join(home.root, "tmux.conf");
+    const conf = path.join(e2e.home.root, "tmux.conf");
     await fsp.writeFile(conf, "set -g focus-events on\nset -g allow-passthrough on\nset -g status off\nset -g bell-action any\nset -g visual-bell off\n");
     const cmd = [process.execPath, ...ARGS()].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
-    const env = { ...home.env, TERM: "xterm-256color" };
-    const s = spawnPty("tmux", ["-S", sock, "-f", conf, "new-session", "-x", "100", "-y", "30", `env -u TMUX_PANE ${cmd}`], { cols: 100, rows: 30, cwd: home.workspace, env });
-    running.push(s);
+    const env = { ...e2e.home.env, TERM: "xterm-256color" };
+    const s = spawnPty("tmux", ["-S", sock, "-f", conf, "new-session", "-x", "100", "-y", "30", `env -u TMUX_PANE ${cmd}`], { cols: 100, rows: 30, cwd: e2e.home.workspace, env });
+    e2e.running.push(s);
     await s.waitFor("Type a request", 30_000);
     s.send(FOCUS_OUT);
     // tmux tells the pane once it has the report
@@ -151,14 +140,14 @@ describe("notices when the terminal does not have the focus", () => {
   });
 
   it("through tmux, with auto on a plain terminal: the BEL reaches the outer terminal", async () => {
-    fake.script({ text: "inside tmux TMUX-BELL", delayMs: 10 });
-    const sock = path.join(home.root, "tmux.sock");
+    e2e.fake.script({ text: "inside tmux TMUX-BELL", delayMs: 10 });
+    const sock = path.join(e2e.home.root, "tmux.sock");
     servers.push(sock);
-    const conf = path.join(home.root, "tmux.conf");
+    const conf = path.join(e2e.home.root, "tmux.conf");
     await fsp.writeFile(conf, "set -g focus-events on\nset -g status off\nset -g bell-action any\nset -g visual-bell off\nset -g monitor-bell on\n");
     const cmd = [process.execPath, ...ARGS()].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
-    const s = spawnPty("tmux", ["-S", sock, "-f", conf, "new-session", "-x", "100", "-y", "30", cmd], { cols: 100, rows: 30, cwd: home.workspace, env: { ...home.env, TERM: "xterm-256color" } });
-    running.push(s);
+    const s = spawnPty("tmux", ["-S", sock, "-f", conf, "new-session", "-x", "100", "-y", "30", cmd], { cols: 100, rows: 30, cwd: e2e.home.workspace, env: { ...e2e.home.env, TERM: "xterm-256color" } });
+    e2e.running.push(s);
     await s.waitFor("Type a request", 30_000);
     s.send(FOCUS_OUT);
     await new Promise((r) => setTimeout(r, 300));
@@ -172,7 +161,7 @@ describe("notices when the terminal does not have the focus", () => {
 
   it("hostile: control characters in the session's title never reach the title; a flood of turns rings at most once per interval", async () => {
     const steps = Array.from({ length: 6 }, (_, i) => ({ text: `quick ${i} Q${i}END` }));
-    fake.script(...steps);
+    e2e.fake.script(...steps);
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     s.send(FOCUS_OUT);

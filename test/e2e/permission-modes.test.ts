@@ -1,46 +1,30 @@
 // Permission modes and the sandbox through a real terminal: the built CLI in a pty, the strict
 // fake provider, real bubblewrap. Each mode's behaviour is read off the screen and off what the
 // model was sent.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, type Home } from "../helpers/cli.js";
+import { CLI } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
+import { ptyFrame } from "../helpers/pty-frame.js";
 
 const KEY = "sk-test-modes-e2e-6262";
 const WAIT = 30_000;
 const ALT_M = "\x1bm";
-let fake: FakeProvider;
-let home: Home;
-const running: PtySession[] = [];
+// a fresh home and fake per test; ptys killed after it
+const e2e = ptyFrame(KEY);
 const bwrapWorks = fs.existsSync("/usr/bin/bwrap");
 
-beforeAll(async () => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first`);
-  fake = await startFakeProvider({ key: KEY });
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(async () => {
-  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
-  fake.requests.length = 0;
-});
-afterEach(() => {
-  for (const s of running.splice(0)) s.kill();
-});
-
 function tui(args: string[] = [], env: NodeJS.ProcessEnv = {}): PtySession {
-  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase, ...args], {
+  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", e2e.fake.anthropicBase, ...args], {
     // wide enough for the status line to keep the mode and the sandbox beside the figures
     cols: 170,
     rows: 32,
-    cwd: home.workspace,
-    env: { ...home.env, TERM: "xterm-256color", ...env },
+    cwd: e2e.home.workspace,
+    env: { ...e2e.home.env, TERM: "xterm-256color", ...env },
   });
-  running.push(s);
+  e2e.running.push(s);
   return s;
 }
 
@@ -51,11 +35,11 @@ async function ask(s: PtySession, text: string): Promise<void> {
 }
 
 const status = (s: PtySession): string => s.line(s.rows - 1);
-const lastResult = (): string => JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1));
+const lastResult = (): string => JSON.stringify(e2e.fake.requests.at(-1)!.body.messages.at(-1));
 
 describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
   it("ask runs a sandboxed command unasked; the mode key cycles accept-edits, plan (told to the model), and back only on a second press", async () => {
-    fake.script(
+    e2e.fake.script(
       { toolCalls: [{ name: "bash", input: { command: "echo sandboxed-ran-1 && touch made-inside" } }] },
       { text: "First done." },
       { toolCalls: [{ name: "write", input: { path: "edited.txt", content: "by accept-edits\n" } }] },
@@ -71,7 +55,7 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
     await ask(s, "run a command");
     await s.waitFor("First done.", WAIT);
     expect(s.screenText()).not.toContain("Permission needed");
-    expect(fs.existsSync(path.join(home.workspace, "made-inside"))).toBe(true);
+    expect(fs.existsSync(path.join(e2e.home.workspace, "made-inside"))).toBe(true);
     // accept-edits (Shift-Tab, as in Claude Code): a write in the workspace runs unasked
     s.send(KEYS.shiftTab);
     await s.waitFor("permission mode: accept-edits", WAIT);
@@ -79,13 +63,13 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
     await ask(s, "edit a file");
     await s.waitFor("Second done.", WAIT);
     expect(s.screenText()).not.toContain("Permission needed");
-    expect(fs.readFileSync(path.join(home.workspace, "edited.txt"), "utf8")).toBe("by accept-edits\n");
+    expect(fs.readFileSync(path.join(e2e.home.workspace, "edited.txt"), "utf8")).toBe("by accept-edits\n");
     // plan: read-only tools only, and the model is told
     s.send(ALT_M);
     await s.waitFor("permission mode: plan", WAIT);
     await ask(s, "make a plan");
     await s.waitFor("Third done.", WAIT);
-    const planReq = JSON.stringify(fake.requests.at(-2)!.body);
+    const planReq = JSON.stringify(e2e.fake.requests.at(-2)!.body);
     expect(planReq).toContain("You are in plan mode");
     expect(lastResult()).toContain("denied: albedo-tui runs in plan mode; bash is not allowed");
     expect(lastResult()).toContain("by accept-edits");
@@ -99,7 +83,7 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
   }, 120_000);
 
   it("--sandbox off: ask asks, the box shows the command once and the scope of 'for this session', which is a prefix", async () => {
-    fake.script(
+    e2e.fake.script(
       { toolCalls: [{ name: "bash", input: { command: "echo one-1" } }] },
       { toolCalls: [{ name: "bash", input: { command: "echo two-2" } }] },
       { toolCalls: [{ name: "bash", input: { command: "echo three-3; touch not-allowed" } }] },
@@ -128,17 +112,17 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
     expect(s.screenText()).toContain("commands starting with: echo, touch");
     s.send("n");
     await s.waitFor("All asked.", WAIT);
-    const results = JSON.stringify(fake.requests.map((r) => r.body.messages.at(-1)));
+    const results = JSON.stringify(e2e.fake.requests.map((r) => r.body.messages.at(-1)));
     expect(results).toContain("two-2");
     expect(results).toContain("denied by the user");
-    expect(fs.existsSync(path.join(home.workspace, "not-allowed"))).toBe(false);
+    expect(fs.existsSync(path.join(e2e.home.workspace, "not-allowed"))).toBe(false);
   }, 120_000);
 
   it("/permissions lists the session's grants and the config's rules; revoke N makes the next npm test ask again", async () => {
-    await fsp.mkdir(path.join(home.root, "config", "albedo"), { recursive: true });
-    await fsp.writeFile(path.join(home.root, "config", "albedo", "config.json"), JSON.stringify({ allow: ["bash(git status)", "read"], deny: ["bash(rm:*)"] }));
-    await fsp.writeFile(path.join(home.workspace, "package.json"), JSON.stringify({ name: "tiny", version: "1.0.0", scripts: { test: "echo tested-ok" } }));
-    fake.script(
+    await fsp.mkdir(path.join(e2e.home.root, "config", "albedo"), { recursive: true });
+    await fsp.writeFile(path.join(e2e.home.root, "config", "albedo", "config.json"), JSON.stringify({ allow: ["bash(git status)", "read"], deny: ["bash(rm:*)"] }));
+    await fsp.writeFile(path.join(e2e.home.workspace, "package.json"), JSON.stringify({ name: "tiny", version: "1.0.0", scripts: { test: "echo tested-ok" } }));
+    e2e.fake.script(
       { toolCalls: [{ name: "bash", input: { command: "npm test" } }] },
       { text: "First tested." },
       { toolCalls: [{ name: "bash", input: { command: "npm test" } }] },
@@ -153,7 +137,7 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
     await s.waitFor("a allow for this session", WAIT);
     s.send("a");
     await s.waitFor("First tested.", WAIT);
-    expect(JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1))).toContain("tested-ok");
+    expect(JSON.stringify(e2e.fake.requests.at(-1)!.body.messages.at(-1))).toContain("tested-ok");
     await ask(s, "/permissions");
     await s.waitFor(/ 1 {2}bash\(npm test:\*\)/, WAIT);
     const listing = s.screenText();
@@ -175,7 +159,7 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
     await s.waitFor("A allow every bash command this session", WAIT);
     s.send("A");
     await s.waitFor("Second tested.", WAIT);
-    expect(JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1))).toContain("any-command-now");
+    expect(JSON.stringify(e2e.fake.requests.at(-1)!.body.messages.at(-1))).toContain("any-command-now");
     await ask(s, "/permissions");
     await s.waitFor(/ 1 {2}bash\s*$/m, WAIT);
   }, 120_000);
@@ -183,7 +167,7 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
   it("auto: a write outside the workspace runs without a question (and commands stay sandboxed)", async () => {
     // outside /tmp: a sandboxed command's /tmp is its own
     const outside = await fsp.mkdtemp("/var/tmp/albedo-modes-auto-");
-    fake.script(
+    e2e.fake.script(
       { toolCalls: [{ name: "write", input: { path: path.join(outside, "auto.txt"), content: "auto\n" } }, { name: "bash", input: { command: `echo x > ${outside}/by-bash.txt` } }] },
       { text: "Auto done." },
     );
@@ -202,7 +186,7 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
 
   it("a command the sandbox stopped is run outside only after a question saying what that allows", async () => {
     const outside = await fsp.mkdtemp("/var/tmp/albedo-modes-");
-    fake.script({ toolCalls: [{ name: "bash", input: { command: `echo y > ${outside}/after-yes.txt` } }] }, { text: "Outside done." });
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: `echo y > ${outside}/after-yes.txt` } }] }, { text: "Outside done." });
     const s = tui();
     await s.waitFor("Type a request", WAIT);
     await ask(s, "write there");
@@ -219,7 +203,7 @@ describe.skipIf(!bwrapWorks)("permission modes in the screen", () => {
 
 describe("without bubblewrap, in the screen", () => {
   it("says once that commands run unsandboxed, and ask asks", async () => {
-    fake.script({ toolCalls: [{ name: "bash", input: { command: "echo asked-first" } }] }, { text: "Asked." });
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "echo asked-first" } }] }, { text: "Asked." });
     const s = tui([], { ALBEDO_BWRAP: "/nonexistent/bwrap" });
     await s.waitFor("Type a request", WAIT);
     await s.waitFor("Commands run UNSANDBOXED", WAIT);

@@ -3,42 +3,28 @@
 // adds its output to the next request, `!!cmd` does not; /copy sends OSC 52 with the answer.
 // Hostile: a link out of the workspace is neither offered nor read, a 1 MB file is cut, and
 // file names and output with control characters stay inert.
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
+import { CLI, runCli } from "../helpers/cli.js";
 import { readRecord } from "../reliability/lib.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
+import { ptyFrame } from "../helpers/pty-frame.js";
 import { MAX_MENTION_BYTES } from "../../src/ui/mentions.js";
 
 const KEY = "sk-test-prompt-extras-7171";
 const MODEL = "claude-sonnet-4-5";
-let fake: FakeProvider;
-let home: Home;
-const running: PtySession[] = [];
-
-beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
-});
-// a fake of its own for each test: a step one test left unanswered never answers the next
-beforeEach(async () => {
-  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
-  fake = await startFakeProvider({ key: KEY });
-});
-afterEach(async () => {
-  for (const s of running.splice(0)) s.kill();
-  await fake.close();
-});
+// a fresh home and fake per test; ptys killed after it
+const e2e = ptyFrame(KEY);
 
 function tui(args: string[] = [], env: NodeJS.ProcessEnv = {}): PtySession {
-  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", MODEL, "--base-url", fake.anthropicBase, "--permission", "auto", ...args], {
+  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", MODEL, "--base-url", e2e.fake.anthropicBase, "--permission", "auto", ...args], {
     cols: 110,
     rows: 30,
-    cwd: home.workspace,
-    env: { ...home.env, TERM: "xterm-256color", ...env },
+    cwd: e2e.home.workspace,
+    env: { ...e2e.home.env, TERM: "xterm-256color", ...env },
   });
-  running.push(s);
+  e2e.running.push(s);
   return s;
 }
 
@@ -57,7 +43,7 @@ function userTexts(body: any): string[][] {
 }
 
 function write(rel: string, content: string | Buffer): void {
-  const p = path.join(home.workspace, rel);
+  const p = path.join(e2e.home.workspace, rel);
   fs.mkdirSync(path.dirname(p), { recursive: true });
   fs.writeFileSync(p, content);
 }
@@ -69,11 +55,11 @@ describe("@ mentions", () => {
     write("node_modules/pkg/widget-factory-ignored.js", "ignored\n");
     write(".gitignore", "node_modules/\n");
     write("evil\u001b]0;PWNED-NAME\u0007.ts", "hostile name\n");
-    const outside = fs.mkdtempSync(path.join(path.dirname(home.workspace), "outside-"));
+    const outside = fs.mkdtempSync(path.join(path.dirname(e2e.home.workspace), "outside-"));
     fs.writeFileSync(path.join(outside, "secret-widget.txt"), "OUTSIDE-SECRET\n");
-    fs.symlinkSync(path.join(outside, "secret-widget.txt"), path.join(home.workspace, "widget-link.txt"));
-    fs.symlinkSync(outside, path.join(home.workspace, "widget-dir-link"));
-    fake.script({ text: "Read it." }, { text: "Not read." });
+    fs.symlinkSync(path.join(outside, "secret-widget.txt"), path.join(e2e.home.workspace, "widget-link.txt"));
+    fs.symlinkSync(outside, path.join(e2e.home.workspace, "widget-dir-link"));
+    e2e.fake.script({ text: "Read it." }, { text: "Not read." });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     s.send("look at @wdgfac");
@@ -88,7 +74,7 @@ describe("@ mentions", () => {
     s.send(KEYS.enter);
     await s.waitFor("Read it.", 20_000);
     await s.waitFor(/ idle · /, 20_000);
-    const texts = userTexts(fake.requests[0]!.body).at(-1)!;
+    const texts = userTexts(e2e.fake.requests[0]!.body).at(-1)!;
     expect(texts[0]).toBe("look at @src/deep/widget-factory.ts please");
     expect(texts[1]).toBe('<file path="src/deep/widget-factory.ts">\nexport const WIDGET_MARK = 42;\n</file>');
     // a link out of the workspace, typed by hand, is refused by name and never read
@@ -97,19 +83,19 @@ describe("@ mentions", () => {
     s.send(KEYS.enter);
     await s.waitFor("Not read.", 20_000);
     await s.waitFor("is outside the workspace");
-    expect(JSON.stringify(fake.requests[1]!.body)).not.toContain("OUTSIDE-SECRET");
+    expect(JSON.stringify(e2e.fake.requests[1]!.body)).not.toContain("OUTSIDE-SECRET");
     expect(s.rawOutput()).not.toContain("PWNED-NAME\u0007");
     expect(await quit(s)).toBe(0);
     // the inspector shows the file's block in the history it captured, and counts it
-    const id = (await readRecord(home.db)).session.id;
-    const view = await runCli(["context", id, "--json"], home);
+    const id = (await readRecord(e2e.home.db)).session.id;
+    const view = await runCli(["context", id, "--json"], e2e.home);
     expect(view.code, view.stderr).toBe(0);
     const sections = (JSON.parse(view.stdout) as { sections: { index: number; kind: string; pages: number; bytes: number }[] }).sections;
     const history = sections.find((x) => x.kind === "history");
     expect(history, view.stdout).toBeDefined();
     let shown = "";
     for (let p = 1; p <= history!.pages; p++) {
-      const page = await runCli(["context", id, "--section", String(history!.index + 1), "--page", String(p), "--json"], home);
+      const page = await runCli(["context", id, "--section", String(history!.index + 1), "--page", String(p), "--json"], e2e.home);
       shown += (JSON.parse(page.stdout) as { text: string }).text;
     }
     expect(shown).toContain("export const WIDGET_MARK = 42;");
@@ -118,7 +104,7 @@ describe("@ mentions", () => {
 
   it("a 1 MB file joins the prompt cut to its bound, and says so", async () => {
     write("big.txt", `${"0123456789abcdef".repeat(64 * 1024)}`);
-    fake.script({ text: "Big one seen." });
+    e2e.fake.script({ text: "Big one seen." });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     s.send("summarize @big.txt");
@@ -126,7 +112,7 @@ describe("@ mentions", () => {
     s.send(KEYS.enter);
     await s.waitFor("Big one seen.", 20_000);
     await s.waitFor("only the first");
-    const texts = userTexts(fake.requests[0]!.body).at(-1)!;
+    const texts = userTexts(e2e.fake.requests[0]!.body).at(-1)!;
     expect(texts).toHaveLength(2);
     expect(texts[1]!.length).toBeLessThan(MAX_MENTION_BYTES + 500);
     expect(texts[1]).toContain("[cut: the first 262,144 bytes of 1,048,576; the read tool has the rest]");
@@ -136,7 +122,7 @@ describe("@ mentions", () => {
 
 describe("! commands", () => {
   it("!cmd's output joins the next request as the person's; !!cmd's does not", async () => {
-    fake.script({ text: "Saw it." });
+    e2e.fake.script({ text: "Saw it." });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     s.send("!echo bang-added-$((6*7))");
@@ -154,7 +140,7 @@ describe("! commands", () => {
     await s.waitFor("what did it say?");
     s.send(KEYS.enter);
     await s.waitFor("Saw it.", 20_000);
-    const body = JSON.stringify(fake.requests[0]!.body);
+    const body = JSON.stringify(e2e.fake.requests[0]!.body);
     expect(body).toContain("bang-added-42");
     expect(body).toContain("$ echo bang-added-$((6*7))");
     expect(body).not.toContain("bang-hidden");
@@ -170,10 +156,10 @@ describe("! commands", () => {
 describe("/copy", () => {
   it("sends the last answer as OSC 52, and wrapped for tmux's passthrough inside tmux", async () => {
     const answer = "Copy me: ünïcode and `code`.\n\n```sh\necho from-a-block\n```";
-    fake.script({ text: answer }, { text: answer });
+    e2e.fake.script({ text: answer }, { text: answer });
     const b64 = (t: string): string => Buffer.from(t, "utf8").toString("base64");
     for (const tmux of [false, true]) {
-      fake.requests.length = 0;
+      e2e.fake.requests.length = 0;
       const s = tui([], tmux ? { TMUX: "/tmp/tmux-test/default,1,0" } : {});
       await s.waitFor("Type a request", 20_000);
       s.send("say something");

@@ -2,45 +2,27 @@
 // by a headless xterm, talking to the strict fake provider on 127.0.0.1. The colours are read
 // cell by cell from everything the program wrote (replayed into a fresh xterm) and judged as
 // xterm shows them on its default dark (gray90 on black) and light (black on white) backgrounds.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import fs from "node:fs";
+import { describe, expect, it } from "vitest";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { BACKGROUND_QUERY, type Background } from "../../src/ui/background.js";
-import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, type Home } from "../helpers/cli.js";
+import { CLI } from "../helpers/cli.js";
 import { cellContrast, isDecoration, readCells, type Cell } from "../helpers/cells.js";
 import { headlessTerminal, KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
+import { ptyFrame } from "../helpers/pty-frame.js";
 
 const KEY = "sk-test-readable-e2e-7070";
-let fake: FakeProvider;
-let home: Home;
-const running: PtySession[] = [];
-
-beforeAll(async () => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
-  fake = await startFakeProvider({ key: KEY });
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(async () => {
-  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
-  fake.requests.length = 0;
-});
-afterEach(async () => {
-  for (const s of running.splice(0)) s.kill();
-  await fsp.rm(home.root, { recursive: true, force: true });
-});
+// a fresh home and fake per test; ptys killed after it
+const e2e = ptyFrame(KEY);
 
 function tui(opts: { cols?: number; rows?: number; env?: NodeJS.ProcessEnv; args?: string[] } = {}): PtySession {
-  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", fake.anthropicBase, ...(opts.args ?? [])], {
+  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url", e2e.fake.anthropicBase, ...(opts.args ?? [])], {
     cols: opts.cols ?? 100,
     rows: opts.rows ?? 30,
-    cwd: home.workspace,
-    env: { ...home.env, TERM: "xterm-256color", ...opts.env },
+    cwd: e2e.home.workspace,
+    env: { ...e2e.home.env, TERM: "xterm-256color", ...opts.env },
   });
-  running.push(s);
+  e2e.running.push(s);
   return s;
 }
 
@@ -77,7 +59,7 @@ const ANSWER = "`total()` starts at **1**, so *every* invoice is ***one too high
 
 describe("colours on the terminal's background", () => {
   it("a terminal that answers OSC 11 with white gets the light theme, readable on white, and nothing is typed", async () => {
-    fake.script({ text: ANSWER });
+    e2e.fake.script({ text: ANSWER });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     expect(s.rawOutput()).toContain(BACKGROUND_QUERY);
@@ -95,7 +77,7 @@ describe("colours on the terminal's background", () => {
   });
 
   it("with no answer, the dark theme reads on black and on white", async () => {
-    fake.script({ text: ANSWER });
+    e2e.fake.script({ text: ANSWER });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await ask(s, "why does it fail");
@@ -108,7 +90,7 @@ describe("colours on the terminal's background", () => {
   });
 
   it("on an 8-colour terminal (TERM=xterm) with no answer, it reads on black and on white and code is not red", async () => {
-    fake.script({ text: ANSWER });
+    e2e.fake.script({ text: ANSWER });
     const s = tui({ env: { TERM: "xterm" } });
     await s.waitFor("Type a request", 20_000);
     await ask(s, "why does it fail");
@@ -124,8 +106,8 @@ describe("colours on the terminal's background", () => {
   });
 
   it('"theme": "light" in the config file gives the light theme without asking anything of the terminal', async () => {
-    await fsp.mkdir(path.join(home.root, "config", "albedo"), { recursive: true });
-    await fsp.writeFile(path.join(home.root, "config", "albedo", "config.json"), JSON.stringify({ theme: "light" }));
+    await fsp.mkdir(path.join(e2e.home.root, "config", "albedo"), { recursive: true });
+    await fsp.writeFile(path.join(e2e.home.root, "config", "albedo", "config.json"), JSON.stringify({ theme: "light" }));
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await s.settle(300);
@@ -134,8 +116,8 @@ describe("colours on the terminal's background", () => {
   });
 
   it('a bad "theme" is named', async () => {
-    await fsp.mkdir(path.join(home.root, "config", "albedo"), { recursive: true });
-    await fsp.writeFile(path.join(home.root, "config", "albedo", "config.json"), JSON.stringify({ theme: "solarized" }));
+    await fsp.mkdir(path.join(e2e.home.root, "config", "albedo"), { recursive: true });
+    await fsp.writeFile(path.join(e2e.home.root, "config", "albedo", "config.json"), JSON.stringify({ theme: "solarized" }));
     const s = tui();
     const e = await s.exited();
     expect(e.exitCode).not.toBe(0);
@@ -146,7 +128,7 @@ describe("colours on the terminal's background", () => {
 
 describe("small windows", () => {
   it("at 60×20 the context pane shows the request's text", async () => {
-    fake.script({ text: "Done." });
+    e2e.fake.script({ text: "Done." });
     const s = tui({ cols: 60, rows: 20 });
     await s.waitFor("Type a request", 20_000);
     await ask(s, "hello");
@@ -163,7 +145,7 @@ describe("small windows", () => {
   });
 
   it("at 40 columns the permission box shows every choice", async () => {
-    fake.script({ toolCalls: [{ name: "bash", input: { command: "echo hi" } }] }, { text: "ok" });
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "echo hi" } }] }, { text: "ok" });
     const s = tui({ cols: 40, rows: 20, args: ["--permission", "ask", "--sandbox", "off"] });
     await s.waitFor("Type a request", 20_000);
     await ask(s, "run it");

@@ -3,54 +3,41 @@
 // the model starts in the background answers on its port in the next turn and is gone once
 // albedo-tui has exited, by /quit or by SIGKILL; /shells stops one; a 100 MB flood and
 // control characters in the output change nothing but the bytes kept.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, type Home } from "../helpers/cli.js";
+import { CLI } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
+import { ptyFrame } from "../helpers/pty-frame.js";
 import { formatBytes } from "../../src/ui/text.js";
 import { killMarked, markedPids, newMark, TEST_MARK_VAR } from "../helpers/procs.js";
 
 const KEY = "sk-test-shells-e2e-4242";
 const MODEL = "claude-sonnet-4-5";
-let fake: FakeProvider;
-let home: Home;
-const running: PtySession[] = [];
+// a fresh home and fake per test; ptys killed after it
+const e2e = ptyFrame(KEY);
 const marks: string[] = [];
 
-beforeAll(async () => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
-  fake = await startFakeProvider({ key: KEY });
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(async () => {
-  home = await makeHome({ ANTHROPIC_API_KEY: KEY });
-  fake.requests.length = 0;
-});
 afterEach(() => {
-  for (const s of running.splice(0)) s.kill();
   for (const m of marks.splice(0)) killMarked(m);
 });
 
 function tui(args: string[] = [], rows = 30): PtySession {
-  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", MODEL, "--base-url", fake.anthropicBase, "--permission", "auto", ...args], {
+  const s = spawnPty(process.execPath, [CLI, "--provider", "anthropic", "--model", MODEL, "--base-url", e2e.fake.anthropicBase, "--permission", "auto", ...args], {
     cols: 110,
     rows,
-    cwd: home.workspace,
-    env: { ...home.env, TERM: "xterm-256color" },
+    cwd: e2e.home.workspace,
+    env: { ...e2e.home.env, TERM: "xterm-256color" },
   });
-  running.push(s);
+  e2e.running.push(s);
   return s;
 }
 
 /** the config's "network": "on": a background server in the sandbox shares the host's
  * network, so the test (and later commands) can reach its port */
 function networkOn(): void {
-  const dir = path.join(home.env.XDG_CONFIG_HOME as string, "albedo");
+  const dir = path.join(e2e.home.env.XDG_CONFIG_HOME as string, "albedo");
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify({ network: "on" }));
 }
@@ -121,7 +108,7 @@ function serverCommand(port: number, word: string): string {
 describe("commands watched live", () => {
   it("a 6-second loop's output appears line by line while it runs, with its time", async () => {
     const loop = "for i in 1 2 3 4 5 6; do echo tick-$i; sleep 1; done";
-    fake.script({ toolCalls: [{ name: "bash", input: { command: loop } }] }, { text: "Loop finished." });
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: loop } }] }, { text: "Loop finished." });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await ask(s, "run the loop");
@@ -135,19 +122,19 @@ describe("commands watched live", () => {
     expect(s.screenText()).not.toContain("Loop finished.");
     await s.waitFor("Loop finished.", 30_000);
     // the model got the whole output once the command ended
-    expect(toolResults(fake.requests[1]!.body)).toContain("tick-1\ntick-2\ntick-3\ntick-4\ntick-5\ntick-6");
+    expect(toolResults(e2e.fake.requests[1]!.body)).toContain("tick-1\ntick-2\ntick-3\ntick-4\ntick-5\ntick-6");
     expect(await quit(s)).toBe(0);
   }, 60_000);
 
   it("a 100 MB flood keeps the screen alive and the model's share capped; control characters stay inert", async () => {
     const flood = `head -c 100000000 /dev/zero | tr '\\0' 'x' | fold -w 100; printf 'end\\x1b]0;EVIL-TITLE\\x07-\\x1b[2J-mark\\n'`;
-    fake.script({ toolCalls: [{ name: "bash", input: { command: flood } }] }, { text: "Flood over." });
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: flood } }] }, { text: "Flood over." });
     const s = tui();
     await s.waitFor("Type a request", 20_000);
     await ask(s, "flood the pipe");
     await s.waitFor("xxxxxxxxxx", 30_000);
     await s.waitFor("Flood over.", 120_000);
-    const result = toolResults(fake.requests[1]!.body);
+    const result = toolResults(e2e.fake.requests[1]!.body);
     expect(result.length).toBeLessThan(40_000);
     expect(result).toContain("[exit code 0]");
     expect(s.rawOutput()).not.toContain("EVIL-TITLE\x07");
@@ -161,7 +148,7 @@ describe("background commands", () => {
     networkOn();
     const port = await freePort();
     const m = mark("bg-server");
-    fake.script(
+    e2e.fake.script(
       { toolCalls: [{ name: "bash", input: { command: `export ${TEST_MARK_VAR}=${m}; ${serverCommand(port, "hello-from-bg")}`, run_in_background: true } }] },
       { text: "Server started." },
       { toolCalls: [{ name: "bash", input: { command: `curl -s http://127.0.0.1:${port}/ || ${JSON.stringify(process.execPath)} -e 'fetch("http://127.0.0.1:${port}/").then(r=>r.text()).then(console.log)'` } }] },
@@ -176,8 +163,8 @@ describe("background commands", () => {
     await until("the server to answer", async () => (await answers(port)) === "hello-from-bg");
     await ask(s, "ask the server");
     await s.waitFor("It answered.", 30_000);
-    expect(toolResults(fake.requests[3]!.body)).toContain("hello-from-bg");
-    expect(toolResults(fake.requests[4]!.body)).toMatch(/shell-1 is running/);
+    expect(toolResults(e2e.fake.requests[3]!.body)).toContain("hello-from-bg");
+    expect(toolResults(e2e.fake.requests[4]!.body)).toMatch(/shell-1 is running/);
     expect(await quit(s)).toBe(0);
     await until("the server to be gone", async () => (await answers(port)) === undefined && markedPids(m).length === 0);
   }, 90_000);
@@ -186,7 +173,7 @@ describe("background commands", () => {
     networkOn();
     const port = await freePort();
     const m = mark("bg-kill9");
-    fake.script(
+    e2e.fake.script(
       { toolCalls: [{ name: "bash", input: { command: `export ${TEST_MARK_VAR}=${m}; ${serverCommand(port, "still-here")}`, run_in_background: true } }] },
       // and one that left its group and session: only the marker finds it
       { toolCalls: [{ name: "bash", input: { command: `export ${TEST_MARK_VAR}=${m}; setsid sleep 1000 & sleep 0.2; echo ok`, run_in_background: true } }] },
@@ -198,7 +185,7 @@ describe("background commands", () => {
     await s.waitFor("Both started.", 20_000);
     await until("the server to answer", async () => (await answers(port)) === "still-here");
     expect(markedPids(m).length).toBeGreaterThanOrEqual(2);
-    const logs = path.join(home.root, "state", "albedo", "shells");
+    const logs = path.join(e2e.home.root, "state", "albedo", "shells");
     expect(fs.readdirSync(logs)).toHaveLength(1);
     process.kill(s.pid, "SIGKILL");
     await s.exited();
@@ -209,7 +196,7 @@ describe("background commands", () => {
 
   it("/shells lists them and stops one; the log stays bounded in the state folder under a flood", async () => {
     const m = mark("bg-shells");
-    fake.script(
+    e2e.fake.script(
       { toolCalls: [{ name: "bash", input: { command: `export ${TEST_MARK_VAR}=${m}; sleep 1000`, run_in_background: true } }] },
       { toolCalls: [{ name: "bash", input: { command: "yes flood-line | head -c 100000000; sleep 1000", run_in_background: true } }] },
       { text: "Two running." },
@@ -219,9 +206,9 @@ describe("background commands", () => {
     await ask(s, "start two");
     await s.waitFor("Two running.", 20_000);
     // without the network (the default), the model is told its ports are closed to others
-    expect(toolResults(fake.requests[1]!.body)).toContain("its ports are not reachable from outside the sandbox");
+    expect(toolResults(e2e.fake.requests[1]!.body)).toContain("its ports are not reachable from outside the sandbox");
     const logs = (): string[] => {
-      const root = path.join(home.root, "state", "albedo", "shells");
+      const root = path.join(e2e.home.root, "state", "albedo", "shells");
       if (!fs.existsSync(root)) return [];
       return fs.readdirSync(root).flatMap((d) => fs.readdirSync(path.join(root, d)).map((f) => path.join(root, d, f)));
     };
@@ -240,7 +227,7 @@ describe("background commands", () => {
     );
     const total = logs().reduce((n, f) => n + fs.statSync(f).size, 0);
     expect(total).toBeLessThanOrEqual(2 * 2 * 1024 * 1024);
-    expect(logs().every((f) => !f.startsWith(home.workspace))).toBe(true);
+    expect(logs().every((f) => !f.startsWith(e2e.home.workspace))).toBe(true);
     expect(s.screenText()).toMatch(/shell-1\s+running/);
     await ask(s, "/shells stop shell-1");
     await s.waitFor("shell-1 stopped", 20_000);

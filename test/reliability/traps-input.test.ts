@@ -5,11 +5,11 @@
 // anyway was replayed for ever; a lone surrogate from a server was stored and made every
 // later body invalid JSON; an answer cut at the output bound was printed as whole. For each:
 // what the person is told, that the next turn works, and that no stored message is lost.
-import { afterAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { startFakeProvider, type FakeProvider, type Step } from "../helpers/fake-provider.js";
-import { CLI, makeHome, runCli, startCli, type Home } from "../helpers/cli.js";
+import { type Step } from "../helpers/fake-provider.js";
+import { CLI, runCli, startCli } from "../helpers/cli.js";
 import { KEYS, spawnPty } from "../helpers/pty.js";
 import { readFileSync } from "node:fs";
 import { corruptJpeg, notAnImage, pngImage, truncatedPng, truncatedWebp, zeroGif } from "../helpers/images.js";
@@ -20,74 +20,12 @@ import {
   doneWithPeak,
   messagesLost,
   readRecord,
-  removeHomes,
-  secretHits,
-  Tally,
   writeConfig,
-  writeTraps,
-  type TrapFigure,
 } from "./lib.js";
+import { trapSuite } from "./trap-suite.js";
 
 const KEY = "sk-ant-reliability-INPUT-93c1d0";
-const homes: Home[] = [];
-const fakes: FakeProvider[] = [];
-const tally = new Tally();
-const traps: TrapFigure[] = [];
-
-afterAll(async () => {
-  const hits = await secretHits(
-    homes.map((h) => h.root),
-    [KEY],
-  );
-  await Promise.all(fakes.map((f) => f.close()));
-  await writeTraps("input", traps);
-  await removeHomes(homes);
-  expect(hits).toEqual([]);
-});
-
-async function home(): Promise<Home> {
-  const h = await makeHome({ ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: KEY });
-  homes.push(h);
-  return h;
-}
-
-async function fake(): Promise<FakeProvider> {
-  const f = await startFakeProvider({ key: KEY });
-  fakes.push(f);
-  return f;
-}
-
-/** The next turn goes through, accepted by the strict fake, and keeps every stored message. */
-async function nextTurnWorks(f: FakeProvider, h: Home, args: string[]): Promise<{ works: boolean; lost: number }> {
-  const before = await readRecord(h.db);
-  const rejected = f.rejections().length;
-  f.script({ text: "The next turn works." });
-  const r = await runCli(["-p", "and now?", "--continue", ...args], h);
-  const after = await readRecord(h.db);
-  const lost = messagesLost(before.messages, after.messages);
-  expect(r.stderr).not.toContain("albedo-tui:");
-  expect(r.code).toBe(0);
-  expect(r.stdout).toBe("The next turn works.\n");
-  expect(f.rejections().length).toBe(rejected);
-  expect(after.bad).toEqual([]);
-  expect(lost).toBe(0);
-  return { works: true, lost };
-}
-
-function trap(name: string, row: string, fn: (fig: TrapFigure) => Promise<{ works: boolean; lost: number }>, timeout = 120_000): void {
-  tally.it(
-    name,
-    async () => {
-      const fig: TrapFigure = { trap: row, held: false, nextTurnWorks: false, messagesLost: 0 };
-      traps.push(fig);
-      const { works, lost } = await fn(fig);
-      fig.nextTurnWorks = works;
-      fig.messagesLost = lost;
-      fig.held = works && lost === 0;
-    },
-    timeout,
-  );
-}
+const { home, fake, nextTurnWorks, trap } = trapSuite(KEY, "input");
 
 /** Each broken image, with what the refusal must name. */
 const BROKEN: Array<{ file: string; bytes: () => Buffer; said: RegExp }> = [

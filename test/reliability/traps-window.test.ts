@@ -6,13 +6,13 @@
 // signatures or encrypted reasoning a round) made every request larger than the last. For
 // each: what the person is told, that nothing known to be refused is sent, that the next turn
 // works, and that no stored message is lost or changed.
-import { afterAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import fs from "node:fs/promises";
 import fsSync from "node:fs";
 import path from "node:path";
-import { fakeTokens, startFakeProvider, type FakeProvider, type RecordedRequest, type Step } from "../helpers/fake-provider.js";
+import { fakeTokens, type RecordedRequest, type Step } from "../helpers/fake-provider.js";
 import { toolLoopThinkingRefusal } from "../helpers/fake-thinking.js";
-import { makeHome, runCli, startCli, type Home } from "../helpers/cli.js";
+import { runCli, startCli, type Home } from "../helpers/cli.js";
 import { openStore } from "../../src/session/store/store.js";
 import { SUMMARY_SYSTEM } from "../../src/compaction/summary.js";
 import { LEFT_OUT_PREFIX } from "../../src/compaction/window.js";
@@ -21,47 +21,17 @@ import {
   doneWithPeak,
   messagesLost,
   readRecord,
-  removeHomes,
-  secretHits,
-  Tally,
   textOf,
   writeConfig,
-  writeTraps,
   type StoredRecord,
-  type TrapFigure,
 } from "./lib.js";
+import { trapSuite } from "./trap-suite.js";
 
 const KEY = "sk-ant-reliability-WINDOW-4b8e21";
+const { home, fake, nextTurnWorks, trap } = trapSuite(KEY, "window");
 /** claude-sonnet-4-5's window in the catalog */
 const WINDOW = 200_000;
 const MB = 1024 * 1024;
-const homes: Home[] = [];
-const fakes: FakeProvider[] = [];
-const tally = new Tally();
-const traps: TrapFigure[] = [];
-
-afterAll(async () => {
-  const hits = await secretHits(
-    homes.map((h) => h.root),
-    [KEY],
-  );
-  await Promise.all(fakes.map((f) => f.close()));
-  await writeTraps("window", traps);
-  await removeHomes(homes);
-  expect(hits).toEqual([]);
-});
-
-async function home(): Promise<Home> {
-  const h = await makeHome({ ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: KEY });
-  homes.push(h);
-  return h;
-}
-
-async function fake(opts: Parameters<typeof startFakeProvider>[0] = {}): Promise<FakeProvider> {
-  const f = await startFakeProvider({ key: KEY, ...opts });
-  fakes.push(f);
-  return f;
-}
 
 const isSummaryRequest = (body: unknown): boolean => JSON.stringify((body as { system?: unknown } | undefined)?.system ?? "").includes(SUMMARY_SYSTEM.slice(0, 40));
 /** answers every summary request, wherever compaction puts it */
@@ -87,42 +57,6 @@ async function sessionsIn(h: Home): Promise<number> {
   } finally {
     await store.close();
   }
-}
-
-/** The next turn goes through, accepted by the strict fake, and keeps every stored message. */
-async function nextTurnWorks(f: FakeProvider, h: Home, args: string[]): Promise<{ works: boolean; lost: number }> {
-  const before = await readRecord(h.db);
-  const rejected = f.rejections().length;
-  f.script({ text: "The next turn works." });
-  const r = await runCli(["-p", "and now?", "--continue", ...args], h);
-  const after = await readRecord(h.db);
-  const lost = messagesLost(before.messages, after.messages);
-  expect(r.stderr).not.toContain("albedo-tui:");
-  expect(r.code).toBe(0);
-  expect(r.stdout).toBe("The next turn works.\n");
-  expect(f.rejections().length).toBe(rejected);
-  expect(after.bad).toEqual([]);
-  expect(lost).toBe(0);
-  expect(after.messages.slice(-2).map((m) => [m.role, m.status])).toEqual([
-    ["user", "complete"],
-    ["assistant", "complete"],
-  ]);
-  return { works: true, lost };
-}
-
-function trap(name: string, row: string, fn: (fig: TrapFigure) => Promise<{ works: boolean; lost: number }>, timeout = 120_000): void {
-  tally.it(
-    name,
-    async () => {
-      const fig: TrapFigure = { trap: row, held: false, nextTurnWorks: false, messagesLost: 0 };
-      traps.push(fig);
-      const { works, lost } = await fn(fig);
-      fig.nextTurnWorks = works;
-      fig.messagesLost = lost;
-      fig.held = works && lost === 0;
-    },
-    timeout,
-  );
 }
 
 // ≈ 316,219 tokens by chars/4: the paste of the report

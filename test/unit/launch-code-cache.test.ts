@@ -174,6 +174,17 @@ describe("running a program through V8's code cache", () => {
     }
   });
 
+  it("a cache damaged and sealed again WITH this install's key is refused by V8's checksum: a compile, and replaced", () => {
+    start({ save: true });
+    const file = path.join(cacheDir, files()[0]!);
+    const key = fs.readFileSync(path.join(cacheDir, "key"));
+    const data = Buffer.from(fs.readFileSync(file).subarray(32));
+    for (let i = 24; i < data.length; i += 61) data[i] = data[i]! ^ 0xa5;
+    fs.writeFileSync(file, sealCache(data, key, sealContext(B1, [], ["--import", "tsx"])));
+    expect(start({ save: true })).toMatchObject({ cache: "rejected", saved: true, result: { version: 1, sum: 90 } });
+    expect(start().cache).toBe("used");
+  });
+
   it("a start that died on the saved code leaves a mark: the next compiles from source and replaces it", () => {
     start({ save: true });
     const [name] = files();

@@ -52,6 +52,10 @@ async function paintThrough(theme: Theme, term: string, lines: Line[]): Promise<
   theme.setColors(surface.colors);
   surface.onPaint(() => surface.paint(0, 0, cols, lines.length, lines));
   surface.render();
+  // blessed flushes what it drew on a later tick: only after that is an empty write's
+  // callback the sign that xterm has parsed the frame (else, on a busy machine, xterm yields
+  // between the two writes and the cells are read before the frame)
+  await new Promise<void>((r) => setImmediate(r));
   await new Promise<void>((r) => x.write("", r));
   const cells = readCells(x);
   surface.destroy();

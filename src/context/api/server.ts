@@ -29,7 +29,8 @@
 //                           characters is named as such, the characters escaped)
 //   400 bad_section/bad_page not a plain non-negative integer ("-1", "1.5", "1e3", "01", "abc")
 //   404 no_such_session     no such session (an id, or a start of one of at least 4 characters;
-//                           the open session not stored yet is answered as pending)
+//                           the open session not stored yet is answered as pending, and so is
+//                           a new one another process has open, as open-marks.ts marks it)
 //   404 ambiguous_session_id the start of several ids (the body names them in `matches`)
 //   409 pending             the inspector is pending (body carries reason and since)
 //   404 no_such_section / no_such_page
@@ -46,6 +47,7 @@ import type { HistoryStore } from "../../session/store/types.js";
 import { MACHINE_NUMBERING } from "../format.js";
 import { sessionIdProblem } from "../../record/session-id.js";
 import { findSession } from "../../session/store/find-session.js";
+import { draftReason, findOpenDraft } from "../../session/store/open-marks.js";
 import { NO_REQUEST_YET } from "../../session/store/captures.js";
 import type { InspectorView } from "../types.js";
 
@@ -237,6 +239,9 @@ async function requireSession(store: HistoryStore, id: string, unstored: ApiServ
   if (draft && (draft.id === id || (f.kind === "none" && draft.id.startsWith(id)))) {
     return { state: "pending", reason: UNSTORED_REASON, since: draft.since };
   }
+  // a new session another process has open on its screen (open-marks.ts)
+  const elsewhere = f.kind === "none" || f.kind === "short" ? findOpenDraft(store.path, id) : undefined;
+  if (elsewhere) return { state: "pending", reason: draftReason(elsewhere), since: elsewhere.since };
   if (f.kind === "ambiguous") throw new ApiError(404, "ambiguous_session_id", f.problem, { matches: (f.matches ?? []).map((s) => s.id) });
   throw new ApiError(404, "no_such_session", f.kind === "short" ? f.problem : "no such session");
 }

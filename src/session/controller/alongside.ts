@@ -35,6 +35,8 @@ export interface AlongsideDeps {
   session: () => { id: string; stored: boolean };
   busy: () => boolean;
   interrupt: () => void;
+  /** the turn goes on detached: other processes are told (open-marks.ts) */
+  detached?: () => void;
 }
 
 /** Where the front ends reach it (Controller.alongside). */
@@ -171,6 +173,7 @@ export class Alongside implements AlongsideControl {
   detach(mode: HangupChoice, open: string[] = []): Promise<void> {
     this.mode = mode;
     if (!this.d.busy()) return Promise.resolve();
+    this.d.detached?.();
     for (const tool of open) {
       this.denied.push(tool);
       if (mode === "quit" && this.stoppedAt === undefined) {

@@ -10,7 +10,7 @@ import { withPlanItem } from "./permission-mode.js";
 import { limitCoreDumps } from "../../config/core-limit.js";
 import path from "node:path";
 import fs from "node:fs/promises";
-import type { Block, ImageBlock, Session, StoredMessage, TextBlock } from "../../record/types.js";
+import type { Block, ImageBlock, Session, SessionInfo, StoredMessage, TextBlock } from "../../record/types.js";
 import { chooseModel, imagesNotTaken } from "./model-choice.js";
 import type { ModelChoices } from "../../provider/models.js";
 import { StoreError } from "../store/store.js";
@@ -56,7 +56,8 @@ import {
   reloadAnswer,
   settingsChanges,
 } from "./sentences.js";
-import { SessionLease } from "./session-lease.js";
+import { SessionLease, thisProcess } from "./session-lease.js";
+import { withPlaces } from "../store/open-marks.js";
 import { BackgroundShells } from "../../tools/background.js";
 import { shellsFolder } from "./shells.js";
 import type { StoredSummary } from "../store/types.js";
@@ -157,6 +158,7 @@ export class App implements Controller {
       session: () => ({ id: this.open.current.id, stored: this.open.storedId() !== undefined }),
       busy: () => this.busy(),
       interrupt: () => this.interrupt(),
+      detached: () => this.lease.detached(this.open.current),
     });
     const ask = permissionAsker(this.hub, opts.headless);
     // after a hang-up, questions are answered by the "hangup" setting (alongside.ts)
@@ -341,6 +343,7 @@ export class App implements Controller {
     await this.shells.stopAll();
     await this.lease.none();
     this.open.draft();
+    this.lease.draft(this.open.current);
     this.figures.opened(undefined);
     // before the parts are in, the figure follows them (an "info" event); the session shows now
     const figure = this.figures.refresh();
@@ -730,8 +733,9 @@ export class App implements Controller {
     return listModels(this.opts, this.inUse.now(), (t) => this.redactKeys(t));
   }
 
-  listSessions(): Promise<Session[]> {
-    return this.opts.store.listSessions({ limit: 200 });
+  async listSessions(): Promise<SessionInfo[]> {
+    // each marked where it is open elsewhere: "open elsewhere", "running (detached)"
+    return withPlaces(this.opts.store, await this.opts.store.listSessions({ limit: 200 }), thisProcess);
   }
 
   async switchSession(id: string): Promise<void> {

@@ -6,6 +6,8 @@ import type { HistoryStore } from "../store/types.js";
 import { LEASE_STALE_MS, type OpenElsewhere, type Opener } from "../store/leases.js";
 import type { EventHub } from "../turn/events.js";
 import { leaseLost, readOnlyHere } from "./sentences.js";
+import { removeMark, writeMark } from "../store/open-marks.js";
+import type { Session } from "../../record/types.js";
 
 /** whether a process of this host runs under `pid` (EPERM: it does, under another user) */
 function pidAlive(pid: number): boolean {
@@ -30,6 +32,10 @@ export class SessionLease {
   /** the session whose lease this process holds */
   private held: string | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** the draft this process marks as open (open-marks.ts): it has no row to hold yet */
+  private marked: string | undefined;
+  /** the session whose turn this process runs on detached, as marked for other processes */
+  private detachedMark: string | undefined;
   /** why the open session is read-only here; undefined when it is ours to write */
   readOnly: string | undefined;
 
@@ -41,6 +47,7 @@ export class SessionLease {
   /** Takes `id`'s lease (giving back the one held); undefined when taken, else who holds it.
    * Found held, the session is read-only here until another one opens. */
   async take(id: string): Promise<OpenElsewhere | undefined> {
+    this.unmark();
     if (this.held !== id) await this.release();
     const r = await this.r.store.takeLease(id, this.me);
     if (!r.ok) {
@@ -60,6 +67,7 @@ export class SessionLease {
 
   /** A draft just stored: its row came with its lease (holdNew), so only the heartbeat starts. */
   adopt(id: string): void {
+    this.unmark();
     if (this.held === id) return;
     this.readOnly = undefined;
     this.held = id;
@@ -72,8 +80,32 @@ export class SessionLease {
     return this.release();
   }
 
+  /** A draft just opened: marked, so that another process can tell it is open here though it
+   * has no row (`albedo-tui context` says it is pending, not unknown). */
+  draft(s: Session): void {
+    this.unmark();
+    writeMark(this.r.store.path, "draft", { id: s.id, pid: this.me.pid, host: this.me.host, since: s.createdAt, workspace: s.workspace });
+    this.marked = s.id;
+  }
+
+  /** The terminal hung up and the session's turn runs on: marked, so that the session lists of
+   * other processes say "running (detached)" rather than only "open elsewhere". Goes at release. */
+  detached(s: Session): void {
+    writeMark(this.r.store.path, "detached", { id: s.id, pid: this.me.pid, host: this.me.host, since: new Date().toISOString(), workspace: s.workspace });
+    this.detachedMark = s.id;
+  }
+
+  private unmark(): void {
+    if (this.marked === undefined) return;
+    removeMark(this.r.store.path, "draft", this.marked);
+    this.marked = undefined;
+  }
+
   /** Gives the held lease back (on close, /new, a switch). */
   async release(): Promise<void> {
+    this.unmark();
+    if (this.detachedMark !== undefined) removeMark(this.r.store.path, "detached", this.detachedMark);
+    this.detachedMark = undefined;
     clearInterval(this.timer);
     this.timer = undefined;
     const id = this.held;

@@ -4,7 +4,7 @@ import type { PermissionsList } from "./permissions-list.js";
 import type { BackgroundShells } from "../../tools/background.js";
 import type { StoredSummary } from "../../compaction/types.js";
 // The screen sends intents down through this and renders the events that come up.
-import type { ImageBlock, Session, StoredMessage, TextBlock } from "../../record/types.js";
+import type { ImageBlock, Session, SessionInfo, StoredMessage, TextBlock } from "../../record/types.js";
 import type { ProviderName, ReasoningLevel } from "../../provider/types.js";
 import type { ModelChoices } from "../../provider/models.js";
 import type { PermissionPolicy } from "../../tools/types.js";
@@ -156,7 +156,7 @@ export interface Controller {
    */
   steer?(text: string): Promise<boolean>;
   newSession(): Promise<void>;
-  listSessions(): Promise<Session[]>;
+  listSessions(): Promise<SessionInfo[]>;
   switchSession(id: string): Promise<void>;
   /** "/model NAME" or "/model provider:NAME"; returns a line for the transcript */
   setModel(spec: string): Promise<string>;

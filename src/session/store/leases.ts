@@ -97,6 +97,14 @@ export class LeaseStore {
     });
   }
 
+  /** Every lease, by session id: the session lists say which sessions are open elsewhere. */
+  openLeases(): Promise<Map<string, LeaseHolder>> {
+    return this.conn.serial(async () => {
+      const rows = await this.conn.all<LeaseRow & { session_id: string }>("SELECT session_id, pid, host, started_at, heartbeat_at FROM open_leases");
+      return new Map(rows.map((r) => [r.session_id, { pid: r.pid, host: r.host, since: r.started_at, heartbeat: r.heartbeat_at }]));
+    });
+  }
+
   /** The session a fork was copied from. */
   forkedFrom(sessionId: string): Promise<string | undefined> {
     return this.conn.serial(async () => {

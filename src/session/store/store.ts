@@ -230,6 +230,9 @@ export class SqliteStore implements HistoryStore {
   leaseOf(sessionId: string): Promise<LeaseHolder | undefined> {
     return this.leases.leaseOf(sessionId);
   }
+  openLeases(): Promise<Map<string, LeaseHolder>> {
+    return this.leases.openLeases();
+  }
   forkSession(sessionId: string): Promise<Session> {
     return this.messages.forkSession(sessionId);
   }

@@ -109,6 +109,8 @@ export interface HistoryStore {
   heartbeat(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<boolean>;
   releaseLease(sessionId: string, me: Pick<Opener, "pid" | "host">): Promise<void>;
   leaseOf(sessionId: string): Promise<LeaseHolder | undefined>;
+  /** every lease, by session id (the session lists' "open elsewhere") */
+  openLeases(): Promise<Map<string, LeaseHolder>>;
   /** fork() at one past the last prompt: the whole record copied (--fork-session, /fork) */
   forkSession(sessionId: string): Promise<Session>;
   /** the session a fork was copied from */
