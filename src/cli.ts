@@ -465,8 +465,9 @@ function buildProgram(): Command {
     .option("--section <n>", "section number, from 1, as the summary numbers them")
     .option("--page <k>", "page number within the section, from 1 (default 1)")
     .option("--json", "print JSON (its section and page numbers count from 0, as the local API's do)")
+    .option("--count-tokens", "ask Anthropic's count_tokens for exact counts of the request, per section (exits 1 when none can be had)")
     .option("--db <path>", "history database")
-    .action(async (id: string, o: { section?: string; page?: string; json?: boolean; db?: string }) => {
+    .action(async (id: string, o: { section?: string; page?: string; json?: boolean; countTokens?: boolean; db?: string }) => {
       refuseBadSessionId(id, "context");
       const store = await openDb(o.db ?? program.opts<{ db?: string }>().db, true);
       const out = process.stdout;
@@ -476,10 +477,16 @@ function buildProgram(): Command {
         if (!draft) id = (await sessionNamed(store, id)).id;
         const { formatView, formatPage, MACHINE_NUMBERING } = await import("./context/format.js");
         const view = draft ?? (await store.inspectorView(id));
+        if (o.countTokens && o.section !== undefined) throw new CliError("--count-tokens counts the whole request, section by section: leave out --section");
         if (o.section === undefined) {
           if (o.page !== undefined) throw new CliError(`--page needs --section: say which section's page ${o.page} to show`);
-          const json = view.state === "current" ? { ...view, numbering: MACHINE_NUMBERING } : view;
-          out.write((o.json ? jsonForStream(JSON.stringify(json, null, 2), out) : forStream(formatView(view), out)) + "\n");
+          const main = program.opts<{ config?: string; baseUrl?: string }>();
+          const cc = o.countTokens ? await import("./session/controller/context-counts.js") : undefined;
+          const exact = cc && (await cc.exactCounts(store, id, view, cc.countCredentials(resolveSettings({ provider: "anthropic", ...(main.baseUrl ? { baseUrl: main.baseUrl } : {}) }, await readConfig(main.config)))));
+          const json = { ...(view.state === "current" ? { ...view, numbering: MACHINE_NUMBERING } : view), ...(exact ? { exactCounts: exact } : {}) };
+          const text = formatView(view) + (cc && exact ? `\n${cc.formatExactCounts(exact)}` : "");
+          out.write((o.json ? jsonForStream(JSON.stringify(json, null, 2), out) : forStream(text, out)) + "\n");
+          if (exact && !exact.available) throw new CliError(`no exact counts: ${exact.reason}`);
           return;
         }
         // a person's numbers, from 1, as the summary and the screen show them

@@ -75,6 +75,9 @@ export const configSchema = z
     microcompactStep: z.number().int().min(1).optional(),
     /** how long Anthropic keeps the cached prompt prefix: "5m" (renewed by each read) or "1h" */
     cacheTtl: z.enum(["5m", "1h"]).optional(),
+    /** exact token counts from the provider (Anthropic's count_tokens): "on-demand" (the
+     * context pane's key) or "each request" (asked in the background after each request) */
+    countTokens: z.enum(["on-demand", "each request"]).optional(),
     /** list prices by model id, $ per million tokens, over the built-in table (local or
      * negotiated prices; docs/providers.md, Prices) */
     prices: z

@@ -55,6 +55,8 @@ export interface Settings {
   microcompactStep?: number;
   /** how long Anthropic keeps the cached prompt prefix (absent: "5m") */
   cacheTtl?: "5m" | "1h";
+  /** when exact counts are asked of the provider (absent: "on-demand", the pane's key) */
+  countTokens?: "on-demand" | "each request";
   /** the config's list prices, over the built-in table (provider/prices.ts) */
   prices?: Record<string, { input: number; output: number; cacheRead?: number; cacheWrite5m?: number; cacheWrite1h?: number }>;
   /** OpenAI's wire shape when the config forces one (absent: by the base URL, openaiApi()) */
@@ -174,6 +176,7 @@ export function resolveSettings(flags: Flags, config: Config, env: NodeJS.Proces
   if (config.microcompactStep !== undefined) s.microcompactStep = config.microcompactStep;
   if (config.cacheTtl !== undefined) s.cacheTtl = config.cacheTtl;
   if (config.prices !== undefined) s.prices = config.prices;
+  if (config.countTokens !== undefined) s.countTokens = config.countTokens;
   if (config.api !== undefined) s.api = config.api;
   if (config.contextWindow) s.contextWindow = config.contextWindow;
   if (config.vision !== undefined) s.vision = config.vision;

@@ -6,6 +6,7 @@ import { formatDelta, formatEstimate, formatCacheUsage, formatFigure, forPeople,
 import type { ContextFigure } from "../session/controller/types.js";
 import type { InspectorView, Page, SectionSummary } from "../context/types.js";
 import type { ProviderCounts } from "../provider/types.js";
+import type { AutoCount } from "../session/controller/shown-request.js";
 import { assertNever } from "../record/types.js";
 import { inert, inertLine } from "./inert.js";
 import type { Line } from "./style.js";
@@ -19,6 +20,8 @@ export interface InspectorSource {
   contextStatus?(): { compaction: string; figure?: ContextFigure | undefined };
   /** exact counts of the request shown, from the provider's counter; asked only by a key */
   countShownRequest?(): Promise<ProviderCounts>;
+  /** the exact count asked after each request (the config's countTokens "each request") */
+  autoCount?(): AutoCount | undefined;
 }
 
 interface PaneKeys {
@@ -152,10 +155,14 @@ export class ContextPane {
   /** The exact figures' lines, labelled with their method and the time asked, for the request
    * shown only (a newer capture leaves them out). */
   private exactLines(w: number, capturedAt: string): Line[] {
-    const x = this.exact;
-    if (!x || x.of !== capturedAt) return [];
+    // the key's own count first; otherwise the one asked after the request (each request)
+    const asked = this.exact?.of === capturedAt ? this.exact : undefined;
+    const auto = this.src.autoCount?.();
+    const x: AutoCount | undefined = asked ?? (auto?.of === capturedAt ? auto : undefined);
+    if (!x) return [];
     if (x.asking) return wrapText("count_tokens: asking the provider…", w, "dim");
     if (x.error !== undefined) return wrapText(`exact count failed: ${inertLine(x.error)}`, w, "err");
+    if (x.note !== undefined) return wrapText(`exact counts: ${inertLine(x.note)}`, w, "dim");
     const c = x.counts;
     if (!c) return [];
     const at = c.askedAt.replace(/^.*T/, "").replace(/\.\d+Z?$/, "");

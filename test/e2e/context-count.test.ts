@@ -1,6 +1,8 @@
 // Exact counts in the context pane on a real terminal: the built CLI in a pty against the
 // strict fake, which counts by a rule of its own (fakeCountTokens). The pane's key asks
 // count_tokens for the request shown; without the key nothing is counted.
+import fs from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ptyFrame } from "../helpers/pty-frame.js";
 import { CLI } from "../helpers/cli.js";
@@ -76,6 +78,26 @@ describe("exact counts in the context pane", () => {
       expect(e2e.fake.requests.length).toBe(1);
       expect(e2e.fake.counts).toEqual([]);
       expect(s.screenText()).not.toContain("count_tokens (anthropic)");
+    },
+    120_000,
+  );
+
+  it(
+    'countTokens "each request": the pane shows the fake\'s figures for the request without the key',
+    async () => {
+      const dir = path.join(e2e.home.env.XDG_CONFIG_HOME!, "albedo");
+      await fs.mkdir(dir, { recursive: true });
+      await fs.writeFile(path.join(dir, "config.json"), JSON.stringify({ countTokens: "each request" }));
+      const s = tui();
+      await turnThenPane(s);
+      await s.waitFor("exact, count_tokens (anthropic), asked ", WAIT);
+      const sent = e2e.fake.requests.at(-1)!.body as never;
+      const total = fakeCountTokens(countBody(sent)).toLocaleString("en-US");
+      await s.waitFor(new RegExp(`asked \\d\\d:\\d\\d:\\d\\d: total ${total} tokens · system \\d`), WAIT);
+      expect(e2e.fake.counts.length).toBeGreaterThanOrEqual(4);
+      expect(e2e.fake.counts.every((c) => c.rejected === undefined)).toBe(true);
+      expect(s.screenText()).toContain("tokens are estimates");
+      await quit(s);
     },
     120_000,
   );

@@ -52,8 +52,8 @@ export function createAnthropicProvider(cfg: AnthropicConfig): Provider {
   return {
     ...adapter,
     async countTokens(req, signal) {
-      const [{ countSections }, { encodeAnthropicBody }] = await Promise.all([import("./count-tokens.js"), import("./encode.js")]);
-      return countSections(encodeAnthropicBody(req), req.context.map((c) => c.source), { baseUrl: base, apiKey, ...(signal ? { signal } : {}) });
+      const [{ countSections, contextSourcesSent }, { encodeAnthropicBody }] = await Promise.all([import("./count-tokens.js"), import("./encode.js")]);
+      return countSections(encodeAnthropicBody(req), contextSourcesSent(req), { baseUrl: base, apiKey, ...(signal ? { signal } : {}) });
     },
   };
 }

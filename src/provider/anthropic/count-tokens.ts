@@ -7,6 +7,8 @@ import { z } from "zod";
 import type { Json } from "../json.js";
 import { ANTHROPIC_VERSION } from "./version.js";
 import { userAgent } from "../user-agent.js";
+import type { Request } from "../types.js";
+import { isBlankText } from "./parts.js";
 
 export const COUNT_METHOD = "count_tokens (anthropic)";
 
@@ -83,6 +85,12 @@ export async function countTokens(body: Json, o: CountOptions): Promise<number> 
   const r = Answer.safeParse(json);
   if (!r.success) throw new CountError(`${where} sent a token count not in Anthropic's shape`);
   return r.data.input_tokens;
+}
+
+/** The names of the context items that became system blocks, in order: a blank item is left
+ * out of the body (encode.ts), so it has no block to name. */
+export function contextSourcesSent(req: Request): string[] {
+  return req.context.filter((c) => !isBlankText(c.text)).map((c) => c.source);
 }
 
 /** One section's exact figure: the whole body's count less the count without the section. */

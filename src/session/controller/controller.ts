@@ -1,7 +1,7 @@
 // The running app: one session at a time over one store, a provider, tools and the turn loop.
 // Both front ends (the screen and headless -p) drive it through the Controller interface.
 import { CostMemo, type SessionCost } from "./cost.js";
-import { ShownRequest } from "./shown-request.js";
+import { ShownRequest, type AutoCount } from "./shown-request.js";
 import type { ProviderCounts } from "../../provider/types.js";
 import { formatDollars } from "../../provider/prices.js";
 import { SandboxSetup } from "./sandbox-setup.js";
@@ -420,7 +420,13 @@ export class App implements Controller {
   }
 
   private readonly costs = new CostMemo();
-  private readonly shown = new ShownRequest();
+  private readonly shown = new ShownRequest({
+    // headless, nothing would show them: -p asks none
+    setting: () => (this.opts.headless ? "on-demand" : (this.opts.countTokens ?? "on-demand")),
+    changed: () => this.hub.emit({ type: "info" }),
+    notice: (level, text) => this.hub.emit({ type: "notice", level, text }),
+    closed: this.closeStarted,
+  });
 
   /** what runs without asking: this session's grants and the config's rules (/permissions) */
   permissions(): PermissionsList {
@@ -556,13 +562,22 @@ export class App implements Controller {
       events: this.hub,
       previousUsage: this.figures.lastUsage,
       sandbox: this.sandbox.forCommands(),
-      onCaptured: (req) => this.shown.sent(req, this.inUse.current()),
+      onCaptured: (c) => {
+        this.shown.sent(c.req, this.inUse.current(), c.capturedAt);
+        // the body `context --count-tokens` counts later, kept beside the answer (close awaits it)
+        if (c.enc.provider === "anthropic") void this.inBackground(import("../../context/count-body.js").then((m) => m.keepCountBody(this.opts.store, c)));
+      },
     }, this.steering);
   }
 
   /** Exact counts of the request the inspector shows, from the provider's counter, asked now. */
   countShownRequest(): Promise<ProviderCounts> {
     return this.shown.count();
+  }
+
+  /** The automatic exact count of the last request (the config's countTokens "each request"). */
+  autoCount(): AutoCount | undefined {
+    return this.shown.autoCount();
   }
 
   async submit(text: string, images: ImageBlock[] = [], opts: PromptOptions = {}): Promise<{ sent: boolean }> {

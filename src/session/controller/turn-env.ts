@@ -15,6 +15,7 @@ import { methodFor } from "../../tokens/count.js";
 import { imageTarget } from "../../replay/replay.js";
 import { turnRequest } from "../../replay/request.js";
 import type { TurnEnv } from "../turn/turn.js";
+import type { Captured } from "../turn/env.js";
 import type { EventHub } from "../turn/events.js";
 import type { SteerInbox } from "../turn/steer-inbox.js";
 import { redactRequest } from "../turn/redact.js";
@@ -97,7 +98,7 @@ interface TurnSetting {
   previousUsage: Usage | undefined;
   /** where commands run (sandbox-setup.ts); absent: unsandboxed */
   sandbox?: CommandSandbox | undefined;
-  onCaptured?: (req: Request) => void;
+  onCaptured?: (c: Captured) => void;
 }
 
 /** what a turn works with */

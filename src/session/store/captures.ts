@@ -6,7 +6,7 @@ import { z } from "zod";
 import { messageOf } from "../../record/errors.js";
 import type { Capture, CaptureMeta, InspectorView, Page, SectionSummary } from "../../context/types.js";
 import { requestPrintSchema, type RequestPrint } from "../../context/change.js";
-import type { HistoryStore } from "./types.js";
+import type { HistoryStore, StoredCountBody } from "./types.js";
 import { type Connection, nowIso, stmtAll, stmtRun } from "./sqlite.js";
 import { requireSession } from "./messages.js";
 
@@ -91,7 +91,7 @@ interface Statements {
   getPage: Statement;
 }
 
-type CaptureMethods = "saveCapture" | "setPending" | "inspectorView" | "capturePage" | "lastSectionBytes" | "lastRequestPrint";
+type CaptureMethods = "saveCapture" | "setPending" | "inspectorView" | "capturePage" | "lastSectionBytes" | "lastRequestPrint" | "saveCountBody" | "countBody";
 
 const printRowSchema = z.object({ print: requestPrintSchema });
 
@@ -249,6 +249,36 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
         out.set(key, (out.get(key) ?? 0) + s.bytes);
       }
       return out;
+    });
+  }
+
+  /** Keeps the count_tokens body of the capture made at `capturedAt` (gzip'd JSON), over the
+   * session's previous one; nothing when that capture is no longer the session's. */
+  saveCountBody(sessionId: string, body: StoredCountBody): Promise<void> {
+    return this.conn.serial(async () => {
+      await this.conn.run(
+        `INSERT INTO capture_bodies (session_id, captured_at, sources_json, body_gz)
+         SELECT session_id, ?, ?, ? FROM captures WHERE session_id = ? AND captured_at = ? AND pending_reason IS NULL
+         ON CONFLICT (session_id) DO UPDATE SET captured_at = excluded.captured_at,
+           sources_json = excluded.sources_json, body_gz = excluded.body_gz`,
+        [body.capturedAt, JSON.stringify(body.sources), body.gz, sessionId, body.capturedAt],
+      );
+    });
+  }
+
+  /** The count_tokens body kept for the session's last capture, whichever capture it was made
+   * of (the caller compares capturedAt with the view's). */
+  countBody(sessionId: string): Promise<StoredCountBody | undefined> {
+    return this.conn.serial(async () => {
+      const rows = await this.conn.all<{ captured_at: string; sources_json: string; body_gz: Buffer }>(
+        "SELECT captured_at, sources_json, body_gz FROM capture_bodies WHERE session_id = ?",
+        [sessionId],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      const sources = parseJson(z.array(z.string()), row.sources_json);
+      if (!sources.ok || !Buffer.isBuffer(row.body_gz)) return undefined;
+      return { capturedAt: row.captured_at, sources: sources.value, gz: row.body_gz };
     });
   }
 

@@ -125,6 +125,20 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX sessions_by_fork ON sessions (forked_from);
     `,
   },
+  {
+    version: 6,
+    description: "the body of a session's last Anthropic request, kept to count its tokens exactly later",
+    // the count_tokens body (no key: that rides in a header), gzip'd, one per session; a row
+    // whose captured_at is not the capture's is an older request's and is never counted
+    sql: `
+      CREATE TABLE capture_bodies (
+        session_id   TEXT PRIMARY KEY REFERENCES captures (session_id) ON DELETE CASCADE,
+        captured_at  TEXT NOT NULL,
+        sources_json TEXT NOT NULL,
+        body_gz      BLOB NOT NULL
+      );
+    `,
+  },
 ];
 
 export const LATEST_VERSION: number = migrations.length;

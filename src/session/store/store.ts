@@ -10,7 +10,7 @@ import type { AnswerUsage, Block, MessageStatus, NewMessage, Session, SessionInf
 import { messageOf } from "../../record/errors.js";
 import type { Capture, InspectorView, Page } from "../../context/types.js";
 import type { RequestPrint } from "../../context/change.js";
-import type { HistoryStore, LoadedHistory, StoredSummary } from "./types.js";
+import type { HistoryStore, LoadedHistory, StoredCountBody, StoredSummary } from "./types.js";
 import { LATEST_VERSION } from "./migrations.js";
 import {
   Connection,
@@ -254,6 +254,12 @@ export class SqliteStore implements HistoryStore {
   }
   lastSectionBytes(sessionId: string): Promise<Map<string, number> | undefined> {
     return this.captures.lastSectionBytes(sessionId);
+  }
+  saveCountBody(sessionId: string, body: StoredCountBody): Promise<void> {
+    return this.captures.saveCountBody(sessionId, body);
+  }
+  countBody(sessionId: string): Promise<StoredCountBody | undefined> {
+    return this.captures.countBody(sessionId);
   }
   lastRequestPrint(sessionId: string): Promise<RequestPrint | undefined> {
     return this.captures.lastRequestPrint(sessionId);

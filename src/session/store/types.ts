@@ -95,6 +95,10 @@ export interface HistoryStore {
   lastSectionBytes(sessionId: string): Promise<Map<string, number> | undefined>;
   /** the current capture's request print, for the next capture's change line */
   lastRequestPrint(sessionId: string): Promise<RequestPrint | undefined>;
+  /** keeps the count_tokens body of the capture made at body.capturedAt (if it is still the session's) */
+  saveCountBody(sessionId: string, body: StoredCountBody): Promise<void>;
+  /** the count_tokens body kept for the session, of whichever capture it was made */
+  countBody(sessionId: string): Promise<StoredCountBody | undefined>;
 
   /** the session is open in one place at a time: taken in one write transaction, taken over
    *  from a holder that is gone (leases.ts) */
@@ -117,4 +121,12 @@ export interface HistoryStore {
   loadSummaries(sessionId: string): Promise<StoredSummary[]>;
 
   close(): Promise<void>;
+}
+
+/** A request's count_tokens body, kept to count it exactly later (`context --count-tokens`):
+ * gzip'd JSON, the capture it belongs to, and the context items' names in its system blocks. */
+export interface StoredCountBody {
+  capturedAt: string;
+  sources: string[];
+  gz: Buffer;
 }

@@ -3,7 +3,7 @@
 // record (through record.ts) and its events; what it learns (usage, what compaction did)
 // it returns in its outcome.
 import type { StoredMessage } from "../../record/types.js";
-import type { ContextItem, Provider, Request, ProviderName, ReasoningLevel, RequestCache, Usage } from "../../provider/types.js";
+import type { ContextItem, EncodedRequest, Provider, Request, ProviderName, ReasoningLevel, RequestCache, Usage } from "../../provider/types.js";
 import type { HistoryStore } from "../store/types.js";
 import type { EventHub } from "./events.js";
 import type { ToolContext, ToolDef } from "../../tools/types.js";
@@ -55,7 +55,7 @@ export interface TurnEnv {
   tokenMethod: TokenMethod;
   events: EventHub;
   /** told of each request the inspector captures (the one the pane shows, for exact counts) */
-  onCaptured?: (req: Request) => void;
+  onCaptured?: (c: Captured) => void;
   /** usage the provider reported for the response before this turn (the first capture shows it) */
   previousUsage?: Usage;
   /** checkpoint interval for streamed text */
@@ -83,4 +83,12 @@ export interface TurnOutcome {
   usage?: Usage;
   /** what compaction did for the turn's last request, for the status line */
   prepared?: PrepareResult;
+}
+
+/** A request whose capture was stored: the request, the encoding sent, when, in which session. */
+export interface Captured {
+  req: Request;
+  capturedAt: string;
+  enc: EncodedRequest;
+  sessionId: string;
 }

@@ -90,7 +90,7 @@ export async function recordCapture(
       ...(o.note && o.note !== "none" ? { compaction: o.note } : {}),
     });
     await env.store.saveCapture(env.sessionId, capture);
-    env.onCaptured?.(req);
+    env.onCaptured?.({ req, capturedAt, enc, sessionId: env.sessionId });
     env.events.emit({ type: "capture" });
   };
   // the request value, encoded once as the provider sends it, is held from here: the record
