@@ -122,7 +122,7 @@ describe("microcompact in steps, on the wire", () => {
     expect(steps).toBe(Math.floor((TURNS - 1 - K) / STEP));
 
     // the same session again in the same workspace, closed and resumed halfway
-    for (const f of await fs.readdir(dir)) if (f.startsWith("history.sqlite")) await fs.rm(path.join(dir, f));
+    for (const f of await fs.readdir(dir)) if (f.startsWith("history.sqlite")) await fs.rm(path.join(dir, f), { recursive: true, force: true });
     const again = await makeApp(fake, { ...options, dir });
     const restarted: Turned = { bodies: [], changes: [] };
     const half = 5;

@@ -61,14 +61,19 @@ async function homeWithHistory(): Promise<Home> {
   return h;
 }
 
-/** Everything under the data folder, by name and checksum: a refused run must leave all of it. */
-async function dataState(h: Home): Promise<Record<string, string>> {
-  const dir = path.dirname(h.db);
-  const out: Record<string, string> = {};
-  for (const f of (await fs.readdir(dir).catch(() => [])).sort()) {
+/** Everything under the data folder, folders too (the open marks' beside the database), by
+ * name and checksum: a refused run must leave all of it. */
+async function dataState(h: Home, dir = path.dirname(h.db), out: Record<string, string> = {}): Promise<Record<string, string>> {
+  for (const e of (await fs.readdir(dir, { withFileTypes: true }).catch(() => [])).sort((a, b) => a.name.localeCompare(b.name))) {
     // -shm is SQLite's shared-memory index, rebuilt by any reader; it holds no data
-    if (f.endsWith("-shm")) continue;
-    out[f] = await sha256File(path.join(dir, f));
+    if (e.name.endsWith("-shm")) continue;
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      out[`${p}/`] = "folder";
+      await dataState(h, p, out);
+    } else {
+      out[p] = await sha256File(p);
+    }
   }
   return out;
 }
