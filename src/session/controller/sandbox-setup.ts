@@ -56,7 +56,7 @@ export class SandboxSetup {
 
 /** albedo-tui's own folders and files: never visible to a sandboxed command */
 export function ownPaths(dbPath: string, configFile?: string): string[] {
-  const out = [dataDir(), stateDir(), configDir(), cacheDir(), dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`];
+  const out = [dataDir(), stateDir(), configDir(), cacheDir(), dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`, `${dbPath}-open`];
   if (configFile !== undefined) out.push(configFile);
   return out.map((p) => path.resolve(p));
 }
