@@ -159,7 +159,7 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
   const mark = cacheFile === undefined ? undefined : markOf(cacheFile);
 
   // V8 checks the cache's header, but its payload only with this flag: without it, saved code
-  // damaged and sealed again (by this user: only they hold the key) killed every start. Set
+  // damaged and sealed again (by this user: only they hold the key) kills the start. Set
   // before the cache is read and before one is made, so each made carries its checksum.
   if (cacheFile !== undefined) v8.setFlagsFromString(VERIFY_FLAG);
 
