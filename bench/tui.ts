@@ -446,7 +446,7 @@ async function cpuQuiet(pid: number, quietMs: number, maxMs = 120_000): Promise<
  * written with the store's own schema (the store creates the sessions) in one transaction of
  * bare INSERTs: 50,000 appends of one fsync'd transaction each would take minutes to build.
  */
-async function buildSessions(db: string, workspace: string, count: number): Promise<{ long: string; empty: string }> {
+export async function buildSessions(db: string, workspace: string, count: number): Promise<{ long: string; empty: string }> {
   const store = await openStore(db);
   let ids: { long: string; empty: string };
   try {
@@ -525,7 +525,8 @@ async function typeEcho(run: PtyRun, n: number): Promise<number[]> {
 
 export async function benchLongSession(quick: boolean): Promise<Row[]> {
   const count = quick ? 2000 : 50_000;
-  const runs = quick ? 2 : 7;
+  // BENCH_LONG_RUNS: fewer rounds while profiling
+  const runs = Number(process.env["BENCH_LONG_RUNS"]) || (quick ? 2 : 7);
   const pageUps = quick ? 5 : 30;
   const home = await benchHome();
   try {

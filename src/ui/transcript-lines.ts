@@ -274,30 +274,61 @@ function imageLabel(b: { mediaType: string; bytes: number; width?: number; heigh
   return `image ${inert(b.mediaType)} · ${formatBytes(b.bytes)}${dims}`;
 }
 
+/** layouts kept: a screen shows far fewer items, and a PageUp walks over fewer again */
+const LAYOUTS_KEPT = 300;
+
 interface Cached extends ItemLines {
   version: number;
   width: number;
 }
 
-/** each item's last layout, by its uid; a frame lays out again only what changed */
+/**
+ * Each item's last layout, by its uid; a frame lays out again only what changed. Only the
+ * layouts used most recently are kept (what is on screen and what scrolling walked over): a
+ * long session's transcript does not hold every item's lines, which would grow the live heap
+ * (and every collection) by the whole record's layout; an item laid out long ago and shown
+ * again is laid out again.
+ */
 export class LineCache {
   private readonly cache = new Map<number, Cached>();
   /** items laid out with code shown plain because the highlighter was still loading */
   private readonly uncoloured = new Set<number>();
   /** how many times an item was laid out (a cache miss); tests and benchmarks read it */
   renders = 0;
+  /** how many times an item's layout was asked for, cached or not; tests read it */
+  lookups = 0;
+
+  constructor(private readonly keep = LAYOUTS_KEPT) {}
+
+  /** how many layouts are held */
+  get size(): number {
+    return this.cache.size;
+  }
 
   /** the item's lines at `width`, from the cache when its version and the width are the same */
   get(item: Item, width: number, layOut: () => ItemLines): ItemLines {
+    this.lookups++;
     const have = this.cache.get(item.uid);
-    if (have && have.version === item.version && have.width === width) return have;
+    if (have && have.version === item.version && have.width === width) {
+      // the most recently used go last, so that the oldest are the first to go
+      this.cache.delete(item.uid);
+      this.cache.set(item.uid, have);
+      return have;
+    }
     this.renders++;
     const misses = plainMisses();
     const r = layOut();
     if (plainMisses() !== misses) this.uncoloured.add(item.uid);
     else this.uncoloured.delete(item.uid);
     const out: Cached = { version: item.version, width, lines: r.lines, targets: r.targets };
+    this.cache.delete(item.uid);
     this.cache.set(item.uid, out);
+    if (this.cache.size > this.keep) {
+      for (const uid of this.cache.keys()) {
+        if (this.cache.size <= this.keep) break;
+        this.forget(uid);
+      }
+    }
     return out;
   }
 

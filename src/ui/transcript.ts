@@ -152,6 +152,8 @@ export class Transcript {
   /** a new answer starts streaming: its item goes last, below everything else */
   answerStart(answer: AnswerId): void {
     this.closeLive();
+    // a settled answer not shown since (scrolled away) lets its streaming state go too
+    for (const item of this.answers.values()) if (item.body.kind === "message") delete item.md;
     this.liveFor(answer);
   }
 
@@ -410,15 +412,26 @@ export class Transcript {
   // ---- layout -------------------------------------------------------------------------------
 
   private rendered(item: Item, width: number): ItemLines {
-    return this.laidOut.get(item, width, () =>
-      layOutItem(item, width, {
+    return this.laidOut.get(item, width, () => {
+      const r = layOutItem(item, width, {
         expanded: this.expanded,
         selected: this.selected?.uid === item.uid ? this.selected.id : undefined,
         toolCall: (id) => this.calls.state(id),
         waitingForPermission: this.waitingForPermission,
         now: this.now(),
-      }),
-    );
+      });
+      // a settled answer's streaming state has given its last lines: it goes, so that a long
+      // session does not keep every answer's layout twice (a later layout reads the message)
+      if (item.body.kind === "message") delete item.md;
+      return r;
+    });
+  }
+
+  /** answers still holding their streaming layout state, and layouts held: tests read them */
+  retained(): { growing: number; layouts: number; lookups: number } {
+    let growing = 0;
+    for (const i of this.items) if (i.md) growing++;
+    return { growing, layouts: this.laidOut.size, lookups: this.laidOut.lookups };
   }
 
   // ---- scrolling ----------------------------------------------------------------------------
