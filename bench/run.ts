@@ -24,6 +24,7 @@ const BENCHES: Bench[] = [
   { name: "startup", what: "start-up, idle memory and CPU", cli: true, run: async (q) => (await import("./tui.js")).benchStartup(q) },
   { name: "stream", what: "20,000-word streamed answer over SSE in every shape (the worst reported), and 200,000 for growth", cli: true, run: async (q) => (await import("./stream-shapes.js")).benchStreamShapes(q) },
   { name: "long-session", what: "50,000-message session resumed, PageUp", cli: true, run: async (q) => (await import("./tui.js")).benchLongSession(q) },
+  { name: "pane", what: "context pane opened over a 20,000-word history vs a 20-word one", cli: true, run: async (q) => (await import("./pane.js")).benchPane(q) },
   { name: "turns", what: "1,000 scripted turns in one process: RSS against after 10", cli: true, run: async (q) => (await import("./turns.js")).benchTurns(q) },
   { name: "replay", what: "replay + encode + capture", run: async (q) => (await import("./replay.js")).benchReplay(q) },
   { name: "pages", what: "inspector page fetch", run: async (q) => (await import("./pages.js")).benchPages(q) },

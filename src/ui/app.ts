@@ -38,6 +38,7 @@ import { PromptQueue } from "./queue.js";
 import { Attention } from "./attention.js";
 import type { HangupChoice, NotifyChoice } from "../config/config.js";
 import { layout, promptWidth, sideBySide, type Rect } from "./layout.js";
+import { prelayout, PRELAYOUT_IDLE_MS, wantsPrelayout } from "./prelayout.js";
 import { fitted, moveBy, scrollBy, type Modal } from "./modal-state.js";
 import { editOp, paneOp, transcriptOp } from "./ops.js";
 import { paintScreen } from "./paint.js";
@@ -896,6 +897,10 @@ class TuiApp {
     if (takeEstimated()) void loadWidths().then(() => this.frames.request());
     // code shown plain while the highlighter loads: colour it when it is there
     const a = this.s;
+    const idle = { cols: this.surface.cols, rows: this.surface.rows, paneOpen: a?.pane.open ?? true, turnIdle: this.turn.state === "idle" && a?.transcript.answered() === true };
+    if (a && wantsPrelayout(idle)) {
+      this.frames.after("prelayout", PRELAYOUT_IDLE_MS, () => prelayout(a.transcript, a.pane, { ...idle, promptRows: this.editor.layout(promptWidth(idle.cols)).rows.length }));
+    }
     if (a && !this.waitingForColour && a.transcript.awaitingColour()) {
       this.waitingForColour = true;
       void a.highlight.loadHighlighter().then(() => {

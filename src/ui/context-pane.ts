@@ -64,8 +64,16 @@ export class ContextPane {
     this.pageCache = undefined;
   }
 
-  /** re-reads the view (and the current page); `flash` marks it "updated" for a moment */
-  async refresh(flash = false): Promise<void> {
+  /** While closed and idle, reads what opening would show, drawing nothing: the pane's key then
+   * shows the figures in its first frame instead of "loading…" and two reads later. */
+  async prefetch(): Promise<void> {
+    if (this.open || this.view) return;
+    await this.refresh(false, true);
+  }
+
+  /** re-reads the view (and the current page); `flash` marks it "updated" for a moment;
+   * `silent`: no frame is asked for (the pane is closed) */
+  async refresh(flash = false, silent = false): Promise<void> {
     const my = ++this.seq;
     try {
       const view = await this.src.inspectorView();
@@ -79,15 +87,15 @@ export class ContextPane {
         this.page = Math.min(this.page, Math.max(0, pages - 1));
       }
       if (flash) this.updatedAt = this.now();
-      await this.loadPage(my);
+      await this.loadPage(my, silent);
     } catch (e) {
       if (my !== this.seq) return;
       this.error = messageOf(e);
     }
-    this.changed();
+    if (!silent) this.changed();
   }
 
-  private async loadPage(my = ++this.seq): Promise<void> {
+  private async loadPage(my = ++this.seq, silent = false): Promise<void> {
     const view = this.view;
     if (!view || view.state !== "current" || view.sections.length === 0) {
       this.pageData = undefined;
@@ -102,7 +110,7 @@ export class ContextPane {
       if (my !== this.seq) return;
       this.error = messageOf(e);
     }
-    this.changed();
+    if (!silent) this.changed();
   }
 
   private sections(): SectionSummary[] {

@@ -20,7 +20,9 @@ type TimerName =
   /** once a second while a tool runs: its line shows the time so far */
   | "ticker"
   /** a box waits this long, with no key typed, before it takes keys (focus.ts, BoxGuard) */
-  | "boxGrace";
+  | "boxGrace"
+  /** the screen is idle: lay the transcript out ahead at the context pane's width (prelayout.ts) */
+  | "prelayout";
 
 export class FrameScheduler {
   private frameTimer: NodeJS.Timeout | undefined;

@@ -5,7 +5,7 @@
 // Start-up: the first frame must not wait for string-width (its module builds an ICU
 // segmenter, ~12 ms and a few MB before anything is drawn) nor for our own segmenter. Text
 // made only of printable ASCII and of the SIMPLE characters below (Latin-1 and Latin
-// Extended letters, general punctuation, arrows, box drawing: all the first frame shows) is
+// Extended letters, general punctuation, arrows, box drawing, and the context pane's "≈") is
 // measured and split here, one cell and one cluster per UTF-16 unit; a unit test checks that
 // against string-width and Intl.Segmenter for every such character. string-width is imported
 // in the background when this module loads; a width asked for before it arrives is estimated,
@@ -16,7 +16,7 @@ const ASCII_PRINTABLE = /^[\x20-\x7e]*$/;
 /** the characters that are one cell wide and a grapheme cluster each, in any sequence */
 export const SIMPLE_CHARS =
   "\\x20-\\x7e\\u00a0-\\u00a8\\u00aa-\\u00ac\\u00af-\\u02ff\\u2010-\\u2027\\u2030-\\u203b\\u203d-\\u2048\\u204a-\\u205e" +
-  "\\u2190-\\u2193\\u219a-\\u21a8\\u21ab-\\u21ff\\u2500-\\u25a9\\u25ac-\\u25b5\\u25b7-\\u25bf\\u25c1-\\u25fa\\u25ff";
+  "\\u2190-\\u2193\\u219a-\\u21a8\\u21ab-\\u21ff\\u2248\\u2500-\\u25a9\\u25ac-\\u25b5\\u25b7-\\u25bf\\u25c1-\\u25fa\\u25ff";
 const SIMPLE = new RegExp(`^[${SIMPLE_CHARS}]*$`);
 /** the same with newlines, which are clusters of their own too (the prompt's text has them) */
 const SIMPLE_LINES = new RegExp(`^[\\n${SIMPLE_CHARS}]*$`);

@@ -280,14 +280,18 @@ const LAYOUTS_KEPT = 300;
 interface Cached extends ItemLines {
   version: number;
   width: number;
+  /** the same version's layout at the width used before: the context pane opening and
+   * closing beside the transcript switches between two widths, and a long answer laid out
+   * again at each switch would make the key wait for it */
+  other?: Cached | undefined;
 }
 
 /**
- * Each item's last layout, by its uid; a frame lays out again only what changed. Only the
- * layouts used most recently are kept (what is on screen and what scrolling walked over): a
- * long session's transcript does not hold every item's lines, which would grow the live heap
- * (and every collection) by the whole record's layout; an item laid out long ago and shown
- * again is laid out again.
+ * Each item's last layouts (at the last two widths), by its uid; a frame lays out again only
+ * what changed. Only the layouts used most recently are kept (what is on screen and what
+ * scrolling walked over): a long session's transcript does not hold every item's lines, which
+ * would grow the live heap (and every collection) by the whole record's layout; an item laid
+ * out long ago and shown again is laid out again.
  */
 export class LineCache {
   private readonly cache = new Map<number, Cached>();
@@ -300,7 +304,7 @@ export class LineCache {
 
   constructor(private readonly keep = LAYOUTS_KEPT) {}
 
-  /** how many layouts are held */
+  /** how many items' layouts are held */
   get size(): number {
     return this.cache.size;
   }
@@ -309,18 +313,26 @@ export class LineCache {
   get(item: Item, width: number, layOut: () => ItemLines): ItemLines {
     this.lookups++;
     const have = this.cache.get(item.uid);
-    if (have && have.version === item.version && have.width === width) {
-      // the most recently used go last, so that the oldest are the first to go
+    const same = (c: Cached | undefined): boolean => c !== undefined && c.version === item.version && c.width === width;
+    // the most recently used go last, so that the oldest are the first to go
+    if (have && same(have)) {
       this.cache.delete(item.uid);
       this.cache.set(item.uid, have);
       return have;
+    }
+    if (have?.other && same(have.other)) {
+      const back: Cached = { ...have.other, other: { ...have, other: undefined } };
+      this.cache.delete(item.uid);
+      this.cache.set(item.uid, back);
+      return back;
     }
     this.renders++;
     const misses = plainMisses();
     const r = layOut();
     if (plainMisses() !== misses) this.uncoloured.add(item.uid);
     else this.uncoloured.delete(item.uid);
-    const out: Cached = { version: item.version, width, lines: r.lines, targets: r.targets };
+    const kept = have && have.version === item.version ? { ...have, other: undefined } : undefined;
+    const out: Cached = { version: item.version, width, lines: r.lines, targets: r.targets, other: kept };
     this.cache.delete(item.uid);
     this.cache.set(item.uid, out);
     if (this.cache.size > this.keep) {

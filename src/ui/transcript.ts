@@ -269,6 +269,12 @@ export class Transcript {
     return plain.length > 0;
   }
 
+  /** an answer streamed since the session was shown: the screen makes the pane's opening ready
+   * while idle only then, so that a start that stays untouched stays idle */
+  answered(): boolean {
+    return this.answers.size > 0;
+  }
+
   itemCount(): number {
     return this.items.length;
   }
@@ -512,6 +518,14 @@ export class Transcript {
 
   bottom(): void {
     this.follow = true;
+  }
+
+  /** lays out (into the cache) what the window would show at another size, changing nothing
+   * shown: the screen does it while idle for the width the context pane leaves it */
+  prepare(width: number, height: number): void {
+    const { lastW, lastH, follow, anchor } = this;
+    this.view(width, height);
+    Object.assign(this, { lastW, lastH, follow, anchor });
   }
 
   /** the visible window: exactly `height` lines or fewer when the content is shorter */

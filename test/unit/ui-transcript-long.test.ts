@@ -95,3 +95,30 @@ describe("1,000 streamed turns", () => {
     expect(top).toContain("word0 word1");
   });
 });
+
+describe("the context pane's width", () => {
+  it("is laid out ahead by prepare(), without changing the window, and switching back lays out nothing", () => {
+    const t = new Transcript(() => 0);
+    const words = Array.from({ length: 20_000 }, (_, i) => (i % 10 === 9 ? `w${i}\n` : `w${i}`)).join(" ");
+    t.load([msg("user", [{ type: "text", text: "a long one" }]), msg("assistant", [{ type: "text", text: `${words} Lastword` }])]);
+    const wide = screen(t.view(119, 30).lines);
+    expect(wide).toContain("Lastword");
+    t.pageUp();
+    const scrolled = screen(t.view(119, 30).lines);
+    const renders = t.renders;
+    // what the screen does while idle: the width the pane leaves the transcript
+    t.prepare(64, 30);
+    expect(t.renders).toBeGreaterThan(renders);
+    expect(t.follow).toBe(false);
+    expect(screen(t.view(119, 30).lines)).toBe(scrolled);
+    t.bottom();
+    t.view(119, 30);
+    const ahead = t.renders;
+    // the pane opens and closes, again and again: nothing is laid out again
+    for (let k = 0; k < 3; k++) {
+      expect(screen(t.view(64, 30).lines)).toContain("Lastword");
+      expect(screen(t.view(119, 30).lines)).toBe(wide);
+    }
+    expect(t.renders).toBe(ahead);
+  });
+});
