@@ -153,6 +153,8 @@ class TuiApp {
   /** where the pane was last drawn: the wheel over it scrolls it */
   private paneRect: Rect | undefined;
   /** `waiting`: streaming, with nothing of the answer in yet */
+  /** a key came since start: from then on the pane's opening is made ready while idle */
+  private keyed = false;
   private turn: { state: TurnState; detail?: string | undefined; waiting?: boolean } = { state: "idle" };
   /** images for the next prompt (one array for the screen's life: commands change it in place) */
   private readonly attachments: ImageBlock[] = [];
@@ -567,6 +569,7 @@ class TuiApp {
   // ---- keys: every one goes through the router -----------------------------------------------
 
   private handleInput(events: InputEvent[]): void {
+    this.keyed = true;
     for (const ev of events) {
       if (this.closed) return;
       try {
@@ -897,7 +900,7 @@ class TuiApp {
     if (takeEstimated()) void loadWidths().then(() => this.frames.request());
     // code shown plain while the highlighter loads: colour it when it is there
     const a = this.s;
-    const idle = { cols: this.surface.cols, rows: this.surface.rows, paneOpen: a?.pane.open ?? true, turnIdle: this.turn.state === "idle" && a?.transcript.answered() === true };
+    const idle = { cols: this.surface.cols, rows: this.surface.rows, paneOpen: a?.pane.open ?? true, turnIdle: this.turn.state === "idle" && (this.keyed || a?.transcript.answered() === true) };
     if (a && wantsPrelayout(idle)) {
       this.frames.after("prelayout", PRELAYOUT_IDLE_MS, () => prelayout(a.transcript, a.pane, { ...idle, promptRows: this.editor.layout(promptWidth(idle.cols)).rows.length }));
     }

@@ -270,7 +270,7 @@ export class Transcript {
   }
 
   /** an answer streamed since the session was shown: the screen makes the pane's opening ready
-   * while idle only then, so that a start that stays untouched stays idle */
+   * while idle only then (or once a key came), so that a start left untouched stays idle */
   answered(): boolean {
     return this.answers.size > 0;
   }
