@@ -528,6 +528,16 @@ export class Transcript {
     Object.assign(this, { lastW, lastH, follow, anchor });
   }
 
+  /** lays out (into the cache) the page a PageUp would show, changing nothing shown: a reader
+   * scrolled back who pauses finds the page above ready */
+  preparePageUp(): void {
+    if (this.follow) return;
+    const { lastW, lastH, follow, anchor } = this;
+    this.pageUp();
+    this.view(lastW, lastH);
+    Object.assign(this, { lastW, lastH, follow, anchor });
+  }
+
   /** the visible window: exactly `height` lines or fewer when the content is shorter */
   view(width: number, height: number): { lines: Line[]; following: boolean } {
     this.lastW = Math.max(8, width);

@@ -122,3 +122,26 @@ describe("the context pane's width", () => {
     expect(t.renders).toBe(ahead);
   });
 });
+
+describe("a reader scrolled back", () => {
+  it("finds the page above laid out by preparePageUp(), the window unchanged", () => {
+    const t = new Transcript(() => 0);
+    t.load(session(500));
+    t.view(118, 30);
+    t.pageUp();
+    const here = screen(t.view(118, 30).lines);
+    t.preparePageUp();
+    expect(screen(t.view(118, 30).lines)).toBe(here);
+    const renders = t.renders;
+    t.pageUp();
+    expect(screen(t.view(118, 30).lines)).not.toBe(here);
+    expect(t.renders).toBe(renders);
+    // following the bottom, there is nothing to do
+    t.bottom();
+    t.view(118, 30);
+    const atEnd = t.renders;
+    t.preparePageUp();
+    expect(t.renders).toBe(atEnd);
+    expect(t.follow).toBe(true);
+  });
+});
