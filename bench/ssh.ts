@@ -234,13 +234,16 @@ function rowsOf(results: { name: string; pairs: Pair[] }[], link: Link): Row[] {
       `${fmtMs(med(r.pairs, side, (x) => x.lastVisibleMs))} · ${fmtBytes(med(r.pairs, side, (x) => x.bytes))} · ${med(r.pairs, side, perFrame).toFixed(0)} B/frame · ${med(r.pairs, side, fps).toFixed(0)} frames/s`;
     const b = ratio(r.pairs, perFrame);
     const f = ratio(r.pairs, fps);
+    // a fast stream's few frames come as the layout's turns fall, which the machine's load moves:
+    // its frame rate is a figure, the paced stream's a target
+    const paced = r.name.startsWith(PACED);
     rows.push({
       benchmark: `  ssh ${r.name}: last word · total bytes · B/frame · frames/s`,
       albedo: fig("ssh"),
       floor: `${fig("local")} local`,
-      ratio: Math.max(b, f),
-      target: `≤ ${WITHIN}×`,
-      met: b <= WITHIN && f <= WITHIN,
+      ratio: paced ? Math.max(b, f) : b,
+      target: paced ? `B/frame, frames/s ≤ ${WITHIN}×` : `B/frame ≤ ${WITHIN}×`,
+      met: b <= WITHIN && (!paced || f <= WITHIN),
       note: `B/frame ${b.toFixed(2)}×, frames/s ${f.toFixed(2)}×, total bytes ${ratio(r.pairs, (x) => x.bytes).toFixed(2)}×, Enter → last word ${signed(median(r.pairs.map((p) => p.ssh.lastVisibleMs - p.local.lastVisibleMs)))}, first word ${signed(median(r.pairs.map((p) => p.ssh.firstVisibleMs - p.local.firstVisibleMs)))}, clears ${med(r.pairs, "ssh", (x) => x.clears)} (local ${med(r.pairs, "local", (x) => x.clears)})`,
     });
   }

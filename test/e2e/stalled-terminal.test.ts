@@ -4,8 +4,10 @@
 // meanwhile, or the output of every frame the app meant to draw. What reaches the terminal
 // after the stall is a few frames that bring it to the present, then the app is as before.
 //
-// Counted, not timed: frames (blessed's ESC 7 per draw) and bytes after the stall, against the
-// words that arrived during it.
+// Counted, not timed: frames (blessed's ESC 7 per draw) and bytes from Enter to idle, against
+// the same paced answer streamed to a terminal that reads along. (Node writes to a terminal
+// synchronously: a full pty holds the app inside its frame's write, and the frame after it
+// carries every change made meanwhile. An output queue in its place would fail this.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, makeHome, type Home } from "../helpers/cli.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
