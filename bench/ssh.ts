@@ -15,6 +15,8 @@
 //                                        paragraph, numbered); a paced 3,000-word stream runs too
 //   BENCH_SSH_RUNS=3                     pairs per case
 //   BENCH_SSH_LINK=relay                 skip the netem attempt
+//   BENCH_SSH_NETNS_LEAF=pfifo           the namespace path with this qdisc for netem's (no delay):
+//                                        checks that path on a kernel without netem
 //   node --import tsx bench/ssh.ts [--quick]   the row alone, as JSON
 import { spawn, spawnSync } from "node:child_process";
 import fsp from "node:fs/promises";
@@ -38,7 +40,8 @@ const NETNS_FLAG = "--inside-netns";
 // -------------------------------------------------------------------------------- the link
 
 interface Link {
-  kind: "netem" | "relay";
+  /** netem, the relay, or the namespace path checked without netem */
+  kind: "netem" | "relay" | "no delay: netns check";
   /** where ssh connects */
   port: number;
   describe(): string;
@@ -54,19 +57,33 @@ function netemUsable(): { ok: boolean; why: string } {
   return { ok: false, why: (r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n")[0]! };
 }
 
-/** inside the namespace: 50 ms on every packet to or from sshd's port, nothing on the rest of lo */
+/**
+ * The leaf qdisc for sshd's traffic inside the namespace: netem's delay, or (to check the
+ * namespace path on a kernel without netem) what BENCH_SSH_NETNS_LEAF names, e.g. pfifo: no
+ * delay then, and the row says so.
+ */
+const NETNS_LEAF = process.env["BENCH_SSH_NETNS_LEAF"];
+const leafQdisc = (): string => NETNS_LEAF ?? `netem delay ${DELAY_MS}ms`;
+
+/** inside the namespace: the leaf on every packet to or from sshd's port, nothing on the rest of lo */
 function netemLink(sshd: Sshd): Link {
   const tc = (args: string): void => {
     const r = spawnSync("tc", args.split(" "), { encoding: "utf8" });
     if (r.status !== 0) throw new Error(`tc ${args}: ${r.stderr.trim()}`);
   };
-  tc("qdisc add dev lo root handle 1: prio");
-  tc(`qdisc add dev lo parent 1:3 handle 30: netem delay ${DELAY_MS}ms`);
-  for (const dir of ["dport", "sport"]) tc(`filter add dev lo protocol ip parent 1:0 prio 1 u32 match ip ${dir} ${sshd.port} 0xffff flowid 1:3`);
+  // htb, not prio: some kernels leave prio out; two unlimited classes, sshd's port in the second
+  tc("qdisc add dev lo root handle 1: htb default 1");
+  tc("class add dev lo parent 1: classid 1:1 htb rate 10gbit");
+  tc("class add dev lo parent 1: classid 1:2 htb rate 10gbit");
+  tc(`qdisc add dev lo parent 1:2 handle 20: ${leafQdisc()}`);
+  for (const dir of ["dport", "sport"]) tc(`filter add dev lo protocol ip parent 1: prio 1 u32 match ip ${dir} ${sshd.port} 0xffff flowid 1:2`);
   return {
-    kind: "netem",
+    kind: NETNS_LEAF === undefined ? "netem" : "no delay: netns check",
     port: sshd.port,
-    describe: () => `netem delay ${DELAY_MS} ms on lo in a private network namespace, both directions of sshd's port`,
+    describe: () =>
+      NETNS_LEAF === undefined
+        ? `netem delay ${DELAY_MS} ms on lo in a private network namespace, both directions of sshd's port`
+        : `NO DELAY: ${NETNS_LEAF} in place of netem (BENCH_SSH_NETNS_LEAF, a check of the namespace path)`,
     close: async () => void spawnSync("tc", ["qdisc", "del", "dev", "lo", "root"]),
   };
 }
@@ -258,7 +275,7 @@ function signed(ms: number): string {
 
 /** the row: in a private network namespace with netem when the kernel has it, else over the relay */
 export async function benchSsh(quick: boolean): Promise<Row[]> {
-  const netem = netemUsable();
+  const netem = NETNS_LEAF !== undefined ? { ok: true, why: "" } : netemUsable();
   if (!netem.ok) return measure(quick, (s) => relayLink(s, netem.why));
   // everything (the fake, sshd, ssh, both CLIs) runs again inside the namespace: its loopback is not this one
   const child = spawn("unshare", ["-n", process.execPath, "--import", "tsx", fileURLToPath(import.meta.url), NETNS_FLAG, ...(quick ? ["--quick"] : [])], {
