@@ -48,35 +48,44 @@ interface Link {
   close(): Promise<void>;
 }
 
-/** can this process put netem on a private namespace's loopback? (root, and the kernel's sch_netem) */
-function netemUsable(): { ok: boolean; why: string } {
-  if (process.env["BENCH_SSH_LINK"] === "relay") return { ok: false, why: "BENCH_SSH_LINK=relay" };
-  if (process.getuid?.() !== 0) return { ok: false, why: "not root (netem needs a network namespace of its own)" };
-  const r = spawnSync("unshare", ["-n", "sh", "-c", "ip link set lo up && tc qdisc add dev lo root netem delay 1ms"], { encoding: "utf8", timeout: 10_000 });
-  if (r.status === 0) return { ok: true, why: "" };
-  return { ok: false, why: (r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n")[0]! };
-}
-
 /**
  * The leaf qdisc for sshd's traffic inside the namespace: netem's delay, or (to check the
  * namespace path on a kernel without netem) what BENCH_SSH_NETNS_LEAF names, e.g. pfifo: no
  * delay then, and the row says so.
  */
 const NETNS_LEAF = process.env["BENCH_SSH_NETNS_LEAF"];
-const leafQdisc = (): string => NETNS_LEAF ?? `netem delay ${DELAY_MS}ms`;
 
-/** inside the namespace: the leaf on every packet to or from sshd's port, nothing on the rest of lo */
+/** tc's arguments: the leaf on every packet to or from `port`, nothing on the rest of lo.
+ *  htb, not prio: some kernels leave prio out; two unlimited classes, the port in the second. */
+function tcCommands(port: number, leaf: string): string[] {
+  return [
+    "qdisc add dev lo root handle 1: htb default 1",
+    "class add dev lo parent 1: classid 1:1 htb rate 10gbit",
+    "class add dev lo parent 1: classid 1:2 htb rate 10gbit",
+    `qdisc add dev lo parent 1:2 handle 20: ${leaf}`,
+    ...["dport", "sport"].map((dir) => `filter add dev lo protocol ip parent 1: prio 1 u32 match ip ${dir} ${port} 0xffff flowid 1:2`),
+  ];
+}
+
+/** can this process set up the link below in a private namespace? (root, and the kernel's
+ *  htb, u32 and netem: the same commands, tried in a throw-away namespace) */
+function netemUsable(): { ok: boolean; why: string } {
+  if (NETNS_LEAF !== undefined) return { ok: true, why: "" };
+  if (process.env["BENCH_SSH_LINK"] === "relay") return { ok: false, why: "BENCH_SSH_LINK=relay" };
+  if (process.getuid?.() !== 0) return { ok: false, why: "not root (netem needs a network namespace of its own)" };
+  const script = ["ip link set lo up", ...tcCommands(22, `netem delay ${DELAY_MS}ms`).map((c) => `tc ${c}`)].join(" && ");
+  const r = spawnSync("unshare", ["-n", "sh", "-c", script], { encoding: "utf8", timeout: 10_000 });
+  if (r.status === 0) return { ok: true, why: "" };
+  // the last line: htb may warn first about its quantum
+  return { ok: false, why: (r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n").at(-1)! };
+}
+
+/** inside the namespace: netem's delay (or the checked leaf) on sshd's port, both ways */
 function netemLink(sshd: Sshd): Link {
-  const tc = (args: string): void => {
+  for (const args of tcCommands(sshd.port, NETNS_LEAF ?? `netem delay ${DELAY_MS}ms`)) {
     const r = spawnSync("tc", args.split(" "), { encoding: "utf8" });
     if (r.status !== 0) throw new Error(`tc ${args}: ${r.stderr.trim()}`);
-  };
-  // htb, not prio: some kernels leave prio out; two unlimited classes, sshd's port in the second
-  tc("qdisc add dev lo root handle 1: htb default 1");
-  tc("class add dev lo parent 1: classid 1:1 htb rate 10gbit");
-  tc("class add dev lo parent 1: classid 1:2 htb rate 10gbit");
-  tc(`qdisc add dev lo parent 1:2 handle 20: ${leafQdisc()}`);
-  for (const dir of ["dport", "sport"]) tc(`filter add dev lo protocol ip parent 1: prio 1 u32 match ip ${dir} ${sshd.port} 0xffff flowid 1:2`);
+  }
   return {
     kind: NETNS_LEAF === undefined ? "netem" : "no delay: netns check",
     port: sshd.port,
@@ -275,7 +284,7 @@ function signed(ms: number): string {
 
 /** the row: in a private network namespace with netem when the kernel has it, else over the relay */
 export async function benchSsh(quick: boolean): Promise<Row[]> {
-  const netem = NETNS_LEAF !== undefined ? { ok: true, why: "" } : netemUsable();
+  const netem = netemUsable();
   if (!netem.ok) return measure(quick, (s) => relayLink(s, netem.why));
   // everything (the fake, sshd, ssh, both CLIs) runs again inside the namespace: its loopback is not this one
   const child = spawn("unshare", ["-n", process.execPath, "--import", "tsx", fileURLToPath(import.meta.url), NETNS_FLAG, ...(quick ? ["--quick"] : [])], {
