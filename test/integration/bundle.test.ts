@@ -34,6 +34,14 @@ describe("the bundled CLI", () => {
     expect(text).toContain('__toESM(require("undici")');
   });
 
+  it("is ASCII, so the source V8 keeps for the whole run is one byte a character", () => {
+    const text = fs.readFileSync(BUNDLE, "utf8");
+    expect(text.length).toBeGreaterThan(1_000_000);
+    expect(text.match(/[^\x00-\x7f]/g) ?? []).toEqual([]);
+    // what was outside ASCII is there as an escape (an en dash in a regular expression)
+    expect(text).toContain("\\u2013");
+  });
+
   it("reads its version from the package's package.json, two folders up", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
     const out = execFileSync(process.execPath, [CLI, "--version"], { encoding: "utf8" });
