@@ -105,6 +105,51 @@ async function startOnce(env: NodeJS.ProcessEnv, waitForCache?: string): Promise
   }
 }
 
+/** The quit key on an empty prompt (app.quitIfEmpty, C-d) */
+const QUIT_KEY = "\x04";
+
+/**
+ * Start-up measured the way an outside run does it: a client with a HOME and XDG folders of
+ * its own (its code cache among them, empty at first), ONE warm-up start that quits with the
+ * quit key as soon as the session shows, then the measured starts in the same folders, each
+ * quit the same way, interleaved with the floor. Whatever the warm-up leaves behind (or not)
+ * is what every measured start gets.
+ */
+async function outsideStarts(runs: number): Promise<{ usable: number[]; ready: number[]; floor: number[]; warmupCache: boolean }> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-bench-outside-"));
+  const cache = path.join(root, "cache");
+  const home = await benchHome({ XDG_CACHE_HOME: cache });
+  const once = async (): Promise<{ usable: number; ready: number }> => {
+    const a = startAlbedo(home);
+    try {
+      const t = await a.waitFor(USABLE, 20_000, "albedo-tui's first usable frame");
+      const r = await a.waitFor(READY, 20_000, "albedo-tui's session");
+      a.write(QUIT_KEY);
+      await Promise.race([a.exited, sleep(10_000)]);
+      return { usable: t - a.spawnedAt, ready: r - a.spawnedAt };
+    } finally {
+      await a.stop();
+    }
+  };
+  try {
+    await once();
+    const warmupCache = codeCacheFiles(cache).length > 0;
+    const usable: number[] = [];
+    const ready: number[] = [];
+    const floor: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      floor.push(await floorOnce());
+      const s = await once();
+      usable.push(s.usable);
+      ready.push(s.ready);
+    }
+    return { usable, ready, floor, warmupCache };
+  } finally {
+    await removeDir(home.root);
+    await removeDir(root);
+  }
+}
+
 async function floorOnce(): Promise<number> {
   const f = new PtyRun({ file: NODE, args: [FLOOR_BLESSED], cwd: BENCH_DIR, env: { ...process.env, TERM: "xterm-256color" } });
   try {
@@ -145,6 +190,7 @@ export async function benchStartup(quick: boolean): Promise<Row[]> {
     }
     coldFloor.push(await floorOnce());
   }
+  const outside = await outsideStarts(quick ? 2 : 7);
   const s = summarise(albedo, floor);
   const r = summarise(ready, floor);
   const cu = summarise(coldUsable, coldFloor);
@@ -177,31 +223,57 @@ export async function benchStartup(quick: boolean): Promise<Row[]> {
       target: "— (once per install)",
       met: null,
       raw: { runs: coldRuns, usableMs: coldUsable, readyMs: coldReady, floorMs: coldFloor, usableRatio: cu.ratio },
-      note: `first usable frame ${cu.ratio.toFixed(2)}×, session loaded ${cr.ratio.toFixed(2)}× the floor; it writes the cache 2 s in`,
+      note: `first usable frame ${cu.ratio.toFixed(2)}×, session loaded ${cr.ratio.toFixed(2)}× the floor`,
     },
   ];
-
-  // Idle: one more start, then leave it alone. RSS after 2 s; CPU and output over 5 s,
-  // which must be nothing at all: no spinner, no clock, no polling timer.
-  const rssAfter = quick ? 1000 : 2000;
-  const idleFor = quick ? 1000 : 5000;
-  const home = await benchHome();
-  const a = startAlbedo(home);
-  const f = new PtyRun({ file: NODE, args: [FLOOR_BLESSED], cwd: BENCH_DIR, env: { ...process.env, TERM: "xterm-256color" } });
-  try {
-    await a.waitFor(READY, 20_000, "albedo-tui's first frame");
-    await f.waitFor("floor ready", 20_000, "the blessed floor's first frame");
-    await sleep(rssAfter);
-    const rss = memory(a.pid).rss;
-    const floorRss = memory(f.pid).rss;
-    const cpu0 = cpuSeconds(a.pid);
-    const t0 = now();
-    await sleep(idleFor);
-    const cpu = cpuSeconds(a.pid) - cpu0;
-    const out = a.framesBetween(t0, now());
+  {
+    const ou = summarise(outside.usable, outside.floor);
+    const or = summarise(outside.ready, outside.floor);
+    const how = `a HOME and XDG folders per client, one warm-up start quit at once with the quit key (it ${outside.warmupCache ? "left" : "left NO"} code cache)`;
     rows.push(
       {
-        benchmark: `idle RSS ${rssAfter / 1000} s after first frame`,
+        benchmark: "outside way: start-up to first usable frame",
+        albedo: fmtMs(ou.a),
+        floor: `${fmtMs(ou.f)} blessed box`,
+        ratio: ou.ratio,
+        target: "≤ 1.3×",
+        met: ou.ratio <= 1.3,
+        raw: { runs: outside.usable.length, usableMs: outside.usable, floorMs: outside.floor, warmupCache: outside.warmupCache },
+        note: how,
+      },
+      {
+        benchmark: "outside way: start-up to session loaded (idle)",
+        albedo: fmtMs(or.a),
+        floor: `${fmtMs(or.f)} blessed box`,
+        ratio: or.ratio,
+        target: "≤ 1.5×",
+        met: or.ratio <= 1.5,
+        raw: { runs: outside.ready.length, readyMs: outside.ready, floorMs: outside.floor, warmupCache: outside.warmupCache },
+      },
+    );
+  }
+
+  // Idle: one more start, then leave it alone. CPU and output over 5 s from the moment the
+  // status line first says idle, which must be nothing at all: no spinner, no clock, no
+  // polling timer, no loading left behind the frame. RSS at the end of those 5 s.
+  const idleFor = quick ? 1000 : 5000;
+  const home = await benchHome();
+  const f = new PtyRun({ file: NODE, args: [FLOOR_BLESSED], cwd: BENCH_DIR, env: { ...process.env, TERM: "xterm-256color" } });
+  const a = startAlbedo(home);
+  try {
+    await f.waitFor("floor ready", 20_000, "the blessed floor's first frame");
+    const t0 = await a.waitFor(READY, 20_000, "albedo-tui's first frame");
+    // the CPU counted until READY showed, read as soon as this process sees it
+    const cpu0 = cpuSeconds(a.pid);
+    await sleep(Math.max(0, idleFor - (now() - t0)));
+    const cpu = cpuSeconds(a.pid) - cpu0;
+    const out = a.framesBetween(t0 + FRAME_GAP_MS, now());
+    const rss = memory(a.pid).rss;
+    const floorRss = memory(f.pid).rss;
+    const rssAfter = now() - t0;
+    rows.push(
+      {
+        benchmark: `idle RSS ${(rssAfter / 1000).toFixed(0)} s after idle first shows`,
         albedo: fmtMB(rss),
         floor: `${fmtMB(floorRss)} blessed box`,
         ratio: rss / floorRss,
@@ -210,7 +282,7 @@ export async function benchStartup(quick: boolean): Promise<Row[]> {
         raw: { rssBytes: rss, floorRssBytes: floorRss },
       },
       {
-        benchmark: `idle CPU over ${idleFor / 1000} s`,
+        benchmark: `idle CPU over ${idleFor / 1000} s from when idle first shows`,
         albedo: `${(cpu * 1000).toFixed(0)} ms CPU, ${out.bytes} B out`,
         floor: "0",
         ratio: null,

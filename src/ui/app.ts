@@ -51,6 +51,7 @@ import { resumeScreen, suspendScreen } from "./suspend.js";
 import { loadWidths, takeEstimated } from "./text.js";
 import type { Transcript } from "./transcript.js";
 import type { NoticeLevel } from "./transcript-item.js";
+import { FirstKey } from "./first-key.js";
 
 export type { Keymap } from "./bindings.js";
 export type { Terminal } from "./screen.js";
@@ -70,8 +71,10 @@ interface AttachOptions {
   notify?: NotifyChoice;
   /** the config's "hangup": what a running turn does when the terminal hangs up */
   hangup?: HangupChoice;
-  /** run right after the frame that shows the session (the controller's turn parts load then) */
+  /** run right after the frame that shows the session */
   afterSessionFrame?: () => void;
+  /** run at the person's first key once the session is shown (first-key.ts): what a turn needs loads then */
+  onFirstKey?: () => void;
 }
 
 interface TuiOptions extends StartOptions, AttachOptions {}
@@ -130,6 +133,7 @@ class TuiApp {
   private readonly frames = new FrameScheduler(() => this.frame());
   private readonly editor = new InputEditor();
   /** `@path` completion: the workspace's files, walked behind the screen once it is up */
+  private readonly firstKey = new FirstKey();
   private readonly mentions = new MentionCompleter(
     () => this.s?.controller.info().workspace,
     () => this.frames.request(),
@@ -309,6 +313,8 @@ class TuiApp {
     this.hangupMode = opts.hangup ?? "continue";
     this.restoreDraft(controller, transcript);
     if (info.keyProblem) transcript.notice("error", info.keyProblem);
+    // said before this screen listened: where commands run
+    for (const n of controller.startNotices()) transcript.notice("warning", n);
     // open in another process: shown, never written to from here
     const readOnly = controller.readOnly();
     if (readOnly) transcript.notice("warning", readOnly);
@@ -336,10 +342,13 @@ class TuiApp {
     // MCP servers start behind this frame: they never delay the prompt
     setImmediate(() => controller.mcp?.start());
     if (opts.afterSessionFrame) setImmediate(opts.afterSessionFrame);
-    // the file list for `@` is walked once the screen is idle, so the first `@` finds it in
-    setTimeout(() => {
-      if (!this.closed) void this.mentions.prewarm().catch(() => undefined);
-    }, 500).unref();
+    // the file list for `@` is walked at the first key, so the first `@` finds it in and an
+    // idle screen walks nothing
+    this.firstKey.arm(() => {
+      if (this.closed) return;
+      opts.onFirstKey?.();
+      void this.mentions.prewarm().catch(() => undefined);
+    });
     return this.done;
   }
 
@@ -566,6 +575,7 @@ class TuiApp {
   // ---- keys: every one goes through the router -----------------------------------------------
 
   private handleInput(events: InputEvent[]): void {
+    this.firstKey.input(events);
     for (const ev of events) {
       if (this.closed) return;
       try {
