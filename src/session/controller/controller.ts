@@ -247,6 +247,8 @@ export class App implements Controller {
       // before it is known where commands run
       this.sandboxSaid ??= this.sayUnsandboxed();
       limitCoreDumps();
+      // the status line's context figure needs the parts: it can be worked out now
+      this.hub.emit({ type: "info" });
       return p;
     });
   }
