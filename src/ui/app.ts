@@ -327,8 +327,9 @@ class TuiApp {
       this.paneWanted = false;
       this.toggleContext();
     }
-    // the controller works the context figure out behind the first frame and says "info" when it has
-    this.staleStatus();
+    // what the status line knows now, in this frame (a timer's frame would follow idle); the
+    // controller says "info" when its figure changes
+    this.refreshStatus(true);
     if (this.held) {
       this.held = false;
       this.flashMsg = undefined;
