@@ -10,6 +10,7 @@
 //
 // A cache is only ever an optimisation: a missing, stale, damaged or unwritable one costs a
 // slower start, never a failed one.
+import { isAscii } from "node:buffer";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -146,7 +147,9 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
   let source: string;
   try {
     stat = fs.fstatSync(fd);
-    source = fs.readFileSync(fd, "utf8");
+    const bytes = fs.readFileSync(fd);
+    // the build writes it in ASCII (scripts/bundle.mjs): read so, it is a one-byte string
+    source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   } finally {
     fs.closeSync(fd);
   }
