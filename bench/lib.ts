@@ -22,7 +22,8 @@ type HeadlessTerminal = InstanceType<typeof Terminal>;
 
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(BENCH_DIR, "..");
-export const CLI = path.join(ROOT, "dist", "cli.js");
+// BENCH_CLI: another entry, e.g. dist/bundle/cli.cjs to run the bundle without the launcher
+export const CLI = process.env["BENCH_CLI"] ? path.resolve(process.env["BENCH_CLI"]) : path.join(ROOT, "dist", "cli.js");
 
 // ---------------------------------------------------------------------------------- stats
 

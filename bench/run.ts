@@ -23,6 +23,7 @@ interface Bench {
 const BENCHES: Bench[] = [
   { name: "startup", what: "start-up, idle memory and CPU", cli: true, run: async (q) => (await import("./tui.js")).benchStartup(q) },
   { name: "stream", what: "20,000-word streamed answer over SSE in every shape (the worst reported), and 200,000 for growth", cli: true, run: async (q) => (await import("./stream-shapes.js")).benchStreamShapes(q) },
+  { name: "ssh", what: "the 20,000-word stream over SSH with 50 ms each way, against a local pty: bytes per frame, frames/s", cli: true, run: async (q) => (await import("./ssh.js")).benchSsh(q) },
   { name: "long-session", what: "50,000-message session resumed, PageUp", cli: true, run: async (q) => (await import("./tui.js")).benchLongSession(q) },
   { name: "turns", what: "1,000 scripted turns in one process: RSS against after 10", cli: true, run: async (q) => (await import("./turns.js")).benchTurns(q) },
   { name: "replay", what: "replay + encode + capture", run: async (q) => (await import("./replay.js")).benchReplay(q) },

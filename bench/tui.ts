@@ -65,10 +65,15 @@ const NODE = process.execPath;
 // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench -- stream
 const NODE_ARGS = (process.env["BENCH_NODE_ARGS"] ?? "").split(/\s+/).filter(Boolean);
 
+/** node's arguments for albedo-tui in `home` (bench/ssh.ts runs the same on the far side of ssh) */
+export function albedoArgs(home: BenchHome, extraArgs: string[] = []): string[] {
+  return [...NODE_ARGS, CLI, "--db", home.db, "--workspace", home.workspace, "--provider", "anthropic", "--model", MODEL, ...extraArgs];
+}
+
 export function startAlbedo(home: BenchHome, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): PtyRun {
   return new PtyRun({
     file: NODE,
-    args: [...NODE_ARGS, CLI, "--db", home.db, "--workspace", home.workspace, "--provider", "anthropic", "--model", MODEL, ...extraArgs],
+    args: albedoArgs(home, extraArgs),
     cwd: home.workspace,
     env: { ...home.env, ...env },
   });
@@ -319,7 +324,7 @@ export function streamAnswer(tokens: number): string {
 
 const FAKE_SERVER = path.join(BENCH_DIR, "fake-server.ts");
 const FLOOR_STREAM = path.join(BENCH_DIR, "floor-stream.cjs");
-const STREAM_KEY = "bench-key";
+export const STREAM_KEY = "bench-key";
 
 /**
  * The fake provider in a process of its own (bench/fake-server.ts), real SSE over loopback,
@@ -421,10 +426,12 @@ export interface StreamRun {
   clears: number;
   /** frames drawn between the first visible words and the last word */
   frames: number;
+  /** bytes written between the first visible words and the last word */
+  streamBytes: number;
 }
 
 /** Types the prompt, presses Enter, and times what the screen shows. */
-async function timeStream(run: PtyRun, fake: FakeServer, settleMs: number): Promise<StreamRun> {
+export async function timeStream(run: PtyRun, fake: FakeServer, settleMs: number): Promise<StreamRun> {
   const rssBefore = memory(run.pid).rss;
   const cpu0 = treeCpuSeconds(run.pid);
   const enter = run.write("\r");
@@ -449,6 +456,7 @@ async function timeStream(run: PtyRun, fake: FakeServer, settleMs: number): Prom
     bytes: out.bytes,
     clears: out.clears,
     frames: during.frames,
+    streamBytes: during.bytes,
   };
 }
 

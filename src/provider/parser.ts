@@ -38,6 +38,9 @@ export interface FrameHandler {
 /** An event of a stream whose events name their type (Anthropic, Responses). */
 type TypedEvent = Record<string, unknown> & { type: string };
 
+/** a JSON escape of half a surrogate pair (\\uD800-\\uDFFF) */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
 export abstract class AnswerParser implements FrameHandler {
   protected readonly emit: (e: StreamEvent) => void;
   /** every piece of content passes through it: what one answer may bring is bounded */
@@ -123,8 +126,10 @@ export abstract class AnswerParser implements FrameHandler {
   protected typedEvent(frame: SseFrame): TypedEvent {
     let raw: unknown;
     try {
-      // lone surrogates become U+FFFD here, where text enters
-      raw = JSON.parse(frame.data, this.reviver);
+      // lone surrogates become U+FFFD here, where text enters. Decoded UTF-8 holds none, so
+      // only an escaped surrogate can make one: without such an escape, a reviver (a call per
+      // value, twice JSON.parse's time) has nothing to do.
+      raw = SURROGATE_ESCAPE.test(frame.data) ? JSON.parse(frame.data, this.reviver) : JSON.parse(frame.data);
     } catch {
       throw new StreamFault(
         `${this.label} sent a malformed stream event${frame.event ? ` (${frame.event})` : ""}: not valid JSON: ${clip(frame.data)}`,

@@ -57,50 +57,103 @@ function isSimple(s: string): boolean {
 
 export function graphemes(s: string): string[] {
   if (isSimple(s)) return s.split("");
-  return splitClusters(s);
+  return collect(s, NOT_SIMPLE, SIMPLE_PAIR);
 }
 
 /** grapheme clusters of any text, newlines included (the prompt editor moves over them) */
 export function graphemesOf(s: string): string[] {
   if (SIMPLE_LINES.test(s)) return s.split("");
-  return splitClusters(s);
+  return collect(s, NOT_SIMPLE_LINES, SIMPLE_LINES_PAIR);
+}
+
+/**
+ * Two cells wide and, like the simple characters, a grapheme cluster each in any sequence:
+ * kana, Han ideographs, Hangul syllables, fullwidth forms (no combining kana marks, no jamo,
+ * no halfwidth forms; a unit test checks each against string-width and Intl.Segmenter). CJK
+ * text is mostly these, and they need no segmenter either.
+ */
+export const WIDE_CHARS = "\\u3041-\\u3096\\u30a1-\\u30fa\\u3400-\\u4dbf\\u4e00-\\u9fff\\uac00-\\ud7a3\\uf900-\\ufa6d\\ufa70-\\ufad9\\uff01-\\uff60\\uffe0-\\uffe6";
+
+/** the cells of a character of SIMPLE_CHARS or WIDE_CHARS (checked by the caller) */
+function unitWidth(c: number): number {
+  return c >= 0x3041 && c <= 0xffe6 && (c <= 0x30fa || c >= 0x3400) ? 2 : 1;
+}
+
+const NOT_SIMPLE = new RegExp(`[^${SIMPLE_CHARS}${WIDE_CHARS}]`, "g");
+const SIMPLE_PAIR = new RegExp(`[${SIMPLE_CHARS}${WIDE_CHARS}]{2}`, "g");
+const NOT_SIMPLE_LINES = new RegExp(`[^\\n${SIMPLE_CHARS}${WIDE_CHARS}]`, "g");
+const SIMPLE_LINES_PAIR = new RegExp(`[\\n${SIMPLE_CHARS}${WIDE_CHARS}]{2}`, "g");
+
+/** called with each cluster's start and end (UTF-16 offsets) */
+type OnCluster = (start: number, end: number) => void;
+
+function collect(s: string, other: RegExp, pair: RegExp): string[] {
+  const out: string[] = [];
+  eachCluster(s, other, pair, (a, b) => out.push(b - a === 1 ? s[a]! : s.slice(a, b)));
+  return out;
+}
+
+/**
+ * The grapheme clusters of text that mixes standalone characters (simple and wide) with
+ * others: only the stretches around the others go to the segmenter, which costs ~100 times a
+ * split. Between two standalone characters there is always a break (none of them joins with
+ * what follows or precedes it: no marks, joiners, prepends, jamo, regional indicators or
+ * pictographs), so every stretch that starts after such a pair and ends before one is
+ * segmented on its own. A standalone character just before another may carry it (a letter
+ * and its combining mark), so it goes with the stretch.
+ */
+function eachCluster(s: string, other: RegExp, pair: RegExp, on: OnCluster): void {
+  for (let p = 0; p < s.length; ) {
+    other.lastIndex = p;
+    const q = other.exec(s)?.index ?? s.length;
+    // the standalone characters before the last one ahead of the other are clusters of their own
+    const start = q === s.length ? q : Math.max(p, q - 1);
+    for (let i = p; i < start; i++) on(i, i + 1);
+    if (start === s.length) return;
+    // the stretch ends where two standalone characters meet
+    pair.lastIndex = q + 1;
+    const m = pair.exec(s);
+    const end = m ? m.index + 1 : s.length;
+    eachClusterByWindow(s, start, end, SEGMENT_WINDOW, on);
+    p = end;
+  }
 }
 
 /** how much of a string the segmenter is handed at once */
 const SEGMENT_WINDOW = 4096;
 
-function splitClusters(s: string): string[] {
-  return clustersByWindow(s, SEGMENT_WINDOW);
+/** the clusters of `s` a window at a time (see eachClusterByWindow); exported for its test */
+export function clustersByWindow(s: string, window: number): string[] {
+  const out: string[] = [];
+  eachClusterByWindow(s, 0, s.length, window, (a, b) => out.push(s.slice(a, b)));
+  return out;
 }
 
 /**
- * Grapheme clusters, segmented a window at a time: Node's Intl.Segmenter takes time that grows
- * with the square of the string (80,000 characters: 3.4 s), so a one-line answer of a
- * megabyte would take minutes. A break between two clusters depends only on what comes
- * before it, so every break inside a window that starts on a break is a break of the whole
- * string; the window's last cluster may go on past it, and the next window starts there.
- * Exported for the test that compares it with segmenting the whole string.
+ * The clusters of s[from, to), which starts and ends on breaks, segmented a window at a time:
+ * Node's Intl.Segmenter takes time that grows with the square of the string (80,000
+ * characters: 3.4 s), so a one-line answer of a megabyte would take minutes. A break between
+ * two clusters depends only on what comes before it, so every break inside a window that
+ * starts on a break is a break of the whole string; the window's last cluster may go on past
+ * it, and the next window starts there.
  */
-export function clustersByWindow(s: string, window: number): string[] {
+function eachClusterByWindow(s: string, from: number, to: number, window: number, on: OnCluster): void {
   segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
-  const out: string[] = [];
   let w = window;
-  for (let p = 0; p < s.length; ) {
-    let end = Math.min(s.length, p + w);
+  for (let p = from; p < to; ) {
+    let end = Math.min(to, p + w);
     // a window never ends between the two halves of a surrogate pair
     const c = s.charCodeAt(end - 1);
-    if (end < s.length && c >= 0xd800 && c <= 0xdbff) end++;
-    let last = "";
-    let lastAt = 0;
-    let any = false;
-    for (const g of segmenter.segment(end - p === s.length ? s : s.slice(p, end))) {
-      if (any) out.push(last);
-      last = g.segment;
+    if (end < to && c >= 0xd800 && c <= 0xdbff) end++;
+    let lastAt = -1;
+    let lastEnd = 0;
+    for (const g of segmenter.segment(p === 0 && end === s.length ? s : s.slice(p, end))) {
+      if (lastAt >= 0) on(p + lastAt, p + lastEnd);
       lastAt = g.index;
-      any = true;
+      lastEnd = g.index + g.segment.length;
     }
-    if (end === s.length) {
-      out.push(last);
+    if (end === to) {
+      on(p + lastAt, p + lastEnd);
       p = end;
     } else if (lastAt > 0) {
       p += lastAt;
@@ -110,11 +163,10 @@ export function clustersByWindow(s: string, window: number): string[] {
       w *= 2;
     } else {
       // marks piled on one letter past any real text: cut where the window ends
-      out.push(last);
+      on(p + lastAt, p + lastEnd);
       p = end;
     }
   }
-  return out;
 }
 
 /** the widest window one cluster is read in (a hostile pile of marks is cut there) */
@@ -128,9 +180,21 @@ export function graphemeWidth(g: string): number {
     if (c < 0x20 || c === 0x7f) return 0;
     if (SIMPLE.test(g)) return 1;
   }
-  const w = exactWidth ? exactWidth(g) : estimateWidth(g);
-  return w > 2 ? 2 : w;
+  if (!exactWidth) return Math.min(2, estimateWidth(g));
+  let w = widths.get(g);
+  if (w === undefined) {
+    // string-width segments and classifies every cluster it is given: a CJK answer repeats
+    // the same few hundred, so each is measured once
+    if (widths.size >= MAX_WIDTHS) widths.clear();
+    w = Math.min(2, exactWidth(g));
+    widths.set(g, w);
+  }
+  return w;
 }
+
+/** the exact widths of clusters met so far, other than the simple ones */
+const widths = new Map<string, number>();
+const MAX_WIDTHS = 4096;
 
 /**
  * A width without string-width, for a frame drawn before it arrives: marks and format
@@ -159,7 +223,9 @@ function estimateWidth(g: string): number {
 export function textWidth(s: string): number {
   if (isSimple(s)) return s.length;
   let w = 0;
-  for (const g of graphemes(s)) w += graphemeWidth(g);
+  eachCluster(s, NOT_SIMPLE, SIMPLE_PAIR, (a, b) => {
+    w += clusterWidth(s, a, b);
+  });
   return w;
 }
 
@@ -182,48 +248,79 @@ function withText(style: Seg, t: string): Seg {
   return out;
 }
 
-interface Unit {
-  g: string;
-  w: number;
-  style: Seg;
+/**
+ * A line's grapheme clusters, each with its width and segment, as offsets into the line's
+ * joined text: flat arrays rather than an object and a string per character, because a long
+ * streamed line is laid out as it grows and its garbage was most of the stream's.
+ */
+interface Units {
+  text: string;
+  segs: Line;
+  n: number;
+  /** each unit's text is text.slice(at[i], at[i + 1]): units are contiguous */
+  at: Int32Array;
+  w: Uint8Array;
+  seg: Int32Array;
 }
 
-function units(line: Line): Unit[] {
-  const out: Unit[] = [];
-  for (const s of line) {
-    if (isAsciiPrintable(s.t)) {
-      for (let i = 0; i < s.t.length; i++) out.push({ g: s.t[i]!, w: 1, style: s });
-      continue;
-    }
-    for (const g of graphemes(s.t)) {
-      const w = graphemeWidth(g);
-      if (w === 0) {
-        // a zero-width cluster rides along with the previous one
-        const prev = out[out.length - 1];
-        if (prev) prev.g += g;
-        continue;
+function units(line: Line): Units {
+  let total = 0;
+  for (const s of line) total += s.t.length;
+  const text = line.length === 1 ? line[0]!.t : line.map((s) => s.t).join("");
+  const at = new Int32Array(total + 1);
+  const w = new Uint8Array(total);
+  const seg = new Int32Array(total);
+  let n = 0;
+  let off = 0;
+  for (let si = 0; si < line.length; si++) {
+    const t = line[si]!.t;
+    if (isSimple(t)) {
+      for (let i = 0; i < t.length; i++) {
+        at[n] = off + i;
+        w[n] = 1;
+        seg[n++] = si;
       }
-      out.push({ g, w, style: s });
+    } else {
+      eachCluster(t, NOT_SIMPLE, SIMPLE_PAIR, (a, b) => {
+        const width = clusterWidth(t, a, b);
+        // a zero-width cluster rides along with the unit before it (none: it is left out)
+        if (width === 0) return;
+        at[n] = off + a;
+        w[n] = width;
+        seg[n++] = si;
+      });
     }
+    off += t.length;
   }
-  return out;
+  at[n] = total;
+  return { text, segs: line, n, at, w, seg };
 }
 
-function build(us: Unit[], from: number, to: number): Line {
-  const out: Line = [];
-  let cur: Seg | undefined;
-  let text = "";
-  for (let i = from; i < to; i++) {
-    const u = us[i]!;
-    if (cur && sameStyle(cur, u.style)) {
-      text += u.g;
-      continue;
-    }
-    if (cur && text) out.push(withText(cur, text));
-    cur = u.style;
-    text = u.g;
+/** the cells of the cluster s[a, b) */
+function clusterWidth(s: string, a: number, b: number): number {
+  if (b - a === 1) {
+    const c = s.charCodeAt(a);
+    if (c >= 0x20 && c < 0x7f) return 1;
+    if (STANDALONE.test(s[a]!)) return unitWidth(c);
   }
-  if (cur && text) out.push(withText(cur, text));
+  return graphemeWidth(s.slice(a, b));
+}
+const STANDALONE = new RegExp(`[${SIMPLE_CHARS}${WIDE_CHARS}]`);
+
+function isSpace(us: Units, i: number): boolean {
+  return us.at[i + 1]! - us.at[i]! === 1 && us.text.charCodeAt(us.at[i]!) === 32;
+}
+
+function build(us: Units, from: number, to: number): Line {
+  const out: Line = [];
+  let i = from;
+  while (i < to) {
+    const style = us.segs[us.seg[i]!]!;
+    let j = i + 1;
+    while (j < to && (us.seg[j] === us.seg[i] || sameStyle(style, us.segs[us.seg[j]!]!))) j++;
+    out.push(withText(style, us.text.slice(us.at[i]!, us.at[j]!)));
+    i = j;
+  }
   return out;
 }
 
@@ -246,47 +343,47 @@ interface WrapOptions {
 export function wrapLine(line: Line, width: number, opts: WrapOptions = {}): Line[] {
   const w = Math.max(1, width);
   const us = units(line);
-  if (us.length === 0) return [[]];
+  if (us.n === 0) return [[]];
   let indent = opts.indent ?? [];
   if (opts.keepIndent) {
     let lead = 0;
-    while (lead < us.length && us[lead]!.g === " ") lead++;
+    while (lead < us.n && isSpace(us, lead)) lead++;
     // an indent of half the width or more would leave too little room to be worth keeping
-    if (lead > 0 && lead < us.length && lead * 2 < w) indent = [...indent, { t: " ".repeat(lead) }];
+    if (lead > 0 && lead < us.n && lead * 2 < w) indent = [...indent, { t: " ".repeat(lead) }];
   }
   const indentW = lineWidth(indent);
   const out: Line[] = [];
   let start = 0;
   let first = true;
-  while (start < us.length) {
+  while (start < us.n) {
     const avail = Math.max(1, first ? w : w - indentW);
     let used = 0;
     let i = start;
     let lastBreak = -1; // index just after a space inside this row
-    while (i < us.length) {
-      const u = us[i]!;
-      if (used + u.w > avail) break;
-      used += u.w;
+    while (i < us.n) {
+      const uw = us.w[i]!;
+      if (used + uw > avail) break;
+      used += uw;
       i++;
-      if (!opts.hard && u.g === " ") lastBreak = i;
+      if (!opts.hard && isSpace(us, i - 1)) lastBreak = i;
     }
     let end = i;
-    if (i < us.length) {
+    if (i < us.n) {
       if (i === start) end = start + 1; // a wide char on a 1-cell line: place it anyway
-      else if (!opts.hard && lastBreak > start && us[i]!.g !== " ") end = lastBreak;
+      else if (!opts.hard && lastBreak > start && !isSpace(us, i)) end = lastBreak;
       // kept exactly, a row must not start with the space that did not fit: the break goes
       // at the space before it
-      else if (opts.preserve && us[i]!.g === " " && lastBreak > start) end = lastBreak;
+      else if (opts.preserve && isSpace(us, i) && lastBreak > start) end = lastBreak;
     }
     const row = build(us, start, end);
     const soft = !opts.hard && !opts.preserve;
     // trailing spaces at a soft break are noise
-    if (end < us.length && soft) trimEnd(row);
+    if (end < us.n && soft) trimEnd(row);
     out.push(first ? row : [...indent, ...row]);
     first = false;
     start = end;
     // spaces that caused the break don't start the next row
-    if (soft) while (start < us.length && us[start]!.g === " ") start++;
+    if (soft) while (start < us.n && isSpace(us, start)) start++;
   }
   return out;
 }
@@ -322,9 +419,9 @@ export function truncate(line: Line, width: number, ellipsis = "…"): Line {
   const room = Math.max(0, width - ew);
   let used = 0;
   let i = 0;
-  while (i < us.length && used + us[i]!.w <= room) used += us[i++]!.w;
+  while (i < us.n && used + us.w[i]! <= room) used += us.w[i++]!;
   const out = build(us, 0, i);
-  const lastStyle = us[Math.max(0, i - 1)]?.style;
+  const lastStyle = us.n > 0 ? us.segs[us.seg[Math.max(0, i - 1)]!] : undefined;
   out.push(lastStyle ? withText(lastStyle, ellipsis) : { t: ellipsis });
   return out;
 }

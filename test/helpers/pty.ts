@@ -66,6 +66,11 @@ export interface PtySession {
   /** waits until the screen has not changed for `quietMs` */
   settle(quietMs?: number, timeoutMs?: number): Promise<void>;
   send(keys: string): void;
+  /** stops reading the program's output, as a stalled terminal or link does: once the pty's
+   * buffer is full, the program's writes to it wait */
+  pause(): void;
+  /** reads again */
+  resume(): void;
   resize(cols: number, rows: number): void;
   /** every byte the program wrote, as a string */
   rawOutput(): string;
@@ -167,6 +172,8 @@ export function spawnPty(file: string, args: string[], opts: PtyOptions = {}): P
       );
     },
     send: (keys) => proc.write(keys),
+    pause: () => proc.pause(),
+    resume: () => proc.resume(),
     resize: (c, r) => {
       cols = c;
       rows = r;
