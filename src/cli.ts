@@ -17,6 +17,8 @@ import { messageOf } from "./record/errors.js";
 import { quoteId, sessionIdProblem } from "./record/session-id.js";
 import type { HistoryStore } from "./session/store/types.js";
 import type { Tui } from "./ui/app.js";
+import { limitCoreDumps } from "./config/core-limit.js";
+import { startupCodeRan } from "./config/startup-signal.js";
 
 // The provider keys leave the environment before anything else runs: out of process.env (so
 // no tool inherits them) and out of /proc/<pid>/environ; settings read the snapshot (env-keys.ts).
@@ -94,11 +96,19 @@ interface Loaded {
   images: ImageBlock[];
 }
 
+function startChildrenEarly(sandbox: string | undefined): void {
+  limitCoreDumps();
+  if (sandbox !== "off") void import("./tools/spawn-command.js").then((m) => m.probeSandbox()).catch(() => undefined);
+}
+
 /** config, settings, store, app and the local API: everything a session needs, in order */
 async function load(opts: MainOptions, headless: boolean, screen = false): Promise<Loaded> {
   const config = await readConfig(opts.config);
   const settings = resolveSettings(opts, config);
   checkSessionFlags(opts);
+  // the screen's two children start first, while the heap is small (a spawn copies its page
+  // tables) and so they are done by the session's frame: the sandbox's probe and prlimit
+  if (screen) startChildrenEarly(settings.sandbox);
   if (!fs.existsSync(settings.workspace) || !fs.statSync(settings.workspace).isDirectory()) {
     throw new UsageError(`--workspace is not a folder: ${settings.workspace}`);
   }
@@ -162,13 +172,11 @@ async function load(opts: MainOptions, headless: boolean, screen = false): Promi
 
 /**
  * Loading undici takes 100–250 ms of the main thread on these machines: paid at the
- * first request it stood between Enter and the request leaving. The screen loads it a moment
- * after the frame that shows the session (attach draws that frame within a few ms once its
- * parts are in, and they load while the session does), so it neither delays that frame nor
- * waits for Enter; a request sent before then shares the same load.
+ * first request it stood between Enter and the request leaving. The screen loads it at the
+ * person's first key (ui/first-key.ts), so it neither delays the session's frame nor runs
+ * while the screen says idle, and is in before a prompt is typed; a request sent before then
+ * shares the same load.
  */
-const PRELOAD_AFTER_ATTACH_MS = 100;
-
 function preloadHttpSoon(ms: number): void {
   const t = setTimeout(() => void import("./provider/http.js").then((m) => m.preloadHttpClient()), ms);
   // never the reason the process stays up
@@ -198,7 +206,9 @@ async function main(opts: MainOptions): Promise<number> {
     }
     if (headless) {
       const prompt = opts.print ?? "";
-      return await (await import("./ui/headless.js")).runHeadless(app, prompt, images);
+      const code = await (await import("./ui/headless.js")).runHeadless(app, prompt, images);
+      startupCodeRan();
+      return code;
     }
     const { runTui } = await import("./ui/app.js");
     const { loadKeymap } = await import("./ui/keymap.js");
@@ -233,6 +243,8 @@ async function screenFirst(opts: MainOptions): Promise<number> {
   try {
     const { loadKeymap } = await import("./ui/keymap.js");
     const { keymap, warnings } = loadKeymap(settings.keymap, settings.keys);
+    // where commands run, in the session's frame (the probe began with the load)
+    await app.sayWhereCommandsRun().catch(() => undefined);
     // after a quit during start-up this resolves at once with that quit's code
     const done = tui.attach(app, {
       keymap,
@@ -240,11 +252,16 @@ async function screenFirst(opts: MainOptions): Promise<number> {
       theme: settings.theme,
       notify: settings.notify ?? "auto",
       hangup: settings.hangup ?? "continue",
-      // compiled after the session is on screen; a prompt sent sooner waits for them, and a
-      // failure to load them is reported by the turn that needs them
-      afterSessionFrame: () => void app.ready().catch(() => undefined),
+      // the bin's code cache is written at exit, with what this start compiled
+      afterSessionFrame: startupCodeRan,
+      // the turn's parts and the HTTP client load at the first key, so an idle screen does
+      // nothing; a prompt sent sooner waits for them, and a failure to load them is reported
+      // by the turn that needs them
+      onFirstKey: () => {
+        void app.ready().catch(() => undefined);
+        preloadHttpSoon(0);
+      },
     });
-    preloadHttpSoon(PRELOAD_AFTER_ATTACH_MS);
     return await done;
   } catch (e) {
     tui.close();

@@ -2,11 +2,15 @@
 // start-up is V8 compiling the program's ~1.4 MB before it can draw; Node 20 has no compile
 // cache of its own for it (module.enableCompileCache is Node 22), so the bin compiles the
 // bundle with vm.Script and hands V8 the code it saved from an earlier run. The cache is
-// written once per build, Node and flags, a moment after start (when the functions a start-up
-// runs have been compiled, so they are in it), into the user's cache folder.
+// written once per build, Node and flags, into the user's cache folder, at the exit of a
+// process whose program said its start-up code had run (config/startup-signal.ts: the screen
+// once it showed the session), so the functions a start runs are in it. Not on a timer: a
+// first start quit within a moment (as an outside measurement's warm-up is) would leave
+// none, and one that lives would do the work while the screen says idle.
 //
 // A cache is only ever an optimisation: a missing, stale, damaged or unwritable one costs a
 // slower start, never a failed one.
+import { isAscii } from "node:buffer";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -14,6 +18,7 @@ import path from "node:path";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { isPrivateDir } from "../config/paths.js";
+import { onStartupCodeRan } from "../config/startup-signal.js";
 
 /** what makes a saved cache belong to this program: V8 also checks its own version and flags */
 interface CacheIdentity {
@@ -106,7 +111,7 @@ function exists(file: string): boolean {
 interface RunResult {
   /** "used": V8 took the saved code; otherwise why not */
   cache: "used" | "none" | "damaged" | "rejected" | "off" | "crashed";
-  /** writes the cache now (the timer does it otherwise); true when a file was written */
+  /** writes the cache now (the exit does it otherwise); true when a file was written */
   save(): boolean;
 }
 
@@ -115,8 +120,6 @@ interface RunOptions {
   file: string;
   /** where caches live; undefined: no cache at all */
   cacheDir: string | undefined;
-  /** how long after start the cache is written when there was none to use */
-  saveAfterMs: number;
   /** the V8 flags the launcher set at run time: the seal covers them */
   flags?: readonly string[];
 }
@@ -133,9 +136,9 @@ function buildIdOf(source: string): string | undefined {
 
 /**
  * Compiles `file` (with the saved code when there is a good one), runs it as a CommonJS
- * module, and when no saved code was used, writes it `saveAfterMs` later (a timer that never
- * keeps the process up). Old caches of other builds are removed when a new one is written.
- * A bundle without its build's mark is run without a cache.
+ * module, and when no saved code was used, writes it at the process's exit if the program
+ * said its start-up code had run (startupCodeRan). Old caches of other builds are removed
+ * when a new one is written. A bundle without its build's mark is run without a cache.
  */
 export function runWithCodeCache(opts: RunOptions): RunResult {
   // one open file for the text and its size and time, so they describe the same file
@@ -144,7 +147,9 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
   let source: string;
   try {
     stat = fs.fstatSync(fd);
-    source = fs.readFileSync(fd, "utf8");
+    const bytes = fs.readFileSync(fd);
+    // the build writes it in ASCII (scripts/bundle.mjs): read so, it is a one-byte string
+    source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   } finally {
     fs.closeSync(fd);
   }
@@ -225,12 +230,17 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
       return false;
     }
   };
-  if (cacheFile !== undefined && state !== "used") setTimeout(save, opts.saveAfterMs).unref();
-  if (cachedData) {
-    // a V8 fatal error fires no exit event: the mark stays only when the start died
-    setTimeout(clearMark, opts.saveAfterMs).unref();
-    process.once("exit", clearMark);
-  }
+  // a V8 fatal error fires no exit event: the mark stays only when the start died before
+  // its program said its start-up code had run
+  let ran = false;
+  onStartupCodeRan(() => {
+    ran = true;
+    clearMark();
+  });
+  process.once("exit", () => {
+    clearMark();
+    if (ran) save();
+  });
 
   const fn = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: { exports: unknown }, f: string, d: string) => void;
   const mod = { exports: {} };

@@ -25,7 +25,5 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 runWithCodeCache({
   file: path.join(here, "bundle", "cli.cjs"),
   cacheDir: cacheFolder(),
-  // by then a screen has shown its session and loaded the turn's code, so that code is in the cache
-  saveAfterMs: 2000,
   flags: LAUNCH_FLAGS,
 });

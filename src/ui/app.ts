@@ -52,6 +52,7 @@ import { resumeScreen, suspendScreen } from "./suspend.js";
 import { loadWidths, takeEstimated } from "./text.js";
 import type { Transcript } from "./transcript.js";
 import type { NoticeLevel } from "./transcript-item.js";
+import { FirstKey } from "./first-key.js";
 
 export type { Keymap } from "./bindings.js";
 export type { Terminal } from "./screen.js";
@@ -71,8 +72,10 @@ interface AttachOptions {
   notify?: NotifyChoice;
   /** the config's "hangup": what a running turn does when the terminal hangs up */
   hangup?: HangupChoice;
-  /** run right after the frame that shows the session (the controller's turn parts load then) */
+  /** run right after the frame that shows the session */
   afterSessionFrame?: () => void;
+  /** run at the person's first key once the session is shown (first-key.ts): what a turn needs loads then */
+  onFirstKey?: () => void;
 }
 
 interface TuiOptions extends StartOptions, AttachOptions {}
@@ -131,6 +134,7 @@ class TuiApp {
   private readonly frames = new FrameScheduler(() => this.frame());
   private readonly editor = new InputEditor();
   /** `@path` completion: the workspace's files, walked behind the screen once it is up */
+  private readonly firstKey = new FirstKey();
   private readonly mentions = new MentionCompleter(
     () => this.s?.controller.info().workspace,
     () => this.frames.request(),
@@ -153,8 +157,6 @@ class TuiApp {
   /** where the pane was last drawn: the wheel over it scrolls it */
   private paneRect: Rect | undefined;
   /** `waiting`: streaming, with nothing of the answer in yet */
-  /** a key came since start: from then on the pane's opening is made ready while idle */
-  private keyed = false;
   private turn: { state: TurnState; detail?: string | undefined; waiting?: boolean } = { state: "idle" };
   /** images for the next prompt (one array for the screen's life: commands change it in place) */
   private readonly attachments: ImageBlock[] = [];
@@ -312,6 +314,8 @@ class TuiApp {
     this.hangupMode = opts.hangup ?? "continue";
     this.restoreDraft(controller, transcript);
     if (info.keyProblem) transcript.notice("error", info.keyProblem);
+    // said before this screen listened: where commands run
+    for (const n of controller.startNotices()) transcript.notice("warning", n);
     // open in another process: shown, never written to from here
     const readOnly = controller.readOnly();
     if (readOnly) transcript.notice("warning", readOnly);
@@ -324,8 +328,9 @@ class TuiApp {
       this.paneWanted = false;
       this.toggleContext();
     }
-    // the controller works the context figure out behind the first frame and says "info" when it has
-    this.staleStatus();
+    // what the status line knows now, in this frame (a timer's frame would follow idle); the
+    // controller says "info" when its figure changes
+    this.refreshStatus(true);
     if (this.held) {
       this.held = false;
       this.flashMsg = undefined;
@@ -339,10 +344,13 @@ class TuiApp {
     // MCP servers start behind this frame: they never delay the prompt
     setImmediate(() => controller.mcp?.start());
     if (opts.afterSessionFrame) setImmediate(opts.afterSessionFrame);
-    // the file list for `@` is walked once the screen is idle, so the first `@` finds it in
-    setTimeout(() => {
-      if (!this.closed) void this.mentions.prewarm().catch(() => undefined);
-    }, 500).unref();
+    // the file list for `@` is walked at the first key, so the first `@` finds it in and an
+    // idle screen walks nothing
+    this.firstKey.arm(() => {
+      if (this.closed) return;
+      opts.onFirstKey?.();
+      void this.mentions.prewarm().catch(() => undefined);
+    });
     return this.done;
   }
 
@@ -569,7 +577,7 @@ class TuiApp {
   // ---- keys: every one goes through the router -----------------------------------------------
 
   private handleInput(events: InputEvent[]): void {
-    this.keyed = true;
+    this.firstKey.input(events);
     for (const ev of events) {
       if (this.closed) return;
       try {
@@ -900,7 +908,7 @@ class TuiApp {
     if (takeEstimated()) void loadWidths().then(() => this.frames.request());
     // code shown plain while the highlighter loads: colour it when it is there
     const a = this.s;
-    const idle = { cols: this.surface.cols, rows: this.surface.rows, paneOpen: a?.pane.open ?? true, turnIdle: this.turn.state === "idle" && (this.keyed || a?.transcript.answered() === true) };
+    const idle = { cols: this.surface.cols, rows: this.surface.rows, paneOpen: a?.pane.open ?? true, turnIdle: this.turn.state === "idle" && (this.firstKey.started() || a?.transcript.answered() === true) };
     if (a && wantsPrelayout(idle)) {
       this.frames.after("prelayout", PRELAYOUT_IDLE_MS, () => prelayout(a.transcript, a.pane, { ...idle, promptRows: this.editor.layout(promptWidth(idle.cols)).rows.length }));
     }

@@ -123,8 +123,13 @@ describe("the terminal interface", () => {
   it("starts with the prompt, a status line and the context key", async () => {
     const s = tui();
     await ready(s);
-    // the context estimate follows the session's first frame
+    // an idle screen works nothing out: the context estimate follows the first key, which
+    // loads what it needs
+    expect(lastRow(s)).not.toMatch(/tokens/);
+    s.send("x");
     await s.waitFor(/≈ [\d,]+ \/ [\d,]+ tokens/);
+    s.send(KEYS.backspace);
+    await s.waitFor(/Type a request, or \//);
     const status = lastRow(s);
     expect(status).toContain("idle");
     expect(status).toContain(`anthropic/${MODEL}`);

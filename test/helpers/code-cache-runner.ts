@@ -3,10 +3,10 @@
 // memory, so only a fresh process shows whether it took the saved code. Prints one JSON line.
 import { runWithCodeCache } from "../../src/launch/code-cache.js";
 
-const opts = JSON.parse(process.argv[2]!) as { file: string; cacheDir: string | null; saveAfterMs: number; save: boolean };
+const opts = JSON.parse(process.argv[2]!) as { file: string; cacheDir: string | null; save: boolean };
 let out: Record<string, unknown>;
 try {
-  const r = runWithCodeCache({ file: opts.file, cacheDir: opts.cacheDir ?? undefined, saveAfterMs: opts.saveAfterMs });
+  const r = runWithCodeCache({ file: opts.file, cacheDir: opts.cacheDir ?? undefined });
   out = { cache: r.cache, saved: opts.save ? r.save() : null, savedAgain: opts.save ? r.save() : null };
 } catch (e) {
   out = { threw: (e as Error).stack };

@@ -217,6 +217,10 @@ export class ScriptedController implements Omit<Controller, "events"> {
     this.finish();
     return this.outcome;
   }
+  startNotices(): readonly string[] {
+    return [];
+  }
+
   loadProblems(): readonly string[] {
     return this.problems;
   }

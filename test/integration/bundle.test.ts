@@ -153,13 +153,15 @@ describe("the screen through the bundle, and its code cache", () => {
     while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
   };
 
-  /** a build's first start in a new home and cache folder, kept up until it has written its cache; its cache files */
+  /** a build's first start in a new home and cache folder, quit as soon as its session shows (as an outside run's warm-up); its cache files */
   const firstStart = async (): Promise<string[]> => {
     home = await makeHome();
     cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-cache-"));
     const first = start();
     await first.waitFor(/idle · .*claude-sonnet-4-5/, 20_000);
-    await until(() => cacheFiles().length > 0);
+    // nothing is written while the screen is up and idle
+    await new Promise((r) => setTimeout(r, 300));
+    expect(cacheFiles()).toEqual([]);
     await quit(first);
     return cacheFiles();
   };
@@ -177,7 +179,7 @@ describe("the screen through the bundle, and its code cache", () => {
     await quit(none);
   });
 
-  it("writes V8's code once, 2 s in, and the next start uses it without writing again", async () => {
+  it("writes V8's code once, at the exit of a first start quit at once, and the next start uses it without writing again", async () => {
     const files = await firstStart();
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^cli-[0-9a-f]{12}-[0-9a-f]{32}-v\d+\.\d+\.\d+-\w+-\d+-\d+\.v8cache$/);
@@ -213,10 +215,21 @@ describe("the screen through the bundle, and its code cache", () => {
     fs.writeFileSync(file, bad);
     const second = start();
     await second.waitFor(/idle · .*claude-sonnet-4-5/, 20_000);
-    await until(() => !fs.readFileSync(file).equals(bad));
-    expect(fs.readFileSync(file).equals(bad)).toBe(false);
     second.send("still here");
     await second.waitFor("› still here");
     await quit(second);
+    // replaced at its exit
+    await until(() => !fs.readFileSync(file).equals(bad));
+    expect(fs.readFileSync(file).equals(bad)).toBe(false);
+  });
+
+  it("a run that only prints (--version, --help) writes no code cache: its code is not a start's", async () => {
+    home = await makeHome();
+    cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "albedo-cache-"));
+    for (const arg of ["--version", "--help"]) {
+      const r = spawnSync(process.execPath, [CLI, arg], { env: { ...home.env, XDG_CACHE_HOME: cacheHome }, encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    expect(cacheFiles()).toEqual([]);
   });
 });

@@ -31,7 +31,7 @@ const cacheFiles = (): string[] => (fs.existsSync(codeDir) ? fs.readdirSync(code
 const args = (): string[] => ["-p", "say something", "--base-url", fake.anthropicBase, "--model", "claude-sonnet-4-5"];
 const env = (): NodeJS.ProcessEnv => ({ XDG_CACHE_HOME: cacheHome });
 
-/** a turn that streams for about 3 s: the launcher writes its cache 2 s after a start that used none */
+/** a turn that streams for about 3 s; the launcher writes its cache at the exit of a start that used none */
 async function slowTurn(): Promise<void> {
   fake.script({ text: "a slow answer of twelve words that keeps the process up for seconds", wordsPerEvent: 1, delayMs: 250 });
   const r = await runCli(args(), home, env());
@@ -143,7 +143,7 @@ describe("a damaged code cache, sealed again as the launcher seals it, costs a c
     fs.writeFileSync(cacheFile, good);
   });
 
-  it("the damaged file is replaced by a start that ran long enough, and the next start takes the new code", async () => {
+  it("the damaged file is replaced at the exit of a start that ran its turn, and the next start takes the new code", async () => {
     const bad = Buffer.from(good);
     bad[bad.length >> 1] = bad[bad.length >> 1]! ^ 0xff;
     fs.writeFileSync(cacheFile, sealCache(bad.subarray(32), key, context));

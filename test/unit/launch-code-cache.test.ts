@@ -59,8 +59,8 @@ interface Start {
 const RUNNER = path.resolve(import.meta.dirname, "../helpers/code-cache-runner.ts");
 
 /** one start in a fresh process (V8 answers a second compile in the same process from memory) */
-function start(o: { file?: string; cacheDir?: string | null; saveAfterMs?: number; save?: boolean; env?: NodeJS.ProcessEnv } = {}): Start {
-  const opts = { file: o.file ?? program, cacheDir: o.cacheDir === undefined ? cacheDir : o.cacheDir, saveAfterMs: o.saveAfterMs ?? 60_000, save: o.save ?? false };
+function start(o: { file?: string; cacheDir?: string | null; save?: boolean; env?: NodeJS.ProcessEnv } = {}): Start {
+  const opts = { file: o.file ?? program, cacheDir: o.cacheDir === undefined ? cacheDir : o.cacheDir, save: o.save ?? false };
   const r = spawnSync(process.execPath, ["--import", "tsx", RUNNER, JSON.stringify(opts)], { encoding: "utf8", env: { ...process.env, ...o.env } });
   if (r.status !== 0) throw new Error(`runner failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split("\n").pop()!) as Start;
@@ -95,15 +95,25 @@ describe("running a program through V8's code cache", () => {
     expect(files()).toEqual([name]);
   });
 
-  it("writes the cache by itself once the time has come, with a timer that keeps nothing up", () => {
-    // the runner ends at once: an unref'd timer of 60 s neither keeps it up nor writes
+  it("writes the cache by itself at the exit of a program that said its start-up code ran, and only then", () => {
+    // a program that never says so (a run that printed its help): nothing written, however long it lives
+    writeProgram(1, B1, "setTimeout(() => {}, 300);");
     expect(start().cache).toBe("none");
     expect(files()).toEqual([]);
-    // a program that lives 300 ms: the 20 ms timer writes
-    writeProgram(1, B1, "setTimeout(() => {}, 300);");
-    expect(start({ saveAfterMs: 20 }).cache).toBe("none");
+    // one that says so, and exits at once after (a first start quit at once): written at its exit
+    writeProgram(1, B1, `globalThis[Symbol.for("albedo-tui.startupCodeRan")]?.();`);
+    expect(start().cache).toBe("none");
     expect(files()).toHaveLength(1);
     expect(start().cache).toBe("used");
+  });
+
+  it("writes nothing while the program runs after saying so: the work is at its exit", () => {
+    const probe = path.join(dir, "seen.json");
+    // the program says its start-up code ran, then looks at the cache folder 300 ms later, still running
+    writeProgram(1, B1, `globalThis[Symbol.for("albedo-tui.startupCodeRan")]?.(); setTimeout(() => require("node:fs").writeFileSync(${JSON.stringify(probe)}, JSON.stringify(require("node:fs").existsSync(${JSON.stringify(cacheDir)}) ? require("node:fs").readdirSync(${JSON.stringify(cacheDir)}) : [])), 300);`);
+    expect(start().cache).toBe("none");
+    expect(JSON.parse(fs.readFileSync(probe, "utf8"))).toEqual([]);
+    expect(files()).toHaveLength(1);
   });
 
   it("never uses the code of another build, and removes the older builds' caches of this install and Node only", () => {
@@ -259,7 +269,7 @@ describe("running a program through V8's code cache", () => {
   });
 
   it("with no cache folder, it only runs the program", () => {
-    expect(start({ cacheDir: null, saveAfterMs: 1, save: true })).toMatchObject({ cache: "off", saved: false, result: { sum: 90 } });
+    expect(start({ cacheDir: null, save: true })).toMatchObject({ cache: "off", saved: false, result: { sum: 90 } });
   });
 });
 

@@ -224,13 +224,21 @@ export class App implements Controller {
     status: () => this.ext.status(),
   };
 
-  /** Loads the turn's parts and reads the project context (turn-parts.ts); the screen calls this
-   * after the frame that shows the session, and create() before it returns otherwise. */
   /** the provider's model list (provider-setup.ts, learn), then the status line again */
   private learnModels(): Promise<void> {
     return this.inUse.learn().then(() => this.hub.emit({ type: "info" }));
   }
 
+  /** where commands run (the sandbox's probe, a notice when unsandboxed), and no core files:
+   * the screen asks before the frame that shows the session (startNotices), the turn's parts
+   * at the first key */
+  sayWhereCommandsRun(): Promise<void> {
+    limitCoreDumps();
+    return (this.sandboxSaid ??= this.sayUnsandboxed());
+  }
+
+  /** Loads the turn's parts and reads the project context (turn-parts.ts); the screen calls this
+   * at the person's first key (ui/first-key.ts), and create() before it returns otherwise. */
   ready(): Promise<Parts> {
     void this.learnModels();
     return this.parts.ready().then(async (p) => {
@@ -239,6 +247,8 @@ export class App implements Controller {
       // before it is known where commands run
       this.sandboxSaid ??= this.sayUnsandboxed();
       limitCoreDumps();
+      // the status line's context figure needs the parts: it can be worked out now
+      this.hub.emit({ type: "info" });
       return p;
     });
   }
@@ -395,6 +405,11 @@ export class App implements Controller {
    * encodes with the adapters, so only after ready() */
   private captureNext(prior: Parameters<typeof turnRequest>[0]): Capture {
     return captureNext(this.composition(), this.parts.loaded(), prior);
+  }
+
+  /** what was said before a screen listened (sayWhereCommandsRun before the session's frame), for it to show */
+  startNotices(): readonly string[] {
+    return [...this.startNotes];
   }
 
   /** problems found while loading the session (bad rows), for headless mode to print */

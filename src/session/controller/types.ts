@@ -147,6 +147,8 @@ export interface Controller {
   runPrompt(text: string, images?: ImageBlock[], opts?: PromptOptions): Promise<TurnOutcome>;
   /** problems found while loading the session (rows that could not be read), to be shown */
   loadProblems(): readonly string[];
+  /** what the controller said before a screen listened (where commands run), for it to show */
+  startNotices(): readonly string[];
   /** stops the stream or the running tool; what arrived is kept */
   interrupt(): void;
   /**
