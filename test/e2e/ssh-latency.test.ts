@@ -12,7 +12,7 @@ import { CLI, makeHome, type Home } from "../helpers/cli.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { startLatencyRelay, type LatencyRelay } from "../helpers/latency-relay.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
-import { remoteCommand, sshArgs, startSshd, stopSshd, type Sshd } from "../helpers/sshd.js";
+import { alive, readPid as readPidWithin, remoteCommand, sshArgs, startSshd, stopSshd, type Sshd } from "../helpers/sshd.js";
 
 const KEY = "sk-ant-ssh-latency-fake-7781";
 const MODEL = "claude-sonnet-4-5";
@@ -27,24 +27,7 @@ process.once("exit", () => stopSshd(sshd, false));
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function readPid(file: string): Promise<number> {
-  const end = Date.now() + WAIT;
-  while (Date.now() < end) {
-    const n = Number.parseInt(await fsp.readFile(file, "utf8").catch(() => ""), 10);
-    if (n > 0) return n;
-    await sleep(50);
-  }
-  throw new Error(`the remote side never wrote ${file}`);
-}
+const readPid = (file: string): Promise<number> => readPidWithin(file, WAIT);
 
 describe("the full-screen app over an SSH link with 50 ms added each way", () => {
   const sessions: PtySession[] = [];

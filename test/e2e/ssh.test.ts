@@ -14,7 +14,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { CLI, makeHome, type Home } from "../helpers/cli.js";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
-import { remoteCommand, sshArgs, startSshd, stopSshd as stopServer, type Sshd } from "../helpers/sshd.js";
+import { alive, readPid as readPidWithin, remoteCommand, sshArgs, startSshd, stopSshd as stopServer, type Sshd } from "../helpers/sshd.js";
 
 // a fake key for the fake provider; it crosses the ssh command line, which is fine for a test key
 const KEY = "sk-ant-ssh-e2e-fake-5150";
@@ -74,24 +74,7 @@ function exitedWithin(t: PtySession, ms: number): Promise<{ exitCode: number; si
   ]);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function readPid(file: string): Promise<number> {
-  const end = Date.now() + WAIT;
-  while (Date.now() < end) {
-    const n = Number.parseInt(await fsp.readFile(file, "utf8").catch(() => ""), 10);
-    if (n > 0) return n;
-    await sleep(50);
-  }
-  throw new Error(`the remote side never wrote ${file}`);
-}
+const readPid = (file: string): Promise<number> => readPidWithin(file, WAIT);
 
 /** how many screen lines the paragraph takes when it reads whole (words in order, nothing cut
  * off at the edge), or 0 when it does not */

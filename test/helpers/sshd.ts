@@ -6,6 +6,7 @@
 // skip with the reason. `.ci/run` installs openssh-server when missing.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import fsp from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -176,4 +177,25 @@ export function sshArgs(s: Sshd, remote: string, port = s.port): string[] {
     `${s.user}@127.0.0.1`,
     remote,
   ];
+}
+
+/** whether a process of that pid runs (the remote app's, on this same machine) */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** the pid the remote command wrote to `file` (remoteCommand's pidFile), once it is there */
+export async function readPid(file: string, waitMs: number): Promise<number> {
+  const end = Date.now() + waitMs;
+  while (Date.now() < end) {
+    const n = Number.parseInt(await fsp.readFile(file, "utf8").catch(() => ""), 10);
+    if (n > 0) return n;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the remote side never wrote ${file}`);
 }

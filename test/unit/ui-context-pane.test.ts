@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ContextPane, type InspectorSource } from "../../src/ui/context-pane.js";
 import { lineText, type Line } from "../../src/ui/style.js";
 import type { InspectorView, Page, SectionSummary } from "../../src/context/types.js";
+import { recordingSource } from "../helpers/inspector-source.js";
 
 const keys = { page: "←/→", section: "↑/↓", scroll: "PgUp/PgDn", close: "Esc" };
 const text = (ls: Line[]): string => ls.map(lineText).join("\n");
@@ -10,21 +11,7 @@ function section(index: number, kind: SectionSummary["kind"], source: string, it
   return { index, kind, source, items, bytes: 1000 + index, estimate: { tokens: 250 + index, method: "chars/4" }, preview: "", chars: pages * 8000, pages, deltaBytes: index === 2 ? 64 : null };
 }
 
-function source(view: InspectorView): InspectorSource & { calls: string[] } {
-  const calls: string[] = [];
-  return {
-    calls,
-    async inspectorView() {
-      calls.push("view");
-      return view;
-    },
-    async inspectorPage(s: number, p: number): Promise<Page | undefined> {
-      calls.push(`page ${s} ${p}`);
-      if (view.state !== "current" || !view.sections[s] || p >= view.sections[s]!.pages) return undefined;
-      return { section: s, page: p, pages: view.sections[s]!.pages, text: `text of section ${s} page ${p}` };
-    },
-  };
-}
+const source = (view: InspectorView) => recordingSource(view);
 
 const current: InspectorView = {
   state: "current",

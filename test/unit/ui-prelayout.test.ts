@@ -1,12 +1,13 @@
 // What the screen makes ready while idle for the context pane's key: the pane's view read
 // without a frame, and the transcript laid out at the pane's width; counted, not timed.
 import { describe, expect, it } from "vitest";
-import { ContextPane, type InspectorSource } from "../../src/ui/context-pane.js";
+import { ContextPane } from "../../src/ui/context-pane.js";
 import { layout } from "../../src/ui/layout.js";
 import { prelayout, wantsPrelayout } from "../../src/ui/prelayout.js";
 import { Transcript } from "../../src/ui/transcript.js";
 import { lineText, type Line } from "../../src/ui/style.js";
-import type { InspectorView, Page } from "../../src/context/types.js";
+import type { InspectorView } from "../../src/context/types.js";
+import { recordingSource } from "../helpers/inspector-source.js";
 
 const keys = { page: "←/→", section: "↑/↓", scroll: "PgUp/PgDn", close: "Esc" };
 const text = (ls: Line[]): string => ls.map(lineText).join("\n");
@@ -17,20 +18,7 @@ const view: InspectorView = {
   sections: [{ index: 0, kind: "history", source: "history", items: 2, bytes: 9000, estimate: { tokens: 2250, method: "chars/4" }, preview: "", chars: 9000, pages: 2, deltaBytes: null }],
 };
 
-function source(): InspectorSource & { calls: string[] } {
-  const calls: string[] = [];
-  return {
-    calls,
-    async inspectorView() {
-      calls.push("view");
-      return view;
-    },
-    async inspectorPage(s: number, p: number): Promise<Page | undefined> {
-      calls.push(`page ${s} ${p}`);
-      return { section: s, page: p, pages: 2, text: `page ${p} \x1b[31m of the history` };
-    },
-  };
-}
+const source = () => recordingSource(view, (_s, p) => `page ${p} \x1b[31m of the history`);
 
 describe("making the context pane's opening ready while idle", () => {
   it("reads the view and first page once, asks for no frame, and the pane shows them at once when opened", async () => {
