@@ -257,16 +257,46 @@ interface Units {
   text: string;
   segs: Line;
   n: number;
-  /** each unit's text is text.slice(at[i], at[i + 1]): units are contiguous */
-  at: Int32Array;
-  w: Uint8Array;
-  seg: Int32Array;
+  /** each unit's text is text.slice(at(i), at(i + 1)): units are contiguous. Undefined when
+   * every segment is simple: unit i is then character i, one cell wide */
+  at: Int32Array | undefined;
+  w: Uint8Array | undefined;
+  seg: Int32Array | undefined;
+  /** where each segment starts in text (for a simple line's units' segments) */
+  starts: number[];
+}
+
+const atOf = (us: Units, i: number): number => (us.at ? us.at[i]! : i);
+const widthOf = (us: Units, i: number): number => (us.w ? us.w[i]! : 1);
+
+/** the segment unit i is in: a simple line's by its offset (units are asked for in order, so the search starts near) */
+function segOf(us: Units, i: number): number {
+  if (us.seg) return us.seg[i]!;
+  let k = 0;
+  let hi = us.starts.length - 1;
+  while (k < hi) {
+    const mid = (k + hi + 1) >> 1;
+    if (us.starts[mid]! <= i) k = mid;
+    else hi = mid - 1;
+  }
+  // an empty segment starts where the next does: the unit is the later one's
+  while (k + 1 < us.starts.length && us.starts[k + 1] === us.starts[k] && us.starts[k + 1]! <= i) k++;
+  return k;
 }
 
 function units(line: Line): Units {
   let total = 0;
-  for (const s of line) total += s.t.length;
+  const starts: number[] = [];
+  let allSimple = true;
+  for (const s of line) {
+    starts.push(total);
+    total += s.t.length;
+    if (allSimple && !isSimple(s.t)) allSimple = false;
+  }
   const text = line.length === 1 ? line[0]!.t : line.map((s) => s.t).join("");
+  // a line of simple characters needs no arrays: a long one (an answer on one line) would
+  // otherwise take 9 bytes a character for each layout
+  if (allSimple) return { text, segs: line, n: total, at: undefined, w: undefined, seg: undefined, starts };
   const at = new Int32Array(total + 1);
   const w = new Uint8Array(total);
   const seg = new Int32Array(total);
@@ -293,7 +323,7 @@ function units(line: Line): Units {
     off += t.length;
   }
   at[n] = total;
-  return { text, segs: line, n, at, w, seg };
+  return { text, segs: line, n, at, w, seg, starts };
 }
 
 /** the cells of the cluster s[a, b) */
@@ -308,17 +338,37 @@ function clusterWidth(s: string, a: number, b: number): number {
 const STANDALONE = new RegExp(`[${SIMPLE_CHARS}${WIDE_CHARS}]`);
 
 function isSpace(us: Units, i: number): boolean {
-  return us.at[i + 1]! - us.at[i]! === 1 && us.text.charCodeAt(us.at[i]!) === 32;
+  const a = atOf(us, i);
+  return atOf(us, i + 1) - a === 1 && us.text.charCodeAt(a) === 32;
 }
 
 function build(us: Units, from: number, to: number): Line {
   const out: Line = [];
   let i = from;
   while (i < to) {
-    const style = us.segs[us.seg[i]!]!;
+    const si = segOf(us, i);
+    const style = us.segs[si]!;
     let j = i + 1;
-    while (j < to && (us.seg[j] === us.seg[i] || sameStyle(style, us.segs[us.seg[j]!]!))) j++;
-    out.push(withText(style, us.text.slice(us.at[i]!, us.at[j]!)));
+    if (us.seg) {
+      while (j < to && (us.seg[j] === si || sameStyle(style, us.segs[us.seg[j]!]!))) j++;
+    } else {
+      // a simple line's units run segment by segment: jump to the next segment's start
+      let k = si + 1;
+      for (;;) {
+        const next = k < us.starts.length ? us.starts[k]! : us.n;
+        if (next >= to) {
+          j = to;
+          break;
+        }
+        const empty = (k + 1 < us.starts.length ? us.starts[k + 1]! : us.n) === next;
+        if (next > i && !empty && !sameStyle(style, us.segs[k]!)) {
+          j = Math.max(i + 1, next);
+          break;
+        }
+        k++;
+      }
+    }
+    out.push(withText(style, us.text.slice(atOf(us, i), atOf(us, j))));
     i = j;
   }
   return out;
@@ -361,7 +411,7 @@ export function wrapLine(line: Line, width: number, opts: WrapOptions = {}): Lin
     let i = start;
     let lastBreak = -1; // index just after a space inside this row
     while (i < us.n) {
-      const uw = us.w[i]!;
+      const uw = widthOf(us, i);
       if (used + uw > avail) break;
       used += uw;
       i++;
@@ -419,9 +469,9 @@ export function truncate(line: Line, width: number, ellipsis = "…"): Line {
   const room = Math.max(0, width - ew);
   let used = 0;
   let i = 0;
-  while (i < us.n && used + us.w[i]! <= room) used += us.w[i++]!;
+  while (i < us.n && used + widthOf(us, i) <= room) used += widthOf(us, i++);
   const out = build(us, 0, i);
-  const lastStyle = us.n > 0 ? us.segs[us.seg[Math.max(0, i - 1)]!] : undefined;
+  const lastStyle = us.n > 0 ? us.segs[segOf(us, Math.max(0, i - 1))] : undefined;
   out.push(lastStyle ? withText(lastStyle, ellipsis) : { t: ellipsis });
   return out;
 }

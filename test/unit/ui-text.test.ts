@@ -240,14 +240,17 @@ describe("wrapping against a model built from whole-string segmentation", () => 
   it("gives the model's rows for random styled lines of every kind of character", () => {
     const PIECES = ["a", "b", " ", "  ", "é", "e\u0301", "漢", "字", "🇫🇷", "👨‍👩‍👧‍👦", "👍🏽", "\u0301", "\u200b", "x", "word ", "naïve ", "\u0600a", "—", "\t"];
     const STYLES = [undefined, "strong", "dim"] as const;
+    // and lines of simple characters only (wrapped without per-character arrays), empty segments among them
+    const SIMPLE_PIECES = ["a", "b", " ", "  ", "x", "word ", "naïve ", "—", "é"];
     const r = prng(37);
-    for (let n = 0; n < 500; n++) {
+    for (let n = 0; n < 1000; n++) {
+      const pieces = n % 2 ? SIMPLE_PIECES : PIECES;
       const line: Line = [];
       const segs = 1 + Math.floor(r() * 4);
       for (let k = 0; k < segs; k++) {
         let t = "";
         const len = Math.floor(r() * 30);
-        for (let i = 0; i < len; i++) t += PIECES[Math.floor(r() * PIECES.length)]!;
+        for (let i = 0; i < len; i++) t += pieces[Math.floor(r() * pieces.length)]!;
         const s = STYLES[Math.floor(r() * STYLES.length)];
         line.push(s ? { t, s } : { t });
       }
