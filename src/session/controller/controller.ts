@@ -234,8 +234,16 @@ export class App implements Controller {
    * at the first key */
   sayWhereCommandsRun(): Promise<void> {
     limitCoreDumps();
+    // the workspace's commands, skills and hooks are read now (a few small files), so that
+    // what is skipped or waits for approval is said in the session's frame (startNotices),
+    // not at the first key; the parts' load reads them again without saying it twice
+    if (!this.workflowRead) {
+      this.workflowRead = true;
+      this.workflow.load();
+    }
     return (this.sandboxSaid ??= this.sayUnsandboxed());
   }
+  private workflowRead = false;
 
   /** Loads the turn's parts and reads the project context (turn-parts.ts); the screen calls this
    * at the person's first key (ui/first-key.ts), and create() before it returns otherwise. */
@@ -409,7 +417,7 @@ export class App implements Controller {
 
   /** what was said before a screen listened (sayWhereCommandsRun before the session's frame), for it to show */
   startNotices(): readonly string[] {
-    return [...this.startNotes];
+    return [...this.startNotes, ...this.workflow.notes()];
   }
 
   /** problems found while loading the session (bad rows), for headless mode to print */
