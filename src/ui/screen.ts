@@ -6,7 +6,6 @@
 // goes through blessed's tag or escape parsing. The terminal modes the screen turns on
 // (bracketed paste, the mouse wheel) are turned off whenever it gives the terminal back: on
 // leave() for a suspend, and on destroy().
-import { createRequire } from "node:module";
 import { PassThrough } from "node:stream";
 import blessed from "blessed";
 import type { Line, Seg, Theme } from "./style.js";
@@ -31,7 +30,6 @@ interface BlessedInternals {
   };
 }
 
-const require = createRequire(import.meta.url);
 let patched = false;
 
 // blessed decides whether a cell holds a double-width character with its own table, which
@@ -40,7 +38,8 @@ let patched = false;
 function patchCharWidth(): void {
   if (patched) return;
   patched = true;
-  const unicode = require("blessed/lib/unicode.js") as { charWidth: (s: string, i?: number) => number };
+  // the module blessed itself uses, bundled or not (a require of its path could load another copy)
+  const unicode = (blessed as unknown as { unicode: { charWidth: (s: string, i?: number) => number } }).unicode;
   const original = unicode.charWidth;
   unicode.charWidth = function (str: string, i?: number): number {
     if (i === undefined && typeof str === "string" && str.length > 0) {

@@ -1,5 +1,5 @@
-// The built bundle's module graph (dist/bundle/cli.cjs, scripts/bundle.mjs), read from
-// esbuild's CommonJS output: every module reached by a lazy import() is a function
+// The built bundle's module graph, read from esbuild's readable CommonJS output
+// (dist/graph/cli.cjs, which scripts/bundle.mjs minifies into the shipped dist/bundle/cli.cjs): every module reached by a lazy import() is a function
 // `var init_x = __esm({ "path"() { …body… } })` that runs when first imported; a module's
 // static imports are `init_y();` statements at the top of its body, and a lazy import is an
 // expression `(init_y(), y_exports)` inside it; what runs at load (the entry and the modules
@@ -8,6 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 
 export const BUNDLE = path.resolve(import.meta.dirname, "../../dist/bundle/cli.cjs");
+/** the same code before minification (scripts/bundle.mjs): the graph is read from this one */
+export const GRAPH = path.resolve(import.meta.dirname, "../../dist/graph/cli.cjs");
 
 export interface LazyModule {
   init: string;
@@ -27,7 +29,7 @@ export interface BundleGraph {
   text: string;
 }
 
-export function bundleGraph(file = BUNDLE): BundleGraph {
+export function bundleGraph(file = GRAPH): BundleGraph {
   const text = fs.readFileSync(file, "utf8");
   const byInit = new Map<string, LazyModule>();
   const byPath = new Map<string, LazyModule>();
