@@ -195,6 +195,9 @@ function isLow(c: number): boolean {
  * 700 kB cost ~5 ms, eight times what the page-sized joins below cost together).
  */
 class PiecedText {
+  // kept so that the class's shape, and the code optimized for it, outlive a full collection
+  // (see WireWriter in provider/encoded.ts)
+  private static readonly shapeKeeper = new PiecedText([]);
   private readonly parts: string[] = [];
   /** where each part starts in the text */
   private readonly starts: number[] = [];
@@ -290,12 +293,17 @@ interface Built {
   /** the page text as its pieces (paginate reads them; they are never joined whole) */
   text: readonly string[];
   estimate: TokenEstimate;
-  preview?: string;
-  shape?: string;
+  /** always present, undefined when absent: a property added after the literal makes a shape
+   * V8 drops at a full collection when nothing holds it (see WireWriter in provider/encoded.ts) */
+  preview: string | undefined;
+  shape: string | undefined;
 }
 
 /** One section being read from the wire items. */
 class SectionReader {
+  // kept so that the class's shape, and the code optimized for it, outlive a full collection
+  // (see WireWriter in provider/encoded.ts)
+  private static readonly shapeKeeper = new SectionReader("history", "history", "anthropic", "chars/4");
   items = 0;
   bytes = 0;
   tokens = 0;
@@ -373,19 +381,19 @@ class SectionReader {
   }
 
   built(method: string, preview?: string): Built {
-    const b: Built = {
+    return {
       kind: this.kind,
       source: this.source,
       items: this.items,
       bytes: this.bytes,
       text: this.out,
       estimate: { tokens: this.tokens, method: method + imageMethod(this.known, this.unknown) + (this.opaque > 0 ? " + opaque bodies by size" : "") },
+      preview,
+      shape:
+        this.kind === "history" && this.items > 0
+          ? `${[...this.roles].map(([role, n]) => `${formatInt(n)} ${role}`).join(", ")} messages`
+          : undefined,
     };
-    if (preview !== undefined) b.preview = preview;
-    if (this.kind === "history" && this.items > 0) {
-      b.shape = `${[...this.roles].map(([role, n]) => `${formatInt(n)} ${role}`).join(", ")} messages`;
-    }
-    return b;
   }
 }
 
