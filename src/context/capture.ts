@@ -197,21 +197,19 @@ function isLow(c: number): boolean {
 class PiecedText {
   // kept so that the class's shape, and the code optimized for it, outlive a full collection
   // (see WireWriter in provider/encoded.ts)
-  private static readonly shapeKeeper = new PiecedText([]);
+  private static readonly shapeKeeper = new PiecedText();
   private readonly parts: string[] = [];
   /** where each part starts in the text */
   private readonly starts: number[] = [];
-  readonly length: number;
+  /** the text's length in UTF-16 units */
+  length = 0;
 
-  constructor(pieces: readonly string[]) {
-    let n = 0;
-    for (const p of pieces) {
-      if (p.length === 0) continue;
-      this.parts.push(p);
-      this.starts.push(n);
-      n += p.length;
-    }
-    this.length = n;
+  /** Adds a piece at the end (kept as it is, not copied). */
+  push(piece: string): void {
+    if (piece.length === 0) return;
+    this.parts.push(piece);
+    this.starts.push(this.length);
+    this.length += piece.length;
   }
 
   /** The index of the part that holds unit `at` (0 <= at < length). */
@@ -254,10 +252,16 @@ class PiecedText {
  * pieces it is made of (the same pages as their join, without ever joining them whole).
  */
 export function paginate(text: string | readonly string[], pageChars: number = PAGE_CHARS): string[] {
+  const t = new PiecedText();
+  if (typeof text === "string") t.push(text);
+  else for (const p of text) t.push(p);
+  return pagesOf(t, pageChars);
+}
+
+function pagesOf(t: PiecedText, pageChars: number = PAGE_CHARS): string[] {
   if (!Number.isInteger(pageChars) || pageChars < 2) {
     throw new RangeError(`page size must be an integer of at least 2, got ${pageChars}`);
   }
-  const t = new PiecedText(typeof text === "string" ? [text] : text);
   if (t.length === 0) return [""];
   const pages: string[] = [];
   let start = 0;
@@ -290,8 +294,8 @@ interface Built {
   source: string;
   items: number;
   bytes: number;
-  /** the page text as its pieces (paginate reads them; they are never joined whole) */
-  text: readonly string[];
+  /** the page text as its pieces (paginated from them; never joined whole) */
+  text: PiecedText;
   estimate: TokenEstimate;
   /** always present, undefined when absent: a property added after the literal makes a shape
    * V8 drops at a full collection when nothing holds it (see WireWriter in provider/encoded.ts) */
@@ -317,7 +321,7 @@ class SectionReader {
   private blocks = 0;
   /** the page text in pieces: no piece is concatenated with another, and the whole is never
    * joined (paginate reads the pieces), so a multi-megabyte history is only copied page by page */
-  private readonly out: string[] = [];
+  private readonly out = new PiecedText();
 
   constructor(
     readonly kind: SectionKind,
@@ -467,8 +471,8 @@ export function captureEncoded(req: Request, enc: EncodedRequest, opts: CaptureO
   const pages: string[][] = [];
   let totalBytes = 0;
   built.forEach((b, index) => {
-    const p = paginate(b.text);
-    const chars = p.reduce((n, page) => n + page.length, 0);
+    const p = pagesOf(b.text);
+    const chars = b.text.length;
     const prev = opts.previousBytes?.get(sectionKey(b));
     totalBytes += b.bytes;
     pages.push(p);
