@@ -6,7 +6,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
+import { CLI, makeHome, runCli, waitUntil, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
 import { lockBeforeLoad } from "../helpers/lock.js";
 
@@ -259,6 +259,26 @@ describe("the terminal interface", () => {
     again.send(KEYS.up);
     await again.waitFor(/› first question BRAVO-8\s*\n.*idle/);
     expect(await quit(again)).toBe(0);
+  });
+
+  it("a resumed history of wide characters is laid out with exact widths, without a key", async () => {
+    // U+2615 takes two cells; the screen's own estimate (string-width is not loaded for a
+    // frame of plain text) says one. Sixty of them fill 120 cells: two rows at width 100.
+    const cups = "\u2615".repeat(60);
+    fake.script({ text: `CUPS-START ${cups} CUPS-END` });
+    expect((await runCli(["--provider", "anthropic", "--model", MODEL, "--base-url", fake.anthropicBase, "-p", "a row of cups"], home)).code).toBe(0);
+    const s = tui(["--continue"]);
+    await s.waitFor("CUPS-END", 20_000);
+    await s.waitFor(/idle/, 20_000);
+    // no key typed: the first frame's estimate is replaced by the exact layout on its own
+    await waitUntil(() => {
+      const rows = s.screenText().split("\n").filter((r) => r.includes("\u2615"));
+      return rows.length === 2 && rows.join("").split("\u2615").length - 1 === 60;
+    }, 10_000, "the cups on two rows, none lost").catch((e) => {
+      console.log(JSON.stringify(s.screenText()));
+      throw e;
+    });
+    expect(await quit(s)).toBe(0);
   });
 
   it("shows tool output and model text with escape sequences as inert text", async () => {
