@@ -902,6 +902,9 @@ class TuiApp {
       this.surface.cursor(this.cursorPos);
     } finally {
       this.surface.write("\x1b[?2026l");
+      // out now: blessed would hold the frame until setImmediate, behind whatever else this
+      // turn of the event loop runs (the session loading at start-up, a burst of the stream)
+      this.surface.flush();
     }
     this.afterFrame();
   }
