@@ -563,6 +563,29 @@ describe("terminals", () => {
     expect(await quit(s)).toBe(0);
   });
 
+  // blessed is bundled: its own entries, read when the system's cannot be, ship in dist/usr
+  it.each([
+    ["a TERM this system has no entry for", "albedo-no-such-term", false],
+    ["a TERMINFO whose entry is damaged", "xterm-256color", true],
+  ])("%s draws with blessed's own entry", async (_what, term, damaged) => {
+    const info = fs.mkdtempSync(path.join(home.root, "terminfo-"));
+    if (damaged) {
+      for (const d of ["x", "78"]) {
+        fs.mkdirSync(path.join(info, d), { recursive: true });
+        fs.writeFileSync(path.join(info, d, term), Buffer.from([0x1a, 0x01, 0xff, 0xff, 0x00, 0x13, 0x37]));
+      }
+    }
+    const s = tui([], { env: { TERM: term, TERMINFO: info, TERMINFO_DIRS: info } });
+    await ready(s);
+    expect(s.rawOutput()).not.toMatch(/Error on|Setulc|TypeError|ENOENT/);
+    expect(lastRow(s)).toContain("^O context");
+    s.send("typed-after-fallback");
+    await s.waitFor("› typed-after-fallback");
+    s.send(KEYS.ctrl("u"));
+    await s.waitFor("Type a request");
+    expect(await quit(s)).toBe(0);
+  });
+
   it("NO_COLOR draws without colour codes", async () => {
     const s = tui([], { env: { NO_COLOR: "1" } });
     await ready(s);
