@@ -2,7 +2,6 @@
 // with marked, the context pane with the inspector's formatting, the slash commands, the
 // boxes, the highlighter and exact widths). Every import here is lazy, so the first frame
 // compiles none of it; the loads overlap the session's own while that frame is up.
-import { loadWidths } from "./text.js";
 
 /** the screen's parts once they are in, by what they do */
 export interface ScreenParts {
@@ -15,7 +14,7 @@ export interface ScreenParts {
   highlight: typeof import("./highlight.js");
 }
 
-/** loads them all at once; resolves when exact widths are in too */
+/** loads them all at once; string-width is not among them (text.ts: it loads when a width needs it, or at the first key) */
 export async function loadParts(): Promise<ScreenParts> {
   const [transcript, pane, run, boxes, highlight] = await Promise.all([
     import("./transcript.js"),
@@ -23,7 +22,6 @@ export async function loadParts(): Promise<ScreenParts> {
     import("./run-command.js"),
     import("./modal.js"),
     import("./highlight.js"),
-    loadWidths(),
   ]);
   return { Transcript: transcript.Transcript, ContextPane: pane.ContextPane, run, boxes, highlight };
 }
