@@ -1,7 +1,8 @@
 // The rest of the screen: what the full screen needs beyond its first frame (the transcript
 // with marked, the context pane with the inspector's formatting, the slash commands, the
-// boxes, the highlighter and exact widths). Every import here is lazy, so the first frame
-// compiles none of it; the loads overlap the session's own while that frame is up.
+// boxes and the highlighter; exact widths come at the first key, text.ts). Every import here
+// is lazy, so the first frame compiles none of it; the loads overlap the session's own while
+// that frame is up.
 
 /** the screen's parts once they are in, by what they do */
 export interface ScreenParts {
