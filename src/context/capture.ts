@@ -192,7 +192,7 @@ function isLow(c: number): boolean {
  * A text held as the pieces it was put together from, read without joining them: a section's
  * page text is only ever read a page at a time, and one flat string of a multi-megabyte
  * history is a fresh large-object allocation each request (a page fault per 4 kB: joining
- * 700 kB cost ~5 ms, eight times what the page-sized joins below cost together).
+ * 700 kB cost ~5 ms, some twenty times what the page-sized joins below cost together).
  */
 class PiecedText {
   // kept so that the class's shape, and the code optimized for it, outlive a full collection
