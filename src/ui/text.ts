@@ -34,6 +34,11 @@ export function loadWidths(): Promise<void> {
   return widthLoad;
 }
 
+/** whether widths are exact (string-width is loaded): a layout made before may hold estimates */
+export function widthsExact(): boolean {
+  return exactWidth !== undefined;
+}
+
 /** true once since the last call when a width was estimated (string-width had not arrived) */
 export function takeEstimated(): boolean {
   const was = estimated;
