@@ -83,7 +83,10 @@ export async function paired(
   const clock = opts.clock === "cpu" ? cpuMs : () => performance.now();
   let slowest = 0;
   for (let i = 0; i < (opts.warmup ?? 1); i++) {
-    slowest = Math.max(slowest, await timeMs(albedo), await timeMs(floor));
+    // sized on the last warm-up round: a first call that loads something once per process
+    // (a tokenizer's tables: ~0.5 s) would otherwise make every batch a single call, timed
+    // alone right after a full collection, which is all noise at a few milliseconds
+    slowest = Math.max(await timeMs(albedo), await timeMs(floor));
   }
   // the same batch size for both sides, sized on the slower one
   const batch = Math.max(1, Math.ceil(batchMs / Math.max(slowest, 0.001)));

@@ -8,6 +8,8 @@ import { imageTarget } from "../src/replay/replay.js";
 import { encodeAnthropicBody } from "../src/provider/anthropic/encode.js";
 import { encodeOpenAIBody } from "../src/provider/chat/encode.js";
 import { captureRequest } from "../src/context/capture.js";
+import { printEncoded, type RequestPrint } from "../src/context/change.js";
+import { encodeRequest } from "../src/provider/encode.js";
 import { builtinTools, toolSchemas } from "../src/tools/run.js";
 import { SYSTEM_PROMPT } from "../src/session/controller/project-context.js";
 import type { ProviderName, Request, ToolSchema } from "../src/provider/types.js";
@@ -49,11 +51,29 @@ function encode(req: Request): Record<string, unknown> {
   return req.provider === "anthropic" ? encodeAnthropicBody(req) : encodeOpenAIBody(req);
 }
 
-/** One pass of the product's work: replay → body → capture (as turn.ts does it). */
-function productPass(c: Case, history: readonly HistoryMessage[], tools: ToolSchema[], previous: Map<string, number>): unknown {
-  const req = requestOf(c, history, tools);
+let asked = 0;
+
+/** One pass of the product's work: replay → body → capture (as turn.ts does it). Each pass
+ * ends with a prompt of its own, as each turn does: a text never counted before goes through
+ * the tokenizer (OpenAI models) on every call, as it does for a user, not from the count cache. */
+function productPass(
+  c: Case,
+  history: readonly HistoryMessage[],
+  tools: ToolSchema[],
+  previous: Map<string, number>,
+  previousPrint?: RequestPrint,
+): unknown {
+  const prompt: HistoryMessage = { role: "user", blocks: [{ type: "text", text: `Now run the tests again (${++asked}).` }], status: "complete" };
+  const req = requestOf(c, [...history.slice(0, -1), prompt], tools);
   const body = encode(req);
-  const capture = captureRequest(req, { iteration: 1, capturedAt: new Date().toISOString(), previousBytes: previous });
+  const capture = captureRequest(req, {
+    iteration: 1,
+    capturedAt: new Date().toISOString(),
+    previousBytes: previous,
+    // the print rows: the request's print, compared with the previous request's, as
+    // session/turn/record.ts captures every request of a turn
+    ...(previousPrint ? { print: { previous: previousPrint } } : {}),
+  });
   return [body, capture];
 }
 
@@ -74,38 +94,52 @@ export async function benchReplay(quick: boolean): Promise<Row[]> {
   if (base.at(-1)?.role === "user") base.pop(); // scaled() closes each size with one prompt
   const previous = new Map<string, number>([["history:history", 1000]]);
 
-  const plan: { caseName: string; k: number; runs: number }[] = quick
+  // `print`: the capture as a turn makes it, with the print that names what changed since the
+  // previous request (the rows without it are the figures earlier runs have)
+  const plan: { caseName: string; k: number; runs: number; print?: boolean }[] = quick
     ? [
         { caseName: "anthropic", k: 1, runs: 3 },
+        { caseName: "anthropic", k: 1, runs: 3, print: true },
         { caseName: "anthropic", k: 10, runs: 2 },
         { caseName: "anthropic", k: 100, runs: 1 },
         { caseName: "openai", k: 1, runs: 2 },
       ]
     : [
         { caseName: "anthropic", k: 1, runs: 15 },
+        { caseName: "anthropic", k: 1, runs: 15, print: true },
         { caseName: "anthropic", k: 10, runs: 7 },
         { caseName: "anthropic", k: 100, runs: 5 },
         { caseName: "openai", k: 1, runs: 7 },
+        { caseName: "openai", k: 1, runs: 7, print: true },
         { caseName: "openai", k: 10, runs: 3 },
       ];
 
   const perByte = new Map<string, { k: number; ms: number; floorMs: number }[]>();
-  for (const { caseName, k, runs } of plan) {
+  for (const { caseName, k, runs, print } of plan) {
     const c = CASES[caseName]!;
     const history = scaled(base, k);
     const size = historyBytes(history);
-    const body = encode(requestOf(c, history, tools));
+    const req = requestOf(c, history, tools);
+    const body = encode(req);
+    // the previous request: this history without the pass's own prompt
+    const previousPrint = print ? printEncoded(req, encodeRequest(req)) : undefined;
     const r = await paired(
       runs,
-      () => productPass(c, history, tools, previous),
+      () => productPass(c, history, tools, previous, previousPrint),
       () => JSON.stringify(body),
-      { clock: "cpu" },
+      // two warm-up rounds, batches sized on the second: the first call loads the o200k
+      // tokenizer (~0.5 s, once per process), and sized on it every batch was one call timed
+      // alone after a full collection (all noise at 2 ms); what each call costs is still all
+      // measured, the tokenizer's new text and the first call after a collection included
+      { clock: "cpu", warmup: 2 },
     );
-    const list = perByte.get(caseName) ?? [];
-    list.push({ k, ms: r.albedo, floorMs: r.floor });
-    perByte.set(caseName, list);
+    if (!print) {
+      const list = perByte.get(caseName) ?? [];
+      list.push({ k, ms: r.albedo, floorMs: r.floor });
+      perByte.set(caseName, list);
+    }
     rows.push({
-      benchmark: `replay+encode+capture ${fmtBytes(size)} (${c.provider} ${c.model})`,
+      benchmark: `replay+encode+capture${print ? "+print" : ""} ${fmtBytes(size)} (${c.provider} ${c.model})`,
       albedo: fmtMs(r.albedo),
       floor: `${fmtMs(r.floor)} JSON.stringify`,
       ratio: r.ratio,

@@ -55,11 +55,13 @@ function checkPackedFiles(): void {
   if (!files.some((f) => f.path === "dist/cli.js")) fail("dist/cli.js is not in the package");
   if (!files.some((f) => f.path.startsWith("keymaps/"))) fail("keymaps/ is not in the package");
   if (files.some((f) => f.path.startsWith("src/") || f.path.startsWith("test/"))) fail("sources or tests were packed");
-  // the bin and the bundle it runs, not tsc's unbundled dist/ beside them
+  // the bin, the bundle it runs and blessed's terminfo entries the bundled blessed reads (a
+  // TERM the system has none for), not tsc's unbundled dist/ nor the readable dist/graph beside them
   if (!files.some((f) => f.path === "dist/bundle/cli.cjs")) fail("dist/bundle/cli.cjs is not in the package");
-  const stray = files.filter((f) => f.path.startsWith("dist/") && f.path !== "dist/cli.js" && !f.path.startsWith("dist/bundle/"));
-  if (stray.length) fail(`tsc's unbundled files were packed: ${stray.slice(0, 3).map((f) => f.path).join(", ")}…`);
-  process.stdout.write(`check-pack: ${packed[0]!.filename} holds ${files.length} files: the bin, the bundle and the keymaps\n`);
+  if (!files.some((f) => f.path === "dist/usr/xterm")) fail("dist/usr/xterm (blessed's own terminfo entry) is not in the package");
+  const stray = files.filter((f) => f.path.startsWith("dist/") && f.path !== "dist/cli.js" && !f.path.startsWith("dist/bundle/") && !f.path.startsWith("dist/usr/"));
+  if (stray.length) fail(`unbundled or unshipped build output was packed: ${stray.slice(0, 3).map((f) => f.path).join(", ")}…`);
+  process.stdout.write(`check-pack: ${packed[0]!.filename} holds ${files.length} files: the bin, the bundle, blessed's terminfo entries and the keymaps\n`);
 }
 
 function run(cmd: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string }): Promise<{ status: number | null; stdout: string; stderr: string }> {

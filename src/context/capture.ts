@@ -158,15 +158,27 @@ function cutUnits(s: string, n: number): string {
   return s.slice(0, end);
 }
 
-/** One line, at most PREVIEW_CHARS units, control characters and runs of space folded. */
-function previewOf(text: string, max = PREVIEW_CHARS): string {
-  // only the head is looked at: previews are built for multi-megabyte histories too
+/** One line, at most PREVIEW_CHARS units, control characters and runs of space folded. Only
+ * the head is looked at (previews are built for multi-megabyte histories too): `text` may be
+ * just its first PREVIEW_CHARS * 4 + 1 units, and `length` the whole text's. */
+function previewOf(text: string, length = text.length, max = PREVIEW_CHARS): string {
   const headLen = max * 4;
   const head = cutUnits(text, headLen);
   // eslint-disable-next-line no-control-regex
   const flat = head.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
-  if (flat.length <= max && text.length <= headLen) return flat;
+  if (flat.length <= max && length <= headLen) return flat;
   return `${cutUnits(flat, max - 1).trimEnd()}…`;
+}
+
+/** The first `n` units of the text the pages make up (or all of it). */
+function headOf(pages: readonly string[], n: number): string {
+  const out: string[] = [];
+  for (const p of pages) {
+    if (n <= 0) break;
+    out.push(p.length <= n ? p : p.slice(0, n));
+    n -= p.length;
+  }
+  return out.join("");
 }
 
 function isHigh(c: number): boolean {
@@ -177,34 +189,101 @@ function isLow(c: number): boolean {
 }
 
 /**
+ * A text held as the pieces it was put together from, read without joining them: a section's
+ * page text is only ever read a page at a time, and one flat string of a multi-megabyte
+ * history is a fresh large-object allocation each request (a page fault per 4 kB: joining
+ * 700 kB cost ~5 ms, some twenty times what the page-sized joins below cost together).
+ */
+class PiecedText {
+  // kept so that the class's shape, and the code optimized for it, outlive a full collection
+  // (see WireWriter in provider/encoded.ts)
+  private static readonly shapeKeeper = new PiecedText();
+  private readonly parts: string[] = [];
+  /** where each part starts in the text */
+  private readonly starts: number[] = [];
+  /** the text's length in UTF-16 units */
+  length = 0;
+
+  /** Adds a piece at the end (kept as it is, not copied). */
+  push(piece: string): void {
+    if (piece.length === 0) return;
+    this.parts.push(piece);
+    this.starts.push(this.length);
+    this.length += piece.length;
+  }
+
+  /** The index of the part that holds unit `at` (0 <= at < length). */
+  private partAt(at: number): number {
+    let lo = 0;
+    let hi = this.parts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Units [from, to) as one string: a slice of one part, or the few parts a page spans joined. */
+  slice(from: number, to: number): string {
+    from = Math.max(0, from);
+    to = Math.min(this.length, to);
+    if (to <= from) return "";
+    let k = this.partAt(from);
+    const first = this.parts[k]!;
+    const off = from - this.starts[k]!;
+    if (off + (to - from) <= first.length) return first.slice(off, off + (to - from));
+    const out = [first.slice(off)];
+    let at = this.starts[k]! + first.length;
+    while (at < to) {
+      const p = this.parts[++k]!;
+      out.push(to - at >= p.length ? p : p.slice(0, to - at));
+      at += p.length;
+    }
+    return out.join("");
+  }
+}
+
+/**
  * Splits text into pages of at most pageChars UTF-16 units. A page ends one unit early
  * rather than split a surrogate pair, and ends before an omission marker rather than cut it
  * (unless the marker alone is longer than a page). Pages joined give back the text exactly.
- * Linear: each boundary looks back at most MARKER_MAX units.
+ * Linear: each boundary looks back at most MARKER_MAX units. The text may be given as the
+ * pieces it is made of (the same pages as their join, without ever joining them whole).
  */
-export function paginate(text: string, pageChars: number = PAGE_CHARS): string[] {
+export function paginate(text: string | readonly string[], pageChars: number = PAGE_CHARS): string[] {
+  const t = new PiecedText();
+  if (typeof text === "string") t.push(text);
+  else for (const p of text) t.push(p);
+  return pagesOf(t, pageChars);
+}
+
+function pagesOf(t: PiecedText, pageChars: number = PAGE_CHARS): string[] {
   if (!Number.isInteger(pageChars) || pageChars < 2) {
     throw new RangeError(`page size must be an integer of at least 2, got ${pageChars}`);
   }
-  if (text.length === 0) return [""];
+  if (t.length === 0) return [""];
   const pages: string[] = [];
   let start = 0;
-  while (start < text.length) {
-    let end = Math.min(start + pageChars, text.length);
-    if (end < text.length) {
+  while (start < t.length) {
+    let end = Math.min(start + pageChars, t.length);
+    if (end < t.length) {
+      // what the boundary's checks read: the look-back, and a marker's length past the end
+      const w0 = Math.max(start, end - MARKER_MAX);
+      const win = t.slice(w0, end + MARKER_MAX);
       // a marker holds no "[" after its first character, so only the last "[" before the
       // boundary can open a marker that straddles it
       const from = Math.max(start + 1, end - MARKER_MAX + 1);
       for (let i = end - 1; i >= from; i--) {
-        if (text.charCodeAt(i) !== 0x5b /* [ */) continue;
-        MARKER_AT.lastIndex = i;
-        const m = MARKER_AT.exec(text);
+        if (win.charCodeAt(i - w0) !== 0x5b /* [ */) continue;
+        MARKER_AT.lastIndex = i - w0;
+        const m = MARKER_AT.exec(win);
         if (m && i + m[0].length > end) end = i;
         break;
       }
-      if (isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end--;
+      if (isHigh(win.charCodeAt(end - 1 - w0)) && isLow(win.charCodeAt(end - w0))) end--;
     }
-    pages.push(text.slice(start, end));
+    pages.push(t.slice(start, end));
     start = end;
   }
   return pages;
@@ -215,14 +294,20 @@ interface Built {
   source: string;
   items: number;
   bytes: number;
-  text: string;
+  /** the page text as its pieces (paginated from them; never joined whole) */
+  text: PiecedText;
   estimate: TokenEstimate;
-  preview?: string;
-  shape?: string;
+  /** always present, undefined when absent: a property added after the literal makes a shape
+   * V8 drops at a full collection when nothing holds it (see WireWriter in provider/encoded.ts) */
+  preview: string | undefined;
+  shape: string | undefined;
 }
 
 /** One section being read from the wire items. */
 class SectionReader {
+  // kept so that the class's shape, and the code optimized for it, outlive a full collection
+  // (see WireWriter in provider/encoded.ts)
+  private static readonly shapeKeeper = new SectionReader("history", "history", "anthropic", "chars/4");
   items = 0;
   bytes = 0;
   tokens = 0;
@@ -234,9 +319,9 @@ class SectionReader {
   readonly roles = new Map<string, number>();
   /** content blocks of the current item so far */
   private blocks = 0;
-  /** the page text in pieces, joined once at the end: no piece is concatenated with another,
-   * so a multi-megabyte history is copied once */
-  private readonly out: string[] = [];
+  /** the page text in pieces: no piece is concatenated with another, and the whole is never
+   * joined (paginate reads the pieces), so a multi-megabyte history is only copied page by page */
+  private readonly out = new PiecedText();
 
   constructor(
     readonly kind: SectionKind,
@@ -300,19 +385,19 @@ class SectionReader {
   }
 
   built(method: string, preview?: string): Built {
-    const b: Built = {
+    return {
       kind: this.kind,
       source: this.source,
       items: this.items,
       bytes: this.bytes,
-      text: this.out.join(""),
+      text: this.out,
       estimate: { tokens: this.tokens, method: method + imageMethod(this.known, this.unknown) + (this.opaque > 0 ? " + opaque bodies by size" : "") },
+      preview,
+      shape:
+        this.kind === "history" && this.items > 0
+          ? `${[...this.roles].map(([role, n]) => `${formatInt(n)} ${role}`).join(", ")} messages`
+          : undefined,
     };
-    if (preview !== undefined) b.preview = preview;
-    if (this.kind === "history" && this.items > 0) {
-      b.shape = `${[...this.roles].map(([role, n]) => `${formatInt(n)} ${role}`).join(", ")} messages`;
-    }
-    return b;
   }
 }
 
@@ -386,7 +471,8 @@ export function captureEncoded(req: Request, enc: EncodedRequest, opts: CaptureO
   const pages: string[][] = [];
   let totalBytes = 0;
   built.forEach((b, index) => {
-    const p = paginate(b.text);
+    const p = pagesOf(b.text);
+    const chars = b.text.length;
     const prev = opts.previousBytes?.get(sectionKey(b));
     totalBytes += b.bytes;
     pages.push(p);
@@ -397,8 +483,8 @@ export function captureEncoded(req: Request, enc: EncodedRequest, opts: CaptureO
       items: b.items,
       bytes: b.bytes,
       estimate: b.estimate,
-      preview: b.preview ?? previewOf(b.text),
-      chars: b.text.length,
+      preview: b.preview ?? previewOf(headOf(p, PREVIEW_CHARS * 4 + 1), chars),
+      chars,
       pages: p.length,
       deltaBytes: prev === undefined ? null : b.bytes - prev,
       ...(b.shape !== undefined ? { shape: b.shape } : {}),

@@ -36,6 +36,13 @@ export function contextItem(index: number): WireItemStart {
 }
 
 export class WireWriter {
+  // One writer kept as long as the class, never written to. V8 keeps the hidden class an
+  // instance's fields make only while some instance holds it: a full collection with no writer
+  // alive drops it, and with it the optimized code of every encoder that writes through one,
+  // so each request after a collection ran unoptimized and was compiled again (the replay
+  // bench's calls took twice as long after one). Held, both survive (docs/performance.md).
+  private static readonly shapeKeeper = new WireWriter();
+
   readonly wire: WireEvent[] = [];
 
   /** Opens the next wire item. */

@@ -23,16 +23,12 @@ function counter(method: TokenMethod): Counter {
   if (have) return have;
   let c: Counter;
   switch (method) {
-    case "o200k tokenizer": {
-      const m = require("gpt-tokenizer/cjs/encoding/o200k_base") as { countTokens: (t: string, o?: unknown) => number };
-      c = (t) => m.countTokens(t, { disallowedSpecial: new Set() });
+    case "o200k tokenizer":
+      c = keptSplitCounter(require("gpt-tokenizer/cjs/encoding/o200k_base") as Encoding);
       break;
-    }
-    case "cl100k tokenizer": {
-      const m = require("gpt-tokenizer/cjs/encoding/cl100k_base") as { countTokens: (t: string, o?: unknown) => number };
-      c = (t) => m.countTokens(t, { disallowedSpecial: new Set() });
+    case "cl100k tokenizer":
+      c = keptSplitCounter(require("gpt-tokenizer/cjs/encoding/cl100k_base") as Encoding);
       break;
-    }
     case "chars/4":
       c = (t) => Math.ceil(t.length / 4);
       break;
@@ -41,6 +37,64 @@ function counter(method: TokenMethod): Counter {
   }
   counters.set(method, c);
   return c;
+}
+
+/** What gpt-tokenizer's encoding modules export that the counters read. */
+interface Encoding {
+  countTokens: (t: string, o?: unknown) => number;
+  default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> };
+}
+interface BpeCore {
+  tokenSplitRegex: RegExp;
+  getBpeRankFromString(s: string): number | undefined;
+  bytePairEncode(s: string): ArrayLike<number>;
+}
+
+/**
+ * The library's count (countNative: each piece its split regex matches is one token if it is
+ * in the vocabulary, else its byte-pair encoding's length), with the split regex held here.
+ * The library splits with `text.matchAll(regex)`, which makes a new RegExp from the source
+ * each call; its compiled code is found again only through V8's compilation cache, which
+ * forgets an entry after two full collections without a use, so the first count after an
+ * idle spell (every turn's first request, typically) compiled the large regex again: 5-14 ms
+ * for o200k. A RegExp object that lives keeps its code. Special tokens count as text either
+ * way (nothing is disallowed or allowed, as before). Should the library's insides change
+ * shape, its public countTokens is used.
+ */
+function keptSplitCounter(m: Encoding): Counter {
+  const publicCount: Counter = (t) => m.countTokens(t, { disallowedSpecial: new Set() });
+  const core = m.default?.bytePairEncodingCoreProcessor;
+  if (!core || !(core.tokenSplitRegex instanceof RegExp) || typeof core.getBpeRankFromString !== "function" || typeof core.bytePairEncode !== "function") {
+    return publicCount;
+  }
+  const bpe = core as BpeCore;
+  const { tokenSplitRegex } = bpe;
+  const flags = tokenSplitRegex.flags.includes("g") ? tokenSplitRegex.flags : `${tokenSplitRegex.flags}g`;
+  const split = new RegExp(tokenSplitRegex.source, flags);
+  const unicode = /[uv]/.test(split.flags);
+  return (text) => {
+    let n = 0;
+    split.lastIndex = 0;
+    for (let hit = split.exec(text); hit !== null; hit = split.exec(text)) {
+      const piece = hit[0];
+      if (piece.length === 0) {
+        // as matchAll does: step past an empty match, by a whole code point in unicode mode
+        const at = split.lastIndex;
+        const pair = unicode && isLead(text.charCodeAt(at)) && isTrail(text.charCodeAt(at + 1));
+        split.lastIndex = at + (pair ? 2 : 1);
+        continue;
+      }
+      n += bpe.getBpeRankFromString(piece) !== undefined ? 1 : bpe.bytePairEncode(piece).length;
+    }
+    return n;
+  };
+}
+
+function isLead(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+function isTrail(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
 }
 
 /** Which method fits a model. Only OpenAI's own model names get a tokenizer: a local model
@@ -54,11 +108,9 @@ export function methodFor(provider: ProviderName, model: string): TokenMethod {
 }
 
 // Every request re-sends the whole history, so the same texts are counted again and again;
-// a real tokenizer runs at ~30 MB/s, so remember every count, short texts too: the
-// tokenizer's split regex is large, and V8 drops a regex's compiled code after two full
-// collections in which it was not used, so the first tokenizer call after an idle spell
-// recompiles it (~7 ms for o200k), even for "\n\n". Counting a join or "Done." from the
-// cache keeps a request made only of known texts off the tokenizer entirely. Bounded by the
+// a real tokenizer runs at ~30 MB/s, so remember every count, short texts too (a join or
+// "Done." counted from the cache keeps a request made only of known texts off the tokenizer
+// entirely; keptSplitCounter keeps the tokenizer's first call after an idle spell cheap). Bounded by the
 // characters it holds (each entry charged at least ENTRY_CHARS, so many tiny texts are
 // bounded too); emptied whole when full (simple, and refilled by the next request).
 const ENTRY_CHARS = 32;

@@ -135,6 +135,8 @@ class TuiApp {
   private readonly editor = new InputEditor();
   /** `@path` completion: the workspace's files, walked behind the screen once it is up */
   private readonly firstKey = new FirstKey();
+  /** a frame estimated a width and string-width is on its way (text.ts) */
+  private widthsComing = false;
   private readonly mentions = new MentionCompleter(
     () => this.s?.controller.info().workspace,
     () => this.frames.request(),
@@ -349,6 +351,8 @@ class TuiApp {
     this.firstKey.arm(() => {
       if (this.closed) return;
       opts.onFirstKey?.();
+      // exact widths for what is typed next (a frame that needed one sooner loaded them then)
+      void loadWidths().catch(() => undefined);
       void this.mentions.prewarm().catch(() => undefined);
     });
     return this.done;
@@ -898,14 +902,28 @@ class TuiApp {
       this.surface.cursor(this.cursorPos);
     } finally {
       this.surface.write("\x1b[?2026l");
+      // out now: blessed would hold the frame until setImmediate, behind whatever else this
+      // turn of the event loop runs (the session loading at start-up, a burst of the stream)
+      this.surface.flush();
     }
     this.afterFrame();
   }
 
   /** frames drawn before something arrived are drawn again when it does */
   private afterFrame(): void {
-    // a width was estimated (string-width still loading): exact widths are moments away
-    if (takeEstimated()) void loadWidths().then(() => this.frames.request());
+    // a width was estimated (string-width not loaded yet): what was laid out with it is laid
+    // out again once exact widths are in, and the whole screen drawn again, since a cell
+    // estimated one wide and drawn two by the terminal left it other than blessed believes
+    if (takeEstimated() && !this.widthsComing) {
+      this.widthsComing = true;
+      void loadWidths().then(() => {
+        if (this.closed) return;
+        this.s?.transcript.widthsArrived();
+        this.s?.pane.widthsArrived();
+        this.surface.repaintAll();
+        this.frames.request();
+      });
+    }
     // code shown plain while the highlighter loads: colour it when it is there
     const a = this.s;
     const idle = { cols: this.surface.cols, rows: this.surface.rows, paneOpen: a?.pane.open ?? true, turnIdle: this.turn.state === "idle" && (this.firstKey.started() || a?.transcript.answered() === true) };

@@ -64,6 +64,11 @@ export class ContextPane {
     this.pageCache = undefined;
   }
 
+  /** its page is laid out again: widths were estimated until string-width came */
+  widthsArrived(): void {
+    this.pageCache = undefined;
+  }
+
   /** While closed and idle, reads what opening would show, drawing nothing: the pane's key then
    * shows the figures in its first frame instead of "loading…" and two reads later. */
   async prefetch(): Promise<void> {

@@ -26,6 +26,7 @@ import type { Token, Tokens } from "marked";
 import { highlighterLoaded, MAX_HIGHLIGHT } from "./highlight.js";
 import { layOutMarkdown, type LayoutHints } from "./markdown.js";
 import type { Line } from "./style.js";
+import { widthsExact } from "./text.js";
 
 /** a line that opens or closes fenced code: up to 3 spaces, then ``` or ~~~; a backtick fence
  * has no backtick after it on its line (CommonMark, marked): "``` a`b" is text, not a fence */
@@ -99,6 +100,8 @@ export class GrowingMarkdown {
   private defEnd = 0;
   /** the highlighter was there when what is kept was laid out (else code in it may be plain) */
   private coloured = false;
+  /** string-width was there when what is kept was laid out (else some widths were estimates) */
+  private exact = false;
   private prep: (s: string) => string = (s) => s;
   private deco: (l: Line) => Line = (l) => l;
 
@@ -143,12 +146,16 @@ export class GrowingMarkdown {
     this.deco = deco;
     // code laid out plain while the highlighter was loading is laid out again once it is there
     const coloured = highlighterLoaded();
+    // and what was laid out with estimated widths, once the exact ones are there
+    const exact = widthsExact();
+    const same = width === this.width && coloured === this.coloured && exact === this.exact;
     let text: string;
-    if (width === this.width && coloured === this.coloured && raw === this.grown && this.grownWin !== undefined) text = this.grownWin;
-    else if (width === this.width && coloured === this.coloured && this.seen !== undefined && raw.startsWith(this.seen)) text = raw.slice(this.base);
+    if (same && raw === this.grown && this.grownWin !== undefined) text = this.grownWin;
+    else if (same && this.seen !== undefined && raw.startsWith(this.seen)) text = raw.slice(this.base);
     else {
       this.width = width;
       this.coloured = coloured;
+      this.exact = exact;
       this.base = 0;
       this.prefix = 0;
       this.done = [];

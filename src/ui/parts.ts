@@ -1,8 +1,8 @@
 // The rest of the screen: what the full screen needs beyond its first frame (the transcript
 // with marked, the context pane with the inspector's formatting, the slash commands, the
-// boxes, the highlighter and exact widths). Every import here is lazy, so the first frame
-// compiles none of it; the loads overlap the session's own while that frame is up.
-import { loadWidths } from "./text.js";
+// boxes and the highlighter; exact widths come at the first key, text.ts). Every import here
+// is lazy, so the first frame compiles none of it; the loads overlap the session's own while
+// that frame is up.
 
 /** the screen's parts once they are in, by what they do */
 export interface ScreenParts {
@@ -15,7 +15,7 @@ export interface ScreenParts {
   highlight: typeof import("./highlight.js");
 }
 
-/** loads them all at once; resolves when exact widths are in too */
+/** loads them all at once; string-width is not among them (text.ts: it loads when a width needs it, or at the first key) */
 export async function loadParts(): Promise<ScreenParts> {
   const [transcript, pane, run, boxes, highlight] = await Promise.all([
     import("./transcript.js"),
@@ -23,7 +23,6 @@ export async function loadParts(): Promise<ScreenParts> {
     import("./run-command.js"),
     import("./modal.js"),
     import("./highlight.js"),
-    loadWidths(),
   ]);
   return { Transcript: transcript.Transcript, ContextPane: pane.ContextPane, run, boxes, highlight };
 }

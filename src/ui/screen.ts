@@ -58,6 +58,8 @@ export interface Surface {
   paint(x: number, y: number, w: number, h: number, lines: Line[], fill?: Seg): void;
   /** diffs the painted buffer against the terminal and writes the changes */
   render(): void;
+  /** hands what was written to the terminal now (blessed holds output until setImmediate) */
+  flush(): void;
   /** shows the terminal cursor at (x, y), or hides it */
   cursor(pos: { x: number; y: number } | undefined): void;
   /** forgets what the terminal shows and repaints everything (Ctrl-L) */
@@ -256,6 +258,9 @@ export function createSurface(opts: SurfaceOptions): Surface {
     },
     render() {
       screen.render();
+    },
+    flush() {
+      s.program.flush();
     },
     cursor(pos) {
       if (!pos) {

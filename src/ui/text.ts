@@ -2,14 +2,14 @@
 // grapheme cluster (CJK and emoji take two cells, combining marks none), which is what
 // terminals draw; blessed's own width tables are older and get emoji wrong.
 //
-// Start-up: the first frame must not wait for string-width (its module builds an ICU
-// segmenter, ~12 ms and a few MB before anything is drawn) nor for our own segmenter. Text
-// made only of printable ASCII and of the SIMPLE characters below (Latin-1 and Latin
-// Extended letters, general punctuation, arrows, box drawing, and the context pane's "≈") is
-// measured and split here, one cell and one cluster per UTF-16 unit; a unit test checks that
-// against string-width and Intl.Segmenter for every such character. string-width is imported
-// in the background when this module loads; a width asked for before it arrives is estimated,
-// and takeEstimated() tells the screen to draw that frame again.
+// Start-up: no frame waits for string-width (its module builds an ICU segmenter, ~12 ms and a
+// few MB). Text made only of printable ASCII and of the SIMPLE characters below (Latin-1 and
+// Latin Extended letters, general punctuation, arrows, box drawing, and the context pane's
+// "≈") is measured and split here, one cell and one cluster per UTF-16 unit; a unit test
+// checks that against string-width and Intl.Segmenter for every such character. A session's
+// frame of such text never loads string-width; the screen loads it at the first key, or when
+// a frame asked for a width sooner: that width is estimated, and takeEstimated() tells the
+// screen to load string-width and draw the frame again.
 import type { Line, Seg } from "./style.js";
 
 const ASCII_PRINTABLE = /^[\x20-\x7e]*$/;
@@ -33,11 +33,11 @@ export function loadWidths(): Promise<void> {
   });
   return widthLoad;
 }
-// started at once, so that only a frame drawn in the first few milliseconds can be estimated.
-// In the bundle this import() is a require() run in the next microtask (scripts/bundle.mjs),
-// so string-width is in before the first frame; putting it after that frame measured no
-// difference in start-up.
-void loadWidths();
+
+/** whether widths are exact (string-width is loaded): a layout made before may hold estimates */
+export function widthsExact(): boolean {
+  return exactWidth !== undefined;
+}
 
 /** true once since the last call when a width was estimated (string-width had not arrived) */
 export function takeEstimated(): boolean {

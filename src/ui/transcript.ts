@@ -269,6 +269,11 @@ export class Transcript {
     return plain.length > 0;
   }
 
+  /** lays out every item again (at the next frame): widths were estimated until string-width came */
+  widthsArrived(): void {
+    for (const item of this.items) item.version++;
+  }
+
   /** an answer streamed since the session was shown: the screen makes the pane's opening ready
    * while idle only then (or once a key came), so that a start left untouched stays idle */
   answered(): boolean {

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { startFakeProvider, type FakeProvider } from "../helpers/fake-provider.js";
-import { CLI, makeHome, runCli, type Home } from "../helpers/cli.js";
+import { CLI, makeHome, runCli, waitUntil, type Home } from "../helpers/cli.js";
 import { KEYS, spawnPty, type PtySession } from "../helpers/pty.js";
 import { lockBeforeLoad } from "../helpers/lock.js";
 
@@ -259,6 +259,26 @@ describe("the terminal interface", () => {
     again.send(KEYS.up);
     await again.waitFor(/› first question BRAVO-8\s*\n.*idle/);
     expect(await quit(again)).toBe(0);
+  });
+
+  it("a resumed history of wide characters is laid out with exact widths, without a key", async () => {
+    // U+2615 takes two cells; the screen's own estimate (string-width is not loaded for a
+    // frame of plain text) says one. Sixty of them fill 120 cells: two rows at width 100.
+    const cups = "\u2615".repeat(60);
+    fake.script({ text: `CUPS-START ${cups} CUPS-END` });
+    expect((await runCli(["--provider", "anthropic", "--model", MODEL, "--base-url", fake.anthropicBase, "-p", "a row of cups"], home)).code).toBe(0);
+    const s = tui(["--continue"]);
+    await s.waitFor("CUPS-END", 20_000);
+    await s.waitFor(/idle/, 20_000);
+    // no key typed: the first frame's estimate is replaced by the exact layout on its own
+    await waitUntil(() => {
+      const rows = s.screenText().split("\n").filter((r) => r.includes("\u2615"));
+      return rows.length === 2 && rows.join("").split("\u2615").length - 1 === 60;
+    }, 10_000, "the cups on two rows, none lost").catch((e) => {
+      console.log(JSON.stringify(s.screenText()));
+      throw e;
+    });
+    expect(await quit(s)).toBe(0);
   });
 
   it("shows tool output and model text with escape sequences as inert text", async () => {
@@ -540,6 +560,29 @@ describe("terminals", () => {
     const raw = s.rawOutput();
     expect(raw).not.toMatch(/Error on|Setulc|TypeError/);
     expect(lastRow(s)).toContain("^O context");
+    expect(await quit(s)).toBe(0);
+  });
+
+  // blessed is bundled: its own entries, read when the system's cannot be, ship in dist/usr
+  it.each([
+    ["a TERM this system has no entry for", "albedo-no-such-term", false],
+    ["a TERMINFO whose entry is damaged", "xterm-256color", true],
+  ])("%s draws with blessed's own entry", async (_what, term, damaged) => {
+    const info = fs.mkdtempSync(path.join(home.root, "terminfo-"));
+    if (damaged) {
+      for (const d of ["x", "78"]) {
+        fs.mkdirSync(path.join(info, d), { recursive: true });
+        fs.writeFileSync(path.join(info, d, term), Buffer.from([0x1a, 0x01, 0xff, 0xff, 0x00, 0x13, 0x37]));
+      }
+    }
+    const s = tui([], { env: { TERM: term, TERMINFO: info, TERMINFO_DIRS: info } });
+    await ready(s);
+    expect(s.rawOutput()).not.toMatch(/Error on|Setulc|TypeError|ENOENT/);
+    expect(lastRow(s)).toContain("^O context");
+    s.send("typed-after-fallback");
+    await s.waitFor("› typed-after-fallback");
+    s.send(KEYS.ctrl("u"));
+    await s.waitFor("Type a request");
     expect(await quit(s)).toBe(0);
   });
 

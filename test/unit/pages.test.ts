@@ -116,6 +116,31 @@ describe("paginate", () => {
     }
   });
 
+  it("pages a text given as pieces exactly as the text joined, wherever the pieces are cut", () => {
+    // the capture hands paginate a section's pieces (never joined whole): cuts may fall inside
+    // a surrogate pair, a marker, or right at a page boundary, and pieces may be empty
+    const next = rng(7);
+    const alphabet = ["plain ", "😀", "é", "[", "]", "\n", imageMarker("image/png", 42, 8, 8), opaqueMarker("thinking_signature", 512), "\n[cache breakpoint: 5m]"];
+    for (let round = 0; round < 60; round++) {
+      const parts: string[] = [];
+      const n = 50 + Math.floor(next() * 1500);
+      for (let i = 0; i < n; i++) parts.push(alphabet[Math.floor(next() * alphabet.length)]!);
+      const text = parts.join("");
+      const pieces: string[] = [];
+      for (let at = 0; at < text.length; ) {
+        const len = next() < 0.1 ? 0 : 1 + Math.floor(next() * (next() < 0.5 ? 8 : 900));
+        pieces.push(text.slice(at, at + len));
+        at += len;
+      }
+      const pageChars = round % 5 === 0 ? 2 + Math.floor(next() * 20) : MARKER_MAX + Math.floor(next() * 600);
+      const whole = paginate(text, pageChars);
+      expect(paginate(pieces, pageChars)).toEqual(whole);
+      if (pageChars >= MARKER_MAX) checkPages(text, whole, pageChars);
+    }
+    expect(paginate([])).toEqual([""]);
+    expect(paginate(["", ""])).toEqual([""]);
+  });
+
   it("still makes progress when a marker alone is longer than a page", () => {
     const marker = opaqueMarker("thinking_signature", 5);
     const pages = paginate(marker, 8);

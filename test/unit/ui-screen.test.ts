@@ -125,6 +125,19 @@ describe("the screen in-process", () => {
     await term.waitFor("bash: denied");
   });
 
+  it("hands the first frame to the terminal before start returns, not at the next turn of the event loop", () => {
+    // the session loads right after start(), in the same turn of the event loop (config,
+    // store): a frame blessed held until setImmediate would wait for all of that
+    const term = new HeadlessTerminal(100, 30);
+    const tui = startTui({ noColor: false, terminal: term.terminal() });
+    open.push(tui);
+    const out = term.rawOutput();
+    expect(out).toContain("starting\u2026");
+    expect(out).toContain("\u203a");
+    // the whole frame, synchronized output closed
+    expect(out.lastIndexOf("\x1b[?2026l")).toBeGreaterThan(out.indexOf("starting\u2026"));
+  });
+
   it("before the session is open the prompt takes keys and holds Enter; attach sends it", async () => {
     const term = new HeadlessTerminal(100, 30);
     const tui = startTui({ noColor: false, terminal: term.terminal() });
