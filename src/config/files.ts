@@ -165,11 +165,16 @@ function readOpenedSync(fd: number, st: fs.Stats, file: string, lim: ReadLimits)
   }
 }
 
+/** The most one read takes: below the ~516 kB that Node's own start leaves as glibc's mmap
+ * threshold, so no chunk is mapped and unmapped on its own. */
+export const READ_CHUNK = 256 * 1024;
+
 /** An opened file read to the end, but never past the limit: the file may grow while it is
  * read. Refuses what is not a regular file or is too large already by its size. */
 class BoundedRead {
   private readonly chunks: Buffer[] = [];
   private got = 0;
+  private readonly size: number;
 
   constructor(
     private readonly file: string,
@@ -178,11 +183,17 @@ class BoundedRead {
   ) {
     if (!st.isFile()) refuseKind(file, st, lim.what);
     if (st.size > lim.maxBytes) refuseSize(file, st.size, lim);
+    this.size = st.size;
   }
 
-  /** A buffer for the next read: at most one byte more than the limit still allows. */
+  /** A buffer for the next read: what the file's size says is left and one byte more (to see
+   * its end, or that it grew), never more than the limit still allows nor READ_CHUNK. A 1 MB
+   * buffer for a keymap of a few hundred bytes was mapped by glibc on its own, and freeing it
+   * raised glibc's trim threshold to 2 MB in every thread's arena for the process's life
+   * (docs/performance.md). */
   chunk(): Buffer {
-    return Buffer.allocUnsafe(Math.min(1024 * 1024, this.lim.maxBytes + 1 - this.got));
+    const left = Math.max(0, this.size - this.got) + 1;
+    return Buffer.allocUnsafe(Math.min(READ_CHUNK, left, this.lim.maxBytes + 1 - this.got));
   }
 
   /** Keeps the `n` bytes a read put in `chunk`; false at the end of the file. */

@@ -19,6 +19,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { isPrivateDir } from "../config/paths.js";
 import { onStartupCodeRan } from "../config/startup-signal.js";
+import { readWhole } from "./read-whole.js";
 
 /** what makes a saved cache belong to this program: V8 also checks its own version and flags */
 interface CacheIdentity {
@@ -147,7 +148,7 @@ export function runWithCodeCache(opts: RunOptions): RunResult {
   let source: string;
   try {
     stat = fs.fstatSync(fd);
-    const bytes = fs.readFileSync(fd);
+    const bytes = readWhole(fd, stat.size);
     // the build writes it in ASCII (scripts/bundle.mjs): read so, it is a one-byte string
     source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   } finally {
@@ -275,7 +276,7 @@ function readOwnFile(file: string): Buffer | undefined {
     const st = fs.fstatSync(fd);
     const me = uid();
     if (!st.isFile() || (me !== undefined && st.uid !== me) || st.size > MAX_CACHE_BYTES) return undefined;
-    return fs.readFileSync(fd);
+    return readWhole(fd, st.size);
   } catch {
     return undefined;
   } finally {

@@ -1,6 +1,7 @@
 // The capture store: the inspector's capture of a session's last request (one row per
 // session plus one row per 8,000-character page), and its pending state, over the shared
 // connection (sqlite.ts).
+import { createHash } from "node:crypto";
 import type { Statement } from "sqlite3";
 import { z } from "zod";
 import { messageOf } from "../../record/errors.js";
@@ -88,7 +89,22 @@ function isNonNegInt(n: number): boolean {
 interface Statements {
   getCapture: Statement;
   insertPage: Statement;
+  putPage: Statement;
+  dropPagesFrom: Statement;
+  dropSectionsFrom: Statement;
   getPage: Statement;
+}
+
+/** The pages of the capture this store last wrote, by a digest of each page's text, and the
+ * meta JSON that identifies that capture's row. */
+interface WrittenPages {
+  sessionId: string;
+  meta: string;
+  digests: string[][];
+}
+
+function pageDigest(text: string): string {
+  return createHash("sha1").update(text).digest("base64");
 }
 
 type CaptureMethods = "saveCapture" | "setPending" | "inspectorView" | "capturePage" | "lastSectionBytes" | "lastRequestPrint" | "saveCountBody" | "countBody";
@@ -111,6 +127,14 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
    * arrive). A row that differs in any byte is parsed and checked.
    */
   private written: Written | undefined;
+  /**
+   * The pages of the last capture written, as digests. A request carries the whole history,
+   * so consecutive captures share every page but the last few: only the pages that differ are
+   * written. Rewriting them all made each turn's write grow with the session (a 1,000-turn
+   * session wrote ~50 pages, ~400 kB, a turn), and with it the work SQLite does on libuv's
+   * threads, whose malloc arenas keep what they once held (docs/performance.md).
+   */
+  private writtenPages: WrittenPages | undefined;
 
   private constructor(
     private readonly conn: Connection,
@@ -124,6 +148,12 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
         "SELECT meta_json, sections_json, pending_reason, pending_since FROM captures WHERE session_id = ?",
       ),
       insertPage: await p("INSERT INTO capture_pages (session_id, section, page, text) VALUES (?, ?, ?, ?)"),
+      putPage: await p(
+        "INSERT INTO capture_pages (session_id, section, page, text) VALUES (?, ?, ?, ?) " +
+          "ON CONFLICT (session_id, section, page) DO UPDATE SET text = excluded.text",
+      ),
+      dropPagesFrom: await p("DELETE FROM capture_pages WHERE session_id = ? AND section = ? AND page >= ?"),
+      dropSectionsFrom: await p("DELETE FROM capture_pages WHERE session_id = ? AND section >= ?"),
       getPage: await p("SELECT text FROM capture_pages WHERE session_id = ? AND section = ? AND page = ?"),
     });
   }
@@ -148,9 +178,17 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
     const meta = JSON.stringify(capture.print ? { ...capture.meta, print: capture.print } : capture.meta);
     const sections = JSON.stringify(capture.sections);
     this.written = { meta, sections, value: { meta: capture.meta, sections: capture.sections, print: capture.print } };
+    const digests = capture.pages.map((pages) => pages.map(pageDigest));
     return this.conn.tx(async () => {
+      const before = this.writtenPages;
+      // a failed write leaves the pages unknown: the next capture writes them all
+      this.writtenPages = undefined;
       await requireSession(this.conn, sessionId);
-      await this.conn.run("DELETE FROM capture_pages WHERE session_id = ?", [sessionId]);
+      // the stored pages are the ones written last only while the capture row is (another
+      // process may have written this session's capture since)
+      const [row] = before?.sessionId === sessionId ? await stmtAll<CaptureRow>(this.s.getCapture, [sessionId]) : [];
+      const kept = before && row?.meta_json === before.meta ? before.digests : undefined;
+      if (!kept) await this.conn.run("DELETE FROM capture_pages WHERE session_id = ?", [sessionId]);
       await this.conn.run(
         `INSERT INTO captures (session_id, meta_json, sections_json, pending_reason, pending_since, captured_at)
          VALUES (?, ?, ?, NULL, NULL, ?)
@@ -159,11 +197,21 @@ export class CaptureStore implements Pick<HistoryStore, CaptureMethods> {
            captured_at = excluded.captured_at`,
         [sessionId, meta, sections, capture.meta.capturedAt],
       );
-      for (const [section, pages] of capture.pages.entries()) {
-        for (const [page, text] of pages.entries()) {
-          await stmtRun(this.s.insertPage, [sessionId, section, page, text]);
+      if (!kept) {
+        for (const [section, pages] of capture.pages.entries()) {
+          for (const [page, text] of pages.entries()) await stmtRun(this.s.insertPage, [sessionId, section, page, text]);
+        }
+      } else {
+        if (kept.length > capture.pages.length) await stmtRun(this.s.dropSectionsFrom, [sessionId, capture.pages.length]);
+        for (const [section, pages] of capture.pages.entries()) {
+          const old = kept[section] ?? [];
+          if (old.length > pages.length) await stmtRun(this.s.dropPagesFrom, [sessionId, section, pages.length]);
+          for (const [page, text] of pages.entries()) {
+            if (old[page] !== digests[section]![page]) await stmtRun(this.s.putPage, [sessionId, section, page, text]);
+          }
         }
       }
+      this.writtenPages = { sessionId, meta, digests };
     });
   }
 
