@@ -46,62 +46,20 @@ describe("a request's print", () => {
 });
 
 const EXPECTED = {
-  "anthropic": {
-    "provider": "anthropic",
-    "model": "claude-sonnet-4-5",
-    "sections": [
-      [
-        "system",
-        "a4463ad5b463c58c"
-      ],
-      [
-        "context:AGENTS.md",
-        "e2f131da8b27df79"
-      ],
-      [
-        "tools",
-        "4821680ee1cc92be"
-      ]
-    ],
-    "history": [
-      "a19cf5e67b2b21a5",
-      "1c0059becec76491",
-      "20b20c4beea3d140",
-      "e081c7a337873392",
-      "8396eae06ccbe6ca",
-      "f5ac650b031704d2",
-      "a3720c6c30063f4c"
-    ],
-    "cleared": [],
-    "liveFrom": 5
+  anthropic: {
+    provider: "anthropic",
+    model: "claude-sonnet-4-5",
+    sections: [["system", "a4463ad5b463c58c"], ["context:AGENTS.md", "e2f131da8b27df79"], ["tools", "4821680ee1cc92be"]],
+    history: ["a19cf5e67b2b21a5", "1c0059becec76491", "20b20c4beea3d140", "e081c7a337873392", "8396eae06ccbe6ca", "f5ac650b031704d2", "a3720c6c30063f4c"],
+    cleared: [],
+    liveFrom: 5,
   },
-  "openai": {
-    "provider": "openai",
-    "model": "gpt-4o",
-    "sections": [
-      [
-        "system",
-        "a4463ad5b463c58c"
-      ],
-      [
-        "context:AGENTS.md",
-        "e2f131da8b27df79"
-      ],
-      [
-        "tools",
-        "b8e1ad5b177b2e22"
-      ]
-    ],
-    "history": [
-      "a19cf5e67b2b21a5",
-      "43a2d39af0012735",
-      "20b20c4beea3d140",
-      "343fa542c71be3ce",
-      "4e0ea2793cf054c7",
-      "1a68698b9600ae42",
-      "1b2a71e8dbbf0e38"
-    ],
-    "cleared": [],
-    "liveFrom": 5
-  }
+  openai: {
+    provider: "openai",
+    model: "gpt-4o",
+    sections: [["system", "a4463ad5b463c58c"], ["context:AGENTS.md", "e2f131da8b27df79"], ["tools", "b8e1ad5b177b2e22"]],
+    history: ["a19cf5e67b2b21a5", "43a2d39af0012735", "20b20c4beea3d140", "343fa542c71be3ce", "4e0ea2793cf054c7", "1a68698b9600ae42", "1b2a71e8dbbf0e38"],
+    cleared: [],
+    liveFrom: 5,
+  },
 };
