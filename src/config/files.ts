@@ -190,9 +190,10 @@ class BoundedRead {
    * its end, or that it grew), never more than the limit still allows nor READ_CHUNK. A 1 MB
    * buffer for a keymap of a few hundred bytes was mapped by glibc on its own, and freeing it
    * raised glibc's trim threshold to 2 MB in every thread's arena for the process's life
-   * (docs/performance.md). */
+   * (docs/performance.md). Past that size the file grew while it was read: READ_CHUNK at a
+   * time, not a byte a read. */
   chunk(): Buffer {
-    const left = Math.max(0, this.size - this.got) + 1;
+    const left = this.got <= this.size ? this.size - this.got + 1 : READ_CHUNK;
     return Buffer.allocUnsafe(Math.min(READ_CHUNK, left, this.lim.maxBytes + 1 - this.got));
   }
 

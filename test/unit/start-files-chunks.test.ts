@@ -54,6 +54,30 @@ describe("start files' reads", () => {
     }
   });
 
+  it("read a file that grows while it is read in whole chunks, not a byte a read", async () => {
+    const f = path.join(dir, "growing.md");
+    const first = "x".repeat(1000);
+    const more = "y".repeat(2 * READ_CHUNK + 7);
+    for (const read of [() => readStartFileSync(f, lim), () => readStartFile(f, lim)]) {
+      fs.writeFileSync(f, first);
+      const real = Buffer.allocUnsafe.bind(Buffer);
+      let grown = false;
+      // the file grows after it was measured, before its first read
+      const spy = vi.spyOn(Buffer, "allocUnsafe").mockImplementation((n: number) => {
+        if (!grown) {
+          grown = true;
+          fs.appendFileSync(f, more);
+        }
+        return real(n);
+      });
+      const bytes = await read();
+      const reads = spy.mock.calls.length;
+      spy.mockRestore();
+      expect(bytes.toString()).toBe(first + more);
+      expect(reads).toBeLessThanOrEqual(10);
+    }
+  });
+
   it("still refuse a file over the limit, and read an empty one", async () => {
     const big = path.join(dir, "big.json");
     fs.writeFileSync(big, "x".repeat(5000));
